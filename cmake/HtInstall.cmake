@@ -1,0 +1,25 @@
+# install(): headers, both libraries, hoptrace.pc, and a CMake package so
+# that find_package(hoptrace) gives hoptrace::hoptrace and
+# hoptrace::hoptrace_static.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+install(TARGETS hoptrace hoptrace_static EXPORT hoptraceTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+set(HT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hoptrace)
+install(EXPORT hoptraceTargets NAMESPACE hoptrace:: DESTINATION ${HT_CMAKE_DIR})
+configure_package_config_file(cmake/hoptraceConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfig.cmake INSTALL_DESTINATION ${HT_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfigVersion.cmake
+        DESTINATION ${HT_CMAKE_DIR})
+
+configure_file(cmake/hoptrace.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hoptrace.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hoptrace.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

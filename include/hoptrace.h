@@ -1,0 +1,10 @@
+/* hoptrace: end-to-end request tracing as a feature of the messenger.
+ * The one header an application includes. */
+#ifndef HOPTRACE_H
+#define HOPTRACE_H
+
+#include "hoptrace/context.h"
+#include "hoptrace/error.h"
+#include "hoptrace/wire.h"
+
+#endif

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# README's test command: installs what is missing, builds hoptrace with
+# -Werror, and runs every test with ctest. Starts an LTTng session daemon
+# for the integration tests when none runs, and stops only that one.
+#
+#   scripts/test.sh              build/ , -Werror
+#   scripts/test.sh --sanitize   build-asan/ , -Werror, ASan + UBSan
+# Extra arguments after -- go to ctest (e.g. -- -R wire).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=build
+sanitize=""
+while (($#)); do
+  case "$1" in
+    --sanitize) sanitize="address,undefined"; build_dir=build-asan; shift ;;
+    --) shift; break ;;
+    *) echo "usage: $0 [--sanitize] [-- ctest-args...]" >&2; exit 2 ;;
+  esac
+done
+
+bash scripts/install-deps.sh
+cmake -S . -B "$build_dir" -DHT_WERROR=ON -DHT_SANITIZE="$sanitize" >/dev/null
+cmake --build "$build_dir" -j"$(nproc)"
+
+source scripts/lttng-env.sh
+ht_sessiond_ensure
+trap ht_sessiond_release EXIT
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir "$build_dir" --output-on-failure -j2 "$@"

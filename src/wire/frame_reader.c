@@ -1,0 +1,162 @@
+/* Incremental frame reader: length prefix, bounded body buffer, decode.
+ * Must never allocate before the prefix has passed the maximum check, and
+ * never keep more than one frame (plus decode scratch) per reader. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "envelope_codec.h"
+#include "frame_reader_stats.h"
+#include "hoptrace/error.h"
+#include "hoptrace/wire.h"
+
+/* Buffers above this size are released once their frame is handed out, so
+ * an idle connection that once saw a big frame does not keep it. */
+#define READER_KEEP_BYTES (64u * 1024u)
+
+struct ht_frame_reader {
+  size_t max_frame;
+  uint8_t prefix[HT_FRAME_PREFIX_LEN];
+  size_t prefix_have;
+  size_t frame_len;
+  uint8_t *body;
+  size_t body_cap;
+  size_t body_have;
+  size_t body_allocs;
+  int error; /* sticky: a stream with a bad frame cannot resynchronise */
+  ht_arena arena;
+};
+
+int ht_frame_reader_new(ht_frame_reader **out, size_t max_frame) {
+  if (out == NULL || max_frame > HT_FRAME_HARD_MAX)
+    return HT_EINVAL;
+  ht_frame_reader *reader = calloc(1, sizeof(*reader));
+  if (reader == NULL)
+    return HT_ENOMEM;
+  reader->max_frame = max_frame != 0 ? max_frame : HT_FRAME_DEFAULT_MAX;
+  ht_arena_init(&reader->arena);
+  *out = reader;
+  return 0;
+}
+
+void ht_frame_reader_free(ht_frame_reader *reader) {
+  if (reader == NULL)
+    return;
+  ht_arena_release(&reader->arena);
+  free(reader->body);
+  free(reader);
+}
+
+size_t frame_reader_system_allocs(const ht_frame_reader *reader) {
+  return reader->body_allocs + reader->arena.system_allocs;
+}
+
+size_t ht_frame_reader_buffered(const ht_frame_reader *reader) {
+  return reader->prefix_have + reader->body_have;
+}
+
+int ht_frame_reader_finish(ht_frame_reader *reader) {
+  if (reader == NULL)
+    return HT_EINVAL;
+  if (reader->error != 0)
+    return reader->error;
+  return reader->prefix_have > 0 ? HT_ETRUNCATED : 0;
+}
+
+/* Drops what the previous frame handed out: env pointers die here. */
+static void forget_previous_frame(ht_frame_reader *reader) {
+  ht_arena_reset(&reader->arena, READER_KEEP_BYTES);
+  if (reader->body_have == 0 && reader->body_cap > READER_KEEP_BYTES) {
+    free(reader->body);
+    reader->body = NULL;
+    reader->body_cap = 0;
+  }
+}
+
+static int poison(ht_frame_reader *reader, int error) {
+  reader->error = error;
+  return error;
+}
+
+static int deliver(ht_frame_reader *reader, const uint8_t *body,
+                   ht_envelope *env) {
+  int rc = envelope_decode(&reader->arena, body, reader->frame_len, env);
+  reader->prefix_have = 0;
+  reader->body_have = 0;
+  return rc == 0 ? 0 : poison(reader, rc);
+}
+
+static int reserve_body(ht_frame_reader *reader) {
+  if (reader->body_cap >= reader->frame_len)
+    return 0;
+  uint8_t *grown = malloc(reader->frame_len);
+  reader->body_allocs++;
+  if (grown == NULL)
+    return HT_ENOMEM;
+  free(reader->body);
+  reader->body = grown;
+  reader->body_cap = reader->frame_len;
+  return 0;
+}
+
+int ht_frame_reader_feed(ht_frame_reader *reader, const void *data,
+                         size_t len, size_t *consumed, ht_envelope *env) {
+  if (consumed != NULL)
+    *consumed = 0;
+  if (reader == NULL || consumed == NULL || env == NULL ||
+      (data == NULL && len > 0))
+    return HT_EINVAL;
+  if (reader->error != 0)
+    return reader->error;
+  forget_previous_frame(reader);
+  static const uint8_t no_input[1];
+  const uint8_t *in = data != NULL ? data : no_input;
+  size_t used = 0;
+
+  if (reader->prefix_have < HT_FRAME_PREFIX_LEN) {
+    size_t take = HT_FRAME_PREFIX_LEN - reader->prefix_have;
+    if (take > len)
+      take = len;
+    memcpy(reader->prefix + reader->prefix_have, in, take);
+    reader->prefix_have += take;
+    used += take;
+    *consumed = used;
+    if (reader->prefix_have < HT_FRAME_PREFIX_LEN)
+      return HT_EAGAIN;
+    reader->frame_len = (size_t)reader->prefix[0] << 24 |
+                        (size_t)reader->prefix[1] << 16 |
+                        (size_t)reader->prefix[2] << 8 | reader->prefix[3];
+    if (reader->frame_len > reader->max_frame)
+      return poison(reader, HT_EFRAMETOOBIG);
+  }
+
+  size_t left = len - used;
+  if (reader->body_have == 0 && left >= reader->frame_len) {
+    /* Whole body in the caller's chunk: decode in place, no copy. */
+    *consumed = used + reader->frame_len;
+    return deliver(reader, in + used, env);
+  }
+  int rc = reserve_body(reader);
+  if (rc != 0)
+    return poison(reader, rc);
+  size_t take = reader->frame_len - reader->body_have;
+  if (take > left)
+    take = left;
+  if (take > 0)
+    memcpy(reader->body + reader->body_have, in + used, take);
+  reader->body_have += take;
+  *consumed = used + take;
+  if (reader->body_have < reader->frame_len)
+    return HT_EAGAIN;
+  return deliver(reader, reader->body, env);
+}
+
+int ht_envelope_decode(ht_frame_reader *reader, const void *data, size_t len,
+                       ht_envelope *env) {
+  static const uint8_t no_input[1];
+  if (reader == NULL || env == NULL || (data == NULL && len > 0))
+    return HT_EINVAL;
+  forget_previous_frame(reader);
+  return envelope_decode(&reader->arena, data != NULL ? data : no_input, len,
+                         env);
+}

@@ -1,0 +1,12 @@
+/* Counters of a frame reader for tests and benchmarks. Internal. */
+#ifndef HT_WIRE_FRAME_READER_STATS_H
+#define HT_WIRE_FRAME_READER_STATS_H
+
+#include <stddef.h>
+
+#include "hoptrace/wire.h"
+
+/* malloc calls made by the reader so far (body buffer and scratch). */
+size_t frame_reader_system_allocs(const ht_frame_reader *reader);
+
+#endif

@@ -1,0 +1,32 @@
+# Included (not add_subdirectory'd) by the top level, so that the
+# generated sources live in the scope of hoptrace_objects.
+# Wire layer: envelope codec (protobuf-c, generated at build time), frame
+# reader, trace-context text bridges. Depends on nothing of the project.
+
+set(HT_WIRE_GEN_DIR ${CMAKE_BINARY_DIR}/src/wire)
+file(MAKE_DIRECTORY ${HT_WIRE_GEN_DIR})
+set(HT_PROTO ${CMAKE_CURRENT_LIST_DIR}/hoptrace.proto)
+set(HT_PROTO_OUT ${HT_WIRE_GEN_DIR}/hoptrace.pb-c.c
+                 ${HT_WIRE_GEN_DIR}/hoptrace.pb-c.h)
+add_custom_command(
+  OUTPUT ${HT_PROTO_OUT}
+  COMMAND ${PROTOC_C} --proto_path=${CMAKE_CURRENT_LIST_DIR}
+          --c_out=${HT_WIRE_GEN_DIR} ${HT_PROTO}
+  DEPENDS ${HT_PROTO}
+  COMMENT "protoc-c hoptrace.proto")
+# Generated code is not ours to fix: no -Werror there.
+set_source_files_properties(${HT_WIRE_GEN_DIR}/hoptrace.pb-c.c
+  PROPERTIES COMPILE_OPTIONS "-w")
+
+target_sources(hoptrace_objects PRIVATE
+  ${HT_WIRE_GEN_DIR}/hoptrace.pb-c.c
+  ${CMAKE_CURRENT_LIST_DIR}/arena.c
+  ${CMAKE_CURRENT_LIST_DIR}/b3.c
+  ${CMAKE_CURRENT_LIST_DIR}/envelope_codec.c
+  ${CMAKE_CURRENT_LIST_DIR}/envelope_scan.c
+  ${CMAKE_CURRENT_LIST_DIR}/error.c
+  ${CMAKE_CURRENT_LIST_DIR}/frame_reader.c
+  ${CMAKE_CURRENT_LIST_DIR}/hex.c
+  ${CMAKE_CURRENT_LIST_DIR}/trace_context.c
+  ${CMAKE_CURRENT_LIST_DIR}/traceparent.c)
+target_include_directories(hoptrace_objects PRIVATE ${HT_WIRE_GEN_DIR})

@@ -1,0 +1,17 @@
+/* Trace context validation and comparison. Pure. */
+#include "hoptrace/context.h"
+#include "hoptrace/error.h"
+
+int ht_context_validate(const ht_trace_context *ctx) {
+  if (ctx == NULL)
+    return HT_EINVAL;
+  if ((ctx->trace_id_hi | ctx->trace_id_lo) == 0 || ctx->span_id == 0)
+    return HT_EBADCONTEXT;
+  return 0;
+}
+
+int ht_context_equal(const ht_trace_context *a, const ht_trace_context *b) {
+  return a->trace_id_hi == b->trace_id_hi &&
+         a->trace_id_lo == b->trace_id_lo && a->span_id == b->span_id &&
+         a->parent_span_id == b->parent_span_id && a->flags == b->flags;
+}

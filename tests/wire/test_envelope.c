@@ -1,0 +1,179 @@
+/* Envelope encoding: exact byte costs, zero-copy payload, seeded round
+ * trips, preserved reserved flags, foreign field orders, bad arguments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+
+#include "envelope_gen.h"
+#include "hoptrace/error.h"
+#include "hoptrace/wire.h"
+#include "pb_builder.h"
+
+#define ROUND_TRIPS 5000
+
+static uint8_t frame_buf[1 << 16];
+
+static int setup_reader(void **state) {
+  ht_frame_reader *reader;
+  int rc = ht_frame_reader_new(&reader, 0);
+  *state = reader;
+  return rc;
+}
+
+static int teardown_reader(void **state) {
+  ht_frame_reader_free(*state);
+  return 0;
+}
+
+static void envelope_without_context_has_no_trace_bytes(void **state) {
+  (void)state;
+  ht_envelope env = {.type = HT_MSG_REQUEST};
+  size_t len;
+  assert_int_equal(ht_frame_encode(&env, frame_buf, sizeof(frame_buf), &len), 0);
+  /* prefix + version (2 bytes) + type (2 bytes): nothing else */
+  assert_int_equal(len, HT_FRAME_PREFIX_LEN + 4);
+  static const uint8_t expected[] = {0, 0, 0, 4, 0x08, 0x01, 0x10, 0x01};
+  assert_memory_equal(frame_buf, expected, sizeof(expected));
+}
+
+static void full_context_costs_forty_bytes(void **state) {
+  (void)state;
+  ht_envelope bare = {.type = HT_MSG_REQUEST, .sequence = 77, .operation = "osd.write"};
+  ht_envelope traced = bare;
+  traced.has_trace = true;
+  traced.trace = (ht_trace_context){~0ull, ~0ull, ~0ull, ~0ull, HT_FLAG_SAMPLED};
+  size_t with = ht_frame_header_size(&traced), without = ht_frame_header_size(&bare);
+  assert_int_equal(with - without, 40);
+  /* a 64-bit trace id on a root span omits hi and parent */
+  traced.trace.trace_id_hi = 0;
+  traced.trace.parent_span_id = 0;
+  assert_int_equal(ht_frame_header_size(&traced) - without, 22);
+}
+
+static void header_leaves_payload_to_the_caller(void **state) {
+  ht_frame_reader *reader = *state;
+  uint8_t payload[300];
+  for (size_t i = 0; i < sizeof(payload); i++)
+    payload[i] = (uint8_t)i;
+  ht_envelope env = {.version = HT_WIRE_VERSION, .type = HT_MSG_ONEWAY,
+                     .payload = payload,
+                     .payload_len = sizeof(payload)};
+  uint8_t header[64];
+  size_t header_len;
+  assert_int_equal(ht_frame_encode_header(&env, header, sizeof(header), &header_len), 0);
+  assert_int_equal(header_len, ht_frame_header_size(&env));
+  assert_true(header_len < 16); /* the payload is not in there */
+  /* header + payload (as a writev would send them) is the frame */
+  memcpy(frame_buf, header, header_len);
+  memcpy(frame_buf + header_len, payload, sizeof(payload));
+  ht_envelope out;
+  size_t used;
+  assert_int_equal(ht_frame_reader_feed(reader, frame_buf,
+                                        header_len + sizeof(payload), &used, &out), 0);
+  assert_int_equal(used, header_len + sizeof(payload));
+  assert_true(envelope_matches(&env, &out));
+  assert_memory_equal(out.payload, payload, sizeof(payload));
+  /* decoded in place: the payload view points into the input */
+  assert_ptr_equal(out.payload, frame_buf + header_len);
+  assert_int_equal(ht_frame_encode_header(&env, header, header_len - 1, &header_len),
+                   HT_ENOSPC);
+}
+
+static void random_envelopes_round_trip(void **state) {
+  ht_frame_reader *reader = *state;
+  test_rng rng = {20261122};
+  for (int i = 0; i < ROUND_TRIPS; i++) {
+    gen_envelope g;
+    gen_envelope_fill(&g, &rng);
+    size_t len, used;
+    assert_int_equal(ht_frame_encode(&g.env, frame_buf, sizeof(frame_buf), &len), 0);
+    ht_envelope out;
+    int rc = ht_frame_reader_feed(reader, frame_buf, len, &used, &out);
+    if (rc != 0)
+      fail_msg("case %d: %s", i, ht_err_name(rc));
+    assert_int_equal(used, len);
+    if (!envelope_matches(&g.env, &out))
+      fail_msg("case %d differs after round trip", i);
+  }
+}
+
+static void reserved_flag_bits_survive(void **state) {
+  ht_frame_reader *reader = *state;
+  ht_envelope env = {.type = HT_MSG_REQUEST, .has_trace = true,
+                     .trace = {.trace_id_lo = 5, .span_id = 6,
+                               .flags = 0xfffffff0u | HT_FLAG_SAMPLED}};
+  size_t len, used;
+  assert_int_equal(ht_frame_encode(&env, frame_buf, sizeof(frame_buf), &len), 0);
+  ht_envelope out;
+  assert_int_equal(ht_frame_reader_feed(reader, frame_buf, len, &used, &out), 0);
+  assert_int_equal(out.trace.flags, 0xfffffff1u);
+}
+
+static void foreign_field_order_and_unknown_fields_decode(void **state) {
+  ht_frame_reader *reader = *state;
+  pb_builder trace = {0}, b = {0};
+  pb_tag(&trace, 5, 0), pb_varint(&trace, HT_FLAG_SAMPLED);
+  pb_tag(&trace, 3, 1), pb_fixed64(&trace, 0x33);
+  pb_tag(&trace, 2, 1), pb_fixed64(&trace, 0x22);
+  pb_tag(&trace, 99, 0), pb_varint(&trace, 1); /* future field */
+  pb_tag(&b, 15, 2), pb_varint(&b, 3), pb_bytes(&b, "abc", 3);
+  pb_submessage(&b, 6, &trace);
+  pb_tag(&b, 4, 2), pb_varint(&b, 2), pb_bytes(&b, "op", 2);
+  pb_tag(&b, 2, 0), pb_varint(&b, HT_MSG_REPLY);
+  pb_tag(&b, 100, 5), pb_bytes(&b, "\1\2\3\4", 4); /* future field */
+  pb_tag(&b, 1, 0), pb_varint(&b, 1);
+  ht_envelope out;
+  assert_int_equal(ht_envelope_decode(reader, b.buf, b.len, &out), 0);
+  assert_int_equal(out.type, HT_MSG_REPLY);
+  assert_string_equal(out.operation, "op");
+  assert_int_equal(out.payload_len, 3);
+  assert_memory_equal(out.payload, "abc", 3);
+  assert_true(out.has_trace);
+  assert_true(out.trace.trace_id_lo == 0x22 && out.trace.span_id == 0x33);
+  assert_int_equal(out.trace.flags, HT_FLAG_SAMPLED);
+}
+
+static void encoder_refuses_bad_arguments(void **state) {
+  (void)state;
+  size_t len;
+  ht_envelope no_type = {0};
+  assert_int_equal(ht_frame_encode(&no_type, frame_buf, sizeof(frame_buf), &len), HT_EINVAL);
+  ht_envelope bad_type = {.type = (ht_msg_type)6};
+  assert_int_equal(ht_frame_encode(&bad_type, frame_buf, sizeof(frame_buf), &len), HT_EINVAL);
+  assert_int_equal(ht_frame_header_size(&bad_type), 0);
+  ht_envelope null_payload = {.type = HT_MSG_REQUEST, .payload_len = 3};
+  assert_int_equal(ht_frame_encode(&null_payload, frame_buf, sizeof(frame_buf), &len), HT_EINVAL);
+  ht_envelope zero_span = {.type = HT_MSG_REQUEST, .has_trace = true,
+                           .trace = {.trace_id_lo = 1}};
+  assert_int_equal(ht_frame_encode(&zero_span, frame_buf, sizeof(frame_buf), &len),
+                   HT_EBADCONTEXT);
+  static uint8_t dummy;
+  ht_envelope huge = {.type = HT_MSG_REQUEST, .payload = &dummy,
+                      .payload_len = (size_t)HT_FRAME_HARD_MAX + 1};
+  assert_int_equal(ht_frame_encode(&huge, frame_buf, sizeof(frame_buf), &len),
+                   HT_EFRAMETOOBIG);
+  ht_envelope fits_header_only = {.type = HT_MSG_REQUEST, .payload = frame_buf,
+                                  .payload_len = 100};
+  assert_int_equal(ht_frame_encode(&fits_header_only, frame_buf, 20, &len), HT_ENOSPC);
+  assert_string_equal(ht_msg_type_name(HT_MSG_ONEWAY), "one-way");
+  assert_string_equal(ht_msg_type_name(0), "unknown");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(envelope_without_context_has_no_trace_bytes),
+      cmocka_unit_test(full_context_costs_forty_bytes),
+      cmocka_unit_test_setup_teardown(header_leaves_payload_to_the_caller,
+                                      setup_reader, teardown_reader),
+      cmocka_unit_test_setup_teardown(random_envelopes_round_trip, setup_reader,
+                                      teardown_reader),
+      cmocka_unit_test_setup_teardown(reserved_flag_bits_survive, setup_reader,
+                                      teardown_reader),
+      cmocka_unit_test_setup_teardown(foreign_field_order_and_unknown_fields_decode,
+                                      setup_reader, teardown_reader),
+      cmocka_unit_test(encoder_refuses_bad_arguments),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
