@@ -16,3 +16,12 @@ function(ht_target_sanitize target)
     target_link_options(${target} PRIVATE -fsanitize=${HT_SANITIZE})
   endif()
 endfunction()
+
+# Fuzzing instruments every object (so coverage reaches the library) and
+# needs clang's libFuzzer.
+if(HT_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "HT_FUZZ=ON needs clang: configure with CC=clang")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

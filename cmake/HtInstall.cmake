@@ -20,6 +20,8 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfigVersion.cmake
         DESTINATION ${HT_CMAKE_DIR})
 
+# Relocatable: the prefix is found from the .pc file's own location.
+file(RELATIVE_PATH HT_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 configure_file(cmake/hoptrace.pc.in ${CMAKE_CURRENT_BINARY_DIR}/hoptrace.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hoptrace.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

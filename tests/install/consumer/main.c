@@ -1,0 +1,27 @@
+/* Uses the installed headers and library: parse a traceparent, frame an
+ * envelope carrying it, read it back. Exit 0 on success. */
+#include <hoptrace.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(void) {
+  ht_trace_context ctx;
+  const char *tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  if (ht_traceparent_parse(tp, strlen(tp), &ctx) != 0)
+    return 1;
+  ht_envelope env = {.type = HT_MSG_REQUEST, .operation = "op", .has_trace = true,
+                     .trace = ctx, .payload = "hi", .payload_len = 2};
+  unsigned char frame[128];
+  size_t len, used;
+  if (ht_frame_encode(&env, frame, sizeof(frame), &len) != 0)
+    return 2;
+  ht_frame_reader *reader;
+  if (ht_frame_reader_new(&reader, 0) != 0)
+    return 3;
+  ht_envelope out;
+  int rc = ht_frame_reader_feed(reader, frame, len, &used, &out);
+  int ok = rc == 0 && ht_context_equal(&out.trace, &ctx) && out.payload_len == 2;
+  ht_frame_reader_free(reader);
+  printf("installed hoptrace: %s\n", ok ? "ok" : ht_strerror(rc));
+  return ok ? 0 : 4;
+}
