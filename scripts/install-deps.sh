@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libuv1-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
-  systemtap-sdt-dev python3 valgrind
+  systemtap-sdt-dev python3 valgrind chromium
 )
 
 missing=()

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Checks the hoptrace tool's outputs against what trace_workload says it
+recorded: every format parses as JSON and has its required fields, and
+the span set and parentage are exactly the expected ones.
+
+usage: check_outputs.py EXPECT ZIPKIN OTLP CHROME REPORT"""
+import json
+import sys
+
+
+def fail(msg):
+    print("check_outputs: FAIL: " + msg)
+    sys.exit(1)
+
+
+def load_expect(path):
+    spans = {}
+    with open(path) as f:
+        for line in f:
+            trace, span, parent, kind, service, name = line.split()
+            spans[(trace, span)] = (parent, kind, service, name)
+    return spans
+
+
+def check_zipkin(path, expect):
+    spans = json.load(open(path))
+    if not isinstance(spans, list):
+        fail("zipkin: not a list")
+    got = {}
+    for s in spans:
+        for field in ("traceId", "id", "name", "timestamp", "duration", "localEndpoint"):
+            if field not in s:
+                fail("zipkin: span without %s: %r" % (field, s))
+        if len(s["traceId"]) not in (16, 32) or len(s["id"]) != 16:
+            fail("zipkin: bad id lengths %r" % s)
+        if not isinstance(s["timestamp"], int) or s["duration"] < 1:
+            fail("zipkin: bad timestamp/duration %r" % s)
+        if "serviceName" not in s["localEndpoint"]:
+            fail("zipkin: localEndpoint without serviceName")
+        if "hoptrace.incomplete" in s.get("tags", {}):
+            fail("zipkin: complete trace marked incomplete: %r" % s)
+        trace = s["traceId"].rjust(32, "0")
+        got[(trace, s["id"])] = (s.get("parentId", "0" * 16), s.get("kind", "INTERNAL").lower(),
+                                 s["localEndpoint"]["serviceName"], s["name"])
+    if got != expect:
+        missing = set(expect) - set(got)
+        extra = set(got) - set(expect)
+        wrong = [k for k in set(got) & set(expect) if got[k] != expect[k]]
+        fail("zipkin spans differ: %d missing, %d extra, %d wrong (e.g. %r)" % (
+            len(missing), len(extra), len(wrong),
+            (list(missing) + list(extra) + wrong)[:2]))
+    # server spans nest inside their client span on the timeline
+    by_id = {(s["traceId"].rjust(32, "0"), s["id"]): s for s in spans}
+    for s in spans:
+        parent = by_id.get((s["traceId"].rjust(32, "0"), s.get("parentId")))
+        if parent and s.get("kind") == "SERVER":
+            if s["timestamp"] < parent["timestamp"] or \
+               s["timestamp"] + s["duration"] > parent["timestamp"] + parent["duration"] + 1:
+                fail("zipkin: server span %s outside its client span" % s["id"])
+    annotations = {a["value"] for s in spans for a in s["annotations"]}
+    if not {"cs", "sr", "ss", "cr"} <= annotations:
+        fail("zipkin: missing Dapper annotations, have %r" % annotations)
+    return len(spans)
+
+
+def check_otlp(path, expect):
+    doc = json.load(open(path))
+    n = 0
+    for rs in doc["resourceSpans"]:
+        keys = {a["key"] for a in rs["resource"]["attributes"]}
+        if "service.name" not in keys:
+            fail("otlp: resource without service.name")
+        for ss in rs["scopeSpans"]:
+            for s in ss["spans"]:
+                for field in ("traceId", "spanId", "name", "kind", "startTimeUnixNano",
+                              "endTimeUnixNano", "attributes", "events", "status"):
+                    if field not in s:
+                        fail("otlp: span without %s" % field)
+                if len(s["traceId"]) != 32 or len(s["spanId"]) != 16:
+                    fail("otlp: bad id length")
+                if int(s["endTimeUnixNano"]) < int(s["startTimeUnixNano"]):
+                    fail("otlp: span ends before it starts")
+                if s["kind"] not in (1, 2, 3, 4, 5):
+                    fail("otlp: bad kind %r" % s["kind"])
+                key = (s["traceId"], s["spanId"])
+                if key not in expect or expect[key][0] != s.get("parentSpanId", "0" * 16):
+                    fail("otlp: unexpected span or parent %r" % (key,))
+                n += 1
+    if n != len(expect):
+        fail("otlp: %d spans, want %d" % (n, len(expect)))
+
+
+def check_chrome(path, expect):
+    doc = json.load(open(path))
+    events = doc["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    if len(complete) != len(expect):
+        fail("chrome: %d span events, want %d" % (len(complete), len(expect)))
+    for e in complete:
+        for field in ("name", "pid", "tid", "ts", "dur", "args"):
+            if field not in e:
+                fail("chrome: event without %s" % field)
+    if not any(e["ph"] == "M" and e["name"] == "process_name" for e in events):
+        fail("chrome: no process_name metadata")
+
+
+def main():
+    expect_path, zipkin, otlp, chrome, report = sys.argv[1:6]
+    expect = load_expect(expect_path)
+    traces = {t for t, _ in expect}
+    n = check_zipkin(zipkin, expect)
+    check_otlp(otlp, expect)
+    check_chrome(chrome, expect)
+    text = open(report).read()
+    if "hoptrace report: %d traces, %d spans" % (len(traces), len(expect)) not in text:
+        fail("report header wrong:\n" + text[:300])
+    for needle in ("client -> osd.0 osd_write", "osd.0 -> osd.1 replica_write",
+                   "request net+queue", "Slowest traces", "0 incomplete"):
+        if needle not in text:
+            fail("report lacks %r" % needle)
+    print("check_outputs: %d traces, %d spans: zipkin, otlp, chrome, report ok" % (len(traces), n))
+
+
+if __name__ == "__main__":
+    main()

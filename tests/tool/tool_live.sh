@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The live path: our own lttng-relayd on loopback ports, a live session,
+# and `hoptrace export --follow` reading it through babeltrace2's
+# lttng-live source while the workload runs. The first traces must arrive
+# before the workload ends, and all of them by the session's end.
+# usage: tool_live.sh HOPTRACE WORKLOAD PROVIDER WORKDIR
+set -euo pipefail
+hoptrace=$1 workload=$2 provider=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+export HT_LTTNG_PROVIDER=$provider
+base=$((20000 + RANDOM % 20000))
+ctrl=$base data=$((base + 1)) live=$((base + 2))
+session=hoptrace-live-$$
+relayd=""
+follower=""
+cleanup() {
+  [[ -n "$follower" ]] && kill "$follower" 2>/dev/null || true
+  lttng destroy "$session" >/dev/null 2>&1 || true
+  [[ -n "$relayd" ]] && kill "$relayd" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+lttng-relayd -o "$work/relay" -C tcp://127.0.0.1:$ctrl -D tcp://127.0.0.1:$data \
+  -L tcp://127.0.0.1:$live > "$work/relayd.log" 2>&1 &
+relayd=$!
+sleep 1
+lttng create "$session" --live=200000 --set-url=net://127.0.0.1:$ctrl:$data >/dev/null
+lttng enable-channel --session="$session" -u --subbuf-size=1M --num-subbuf=4 hop >/dev/null
+lttng add-context --session="$session" -u --channel=hop -t vpid -t vtid -t procname >/dev/null
+lttng enable-event --session="$session" -u --channel=hop 'hoptrace:*' >/dev/null
+lttng start "$session" >/dev/null
+
+url="net://127.0.0.1:$live/host/$(hostname)/$session"
+timeout 120 "$hoptrace" export --format zipkin --follow --grace 0.5 --timeout 5 \
+  -o "$work/live.json" "$url" 2> "$work/follow.log" &
+follower=$!
+
+# 40 traces over ~8 s
+"$workload" --traces 40 --fanout 1 --pause-us 200000 --expect "$work/expect.txt" &
+workload_pid=$!
+seen_during_run=0
+while kill -0 "$workload_pid" 2>/dev/null; do
+  if [[ -s "$work/live.json" ]] && grep -q '"traceId"' "$work/live.json"; then
+    seen_during_run=1
+  fi
+  sleep 0.2
+done
+wait "$workload_pid"
+echo "traces seen while the workload ran: $seen_during_run"
+sleep 2
+lttng stop "$session" >/dev/null
+lttng destroy "$session" >/dev/null
+wait "$follower"
+follower=""
+cat "$work/follow.log"
+[[ $seen_during_run -eq 1 ]]
+python3 - "$work/live.json" "$work/expect.txt" <<'PY'
+import json, sys
+spans = json.load(open(sys.argv[1]))
+want = {tuple(l.split()[:2]) for l in open(sys.argv[2])}
+got = {(s["traceId"].rjust(32, "0"), s["id"]) for s in spans}
+assert got == want, "live: %d spans, want %d" % (len(got), len(want))
+print("live: all %d spans of %d traces received" % (len(got), len({t for t, _ in want})))
+PY
+echo "tool live test passed"

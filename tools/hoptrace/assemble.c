@@ -1,0 +1,203 @@
+/* Hop events -> traces. Open traces sit in a list ordered by their last
+ * event, so each tick only looks at the quiet ones. Must never emit a
+ * trace twice or keep one after emitting it. */
+#include "assemble.h"
+
+#include <stdlib.h>
+
+#include "idmap.h"
+#include "span_store.h"
+
+typedef struct open_trace {
+  trace *t;
+  struct open_trace *prev, *next; /* by last activity, oldest first */
+} open_trace;
+
+struct assembler {
+  trace_ready_fn ready;
+  void *user;
+  int64_t grace_ns, timeout_ns;
+  idmap traces; /* (hi, lo) -> open_trace */
+  idmap spans;  /* (trace address, span id) -> span */
+  open_trace *oldest, *newest;
+  size_t open;
+  int64_t now_ns;
+  assembler_stats stats;
+};
+
+assembler *assembler_new(trace_ready_fn ready, void *user, int64_t grace_ns,
+                         int64_t timeout_ns) {
+  assembler *a = calloc(1, sizeof(*a));
+  if (a != NULL) {
+    a->ready = ready;
+    a->user = user;
+    a->grace_ns = grace_ns;
+    a->timeout_ns = timeout_ns > grace_ns ? timeout_ns : grace_ns;
+  }
+  return a;
+}
+
+static void unlink_open(assembler *a, open_trace *o) {
+  if (o->prev) o->prev->next = o->next; else a->oldest = o->next;
+  if (o->next) o->next->prev = o->prev; else a->newest = o->prev;
+  o->prev = o->next = NULL;
+}
+
+static void append_open(assembler *a, open_trace *o) {
+  o->prev = a->newest;
+  o->next = NULL;
+  if (a->newest) a->newest->next = o; else a->oldest = o;
+  a->newest = o;
+}
+
+static span *find_span(const assembler *a, const trace *t, uint64_t id) {
+  return idmap_get(&a->spans, (uint64_t)(uintptr_t)t, id);
+}
+
+static int is_complete(const assembler *a, const trace *t) {
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    if (!s->started || !s->ended)
+      return 0;
+    if (s->parent_id != 0 && find_span(a, t, s->parent_id) == NULL)
+      return 0;
+  }
+  return 1;
+}
+
+/* Links parents and children; counts what is missing. */
+static int resolve(assembler *a, trace *t) {
+  t->roots = calloc(t->n_spans ? t->n_spans : 1, sizeof(span *));
+  if (t->roots == NULL)
+    return -1;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
+    if (!s->started || !s->ended)
+      t->unfinished++;
+    s->parent = s->parent_id ? find_span(a, t, s->parent_id) : NULL;
+    if (s->parent_id != 0 && s->parent == NULL) {
+      s->orphan = true;
+      t->orphans++;
+    }
+    if (s->parent == NULL) {
+      t->roots[t->n_roots++] = s;
+      continue;
+    }
+    span *p = s->parent;
+    span **grown = realloc(p->children, (p->n_children + 1) * sizeof(span *));
+    if (grown == NULL)
+      return -1;
+    p->children = grown;
+    p->children[p->n_children++] = s;
+  }
+  t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out;
+  return 0;
+}
+
+static void emit(assembler *a, open_trace *o, int timed_out) {
+  trace *t = o->t;
+  unlink_open(a, o);
+  idmap_remove(&a->traces, t->trace_hi, t->trace_lo);
+  t->timed_out = timed_out;
+  if (resolve(a, t) == 0) {
+    a->stats.traces++;
+    a->stats.spans += t->n_spans;
+    a->stats.orphan_spans += t->orphans;
+    a->stats.unfinished_spans += t->unfinished;
+    a->stats.incomplete_traces += t->incomplete;
+    a->stats.lossy_traces += t->lossy;
+    a->stats.timed_out_traces += (uint64_t)timed_out;
+    a->ready(a->user, t);
+  }
+  for (size_t i = 0; i < t->n_spans; i++)
+    idmap_remove(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id);
+  trace_free(t);
+  free(o);
+  a->open--;
+}
+
+static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
+  open_trace *o = idmap_get(&a->traces, ev->trace_hi, ev->trace_lo);
+  if (o != NULL)
+    return o;
+  o = calloc(1, sizeof(*o));
+  trace *t = trace_new(ev->trace_hi, ev->trace_lo);
+  if (o == NULL || t == NULL || idmap_put(&a->traces, ev->trace_hi, ev->trace_lo, o) != 0) {
+    free(o);
+    trace_free(t);
+    return NULL;
+  }
+  o->t = t;
+  t->first_ns = ev->ts_ns;
+  append_open(a, o);
+  if (++a->open > a->stats.open_traces_peak)
+    a->stats.open_traces_peak = a->open;
+  return o;
+}
+
+int assembler_add(assembler *a, const hop_event *ev) {
+  open_trace *o = open_trace_for(a, ev);
+  if (o == NULL)
+    return -1;
+  trace *t = o->t;
+  if (ev->ts_ns > t->last_ns)
+    t->last_ns = ev->ts_ns;
+  if (ev->ts_ns > a->now_ns)
+    a->now_ns = ev->ts_ns;
+  if (a->newest != o) { /* most recently active goes last */
+    unlink_open(a, o);
+    append_open(a, o);
+  }
+  span *s = find_span(a, t, ev->span_id);
+  if (s == NULL) {
+    s = trace_add_span(t, ev->span_id, ev->parent_id);
+    if (s == NULL || idmap_put(&a->spans, (uint64_t)(uintptr_t)t, ev->span_id, s) != 0)
+      return -1;
+  }
+  return span_apply_event(s, ev);
+}
+
+void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns) {
+  (void)begin_ns;
+  /* Any open trace that began before the loss ended may have lost events. */
+  for (open_trace *o = a->oldest; o != NULL; o = o->next)
+    if (end_ns == 0 || o->t->first_ns <= end_ns)
+      o->t->lossy = true;
+}
+
+void assembler_tick(assembler *a, int64_t now_ns) {
+  if (now_ns > a->now_ns)
+    a->now_ns = now_ns;
+  open_trace *o = a->oldest;
+  while (o != NULL && o->t->last_ns + a->grace_ns <= a->now_ns) {
+    open_trace *next = o->next;
+    if (is_complete(a, o->t))
+      emit(a, o, 0);
+    else if (o->t->last_ns + a->timeout_ns <= a->now_ns)
+      emit(a, o, 1);
+    o = next;
+  }
+}
+
+void assembler_flush(assembler *a) {
+  while (a->oldest != NULL)
+    emit(a, a->oldest, !is_complete(a, a->oldest->t));
+}
+
+void assembler_free(assembler *a) {
+  if (a == NULL)
+    return;
+  while (a->oldest != NULL) {
+    open_trace *o = a->oldest;
+    unlink_open(a, o);
+    trace_free(o->t);
+    free(o);
+  }
+  idmap_free(&a->traces);
+  idmap_free(&a->spans);
+  free(a);
+}
+
+const assembler_stats *assembler_get_stats(const assembler *a) { return &a->stats; }
+
+int64_t assembler_now(const assembler *a) { return a->now_ns; }

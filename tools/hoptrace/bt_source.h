@@ -1,0 +1,39 @@
+/* Reads hoptrace events from an LTTng trace through libbabeltrace2:
+ * a trace directory (src.ctf.fs, every CTF trace found below the path)
+ * or a live session (src.ctf.lttng-live, net://HOST/host/NAME/SESSION).
+ * Events of all streams arrive in time order (flt.utils.muxer). */
+#ifndef HT_TOOL_BT_SOURCE_H
+#define HT_TOOL_BT_SOURCE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "event.h"
+
+typedef struct bt_source_stats {
+  uint64_t events;            /* every event read, hoptrace or not */
+  uint64_t hop_events;        /* hoptrace:* events decoded */
+  uint64_t malformed_events;  /* hoptrace:* events missing fields */
+  uint64_t discarded_events;  /* lost by LTTng (ring buffer full) */
+  uint64_t discarded_packets; /* lost by LTTng (whole packets) */
+  uint64_t trace_dirs;        /* CTF traces found (file input) */
+} bt_source_stats;
+
+typedef struct bt_source_callbacks {
+  /* Each decoded hoptrace event. Non-zero stops the run. */
+  int (*on_event)(void *user, const hop_event *ev);
+  /* LTTng lost `count` events (0 = unknown count, a lost packet) of one
+   * stream between two times (0 when unknown). */
+  void (*on_discarded)(void *user, uint64_t count, int64_t begin_ns,
+                       int64_t end_ns);
+  /* Live input only: no data for now; called about every 100 ms. */
+  void (*on_idle)(void *user);
+} bt_source_callbacks;
+
+/* Reads `input` to its end (live: until the session is destroyed or
+ * *stop becomes non-zero). Returns 0, or -1 with a message in err. */
+int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
+                  void *user, bt_source_stats *stats,
+                  volatile sig_atomic_t *stop, char *err, size_t err_len);
+
+#endif

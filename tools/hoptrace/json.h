@@ -1,0 +1,24 @@
+/* Minimal streaming JSON writing helpers. */
+#ifndef HT_TOOL_JSON_H
+#define HT_TOOL_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* A JSON string literal, escaped; NULL writes "". `</` is escaped too so
+ * the text can sit inside an HTML <script>. */
+void json_string(FILE *out, const char *s);
+/* "%016llx" in quotes. */
+void json_hex64(FILE *out, uint64_t v);
+/* 32 hex digits (128-bit) in quotes; with short_ok and hi == 0, 16. */
+void json_trace_id(FILE *out, uint64_t hi, uint64_t lo, int short_ok);
+
+/* Parsed endpoint "tcp://1.2.3.4:80", "tcp://[::1]:80", "unix:///p". */
+typedef struct endpoint_parts {
+  char ipv4[16];
+  char ipv6[48];
+  int port; /* 0 when none */
+} endpoint_parts;
+void endpoint_parse(const char *endpoint, endpoint_parts *out);
+
+#endif

@@ -1,0 +1,170 @@
+/* hoptrace: LTTng sessions of hoptrace events -> spans, views, numbers.
+ *
+ *   hoptrace export --format zipkin|otlp|chrome [options] INPUT
+ *   hoptrace report [options] INPUT
+ *   hoptrace view [options] INPUT            (-o waterfall.html)
+ *   hoptrace record [-o DIR] [--live URL] [channel options] -- COMMAND...
+ *
+ * INPUT is a trace directory (any directory holding LTTng CTF traces,
+ * e.g. a session's output) or net://HOST/host/HOSTNAME/SESSION for a live
+ * session served by lttng-relayd. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.h"
+#include "record.h"
+
+#define HOPTRACE_TOOL_VERSION "0.1.0"
+
+static void usage(FILE *out) {
+  fputs("usage:\n"
+        "  hoptrace export --format zipkin|otlp|chrome [options] INPUT\n"
+        "  hoptrace report [options] INPUT\n"
+        "  hoptrace view [options] INPUT          (writes waterfall.html by default)\n"
+        "  hoptrace record [-o DIR] [--live URL] [--subbuf-size SIZE] [--num-subbuf N]\n"
+        "                  -- COMMAND [ARG...]\n"
+        "options of export, report and view:\n"
+        "  -o, --output FILE   write there instead of stdout\n"
+        "  --trace-id HEX      only this trace (16 or 32 hex digits)\n"
+        "  --follow            live input: write each trace as soon as it is complete\n"
+        "  --grace SECONDS     quiet time before a complete trace is written (default 2)\n"
+        "  --timeout SECONDS   an incomplete trace is written after this (default 30)\n"
+        "  -q, --quiet         no summary on stderr\n"
+        "INPUT: a directory holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION\n",
+        out);
+}
+
+static int parse_trace_id(const char *text, pipeline_options *o) {
+  size_t len = strlen(text);
+  if (len != 16 && len != 32)
+    return -1;
+  char hi[17] = "0", lo[17];
+  if (len == 32) {
+    memcpy(hi, text, 16);
+    hi[16] = '\0';
+  }
+  memcpy(lo, text + len - 16, 16);
+  lo[16] = '\0';
+  char *end;
+  o->trace_hi = strtoull(hi, &end, 16);
+  if (*end)
+    return -1;
+  o->trace_lo = strtoull(lo, &end, 16);
+  if (*end)
+    return -1;
+  o->filter_trace = true;
+  return 0;
+}
+
+static int parse_seconds(const char *text, int64_t *ns) {
+  char *end;
+  double s = strtod(text, &end);
+  if (*end || s < 0 || s > 86400)
+    return -1;
+  *ns = (int64_t)(s * 1e9);
+  return 0;
+}
+
+static const output_format *format_named(const char *name) {
+  if (strcmp(name, "zipkin") == 0) return &output_zipkin;
+  if (strcmp(name, "otlp") == 0) return &output_otlp;
+  if (strcmp(name, "chrome") == 0) return &output_chrome;
+  return NULL;
+}
+
+static int run_reader(int argc, char **argv, const char *command) {
+  pipeline_options o = {.grace_ns = 2000000000, .timeout_ns = 30000000000};
+  const char *path = strcmp(command, "view") == 0 ? "waterfall.html" : NULL;
+  if (strcmp(command, "report") == 0)
+    o.format = &output_report;
+  if (strcmp(command, "view") == 0)
+    o.format = &output_html;
+  static const struct option longopts[] = {
+      {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+      {"trace-id", required_argument, NULL, 't'}, {"follow", no_argument, NULL, 'F'},
+      {"grace", required_argument, NULL, 'g'}, {"timeout", required_argument, NULL, 'T'},
+      {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "f:o:qh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'f':
+      if (strcmp(command, "export") != 0 || (o.format = format_named(optarg)) == NULL) {
+        fprintf(stderr, "hoptrace: unknown format '%s' (zipkin, otlp, chrome)\n", optarg);
+        return 2;
+      }
+      break;
+    case 'o': path = optarg; break;
+    case 't':
+      if (parse_trace_id(optarg, &o) != 0) {
+        fprintf(stderr, "hoptrace: --trace-id wants 16 or 32 hex digits\n");
+        return 2;
+      }
+      break;
+    case 'F': o.follow = true; break;
+    case 'g':
+    case 'T':
+      if (parse_seconds(optarg, c == 'g' ? &o.grace_ns : &o.timeout_ns) != 0) {
+        fprintf(stderr, "hoptrace: bad number of seconds '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    case 'q': o.quiet = true; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (o.format == NULL) {
+    fprintf(stderr, "hoptrace export: --format zipkin|otlp|chrome is required\n");
+    return 2;
+  }
+  if (optind != argc - 1) {
+    usage(stderr);
+    return 2;
+  }
+  o.input = argv[optind];
+  if (o.follow && strncmp(o.input, "net://", 6) != 0) {
+    fprintf(stderr, "hoptrace: --follow needs a live input (net://...)\n");
+    return 2;
+  }
+  o.out = stdout;
+  if (path != NULL && strcmp(path, "-") != 0 && (o.out = fopen(path, "w")) == NULL) {
+    perror(path);
+    return 2;
+  }
+  int rc = pipeline_run(&o);
+  if (o.out != stdout && fclose(o.out) != 0 && rc == 0) {
+    perror(path);
+    rc = 2;
+  }
+  if (rc == 0 && path != NULL && o.out != stdout && !o.quiet)
+    fprintf(stderr, "hoptrace: wrote %s\n", path);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *command = argv[1];
+  if (strcmp(command, "export") == 0 || strcmp(command, "report") == 0 ||
+      strcmp(command, "view") == 0)
+    return run_reader(argc - 1, argv + 1, command);
+  if (strcmp(command, "record") == 0)
+    return record_main(argc - 1, argv + 1);
+  if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
+    printf("hoptrace %s\n", HOPTRACE_TOOL_VERSION);
+    return 0;
+  }
+  if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 ||
+      strcmp(command, "-h") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  fprintf(stderr, "hoptrace: unknown command '%s'\n", command);
+  usage(stderr);
+  return 2;
+}

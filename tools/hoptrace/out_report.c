@@ -1,0 +1,264 @@
+/* `hoptrace report`: per-hop and per-phase latency table, the slowest
+ * traces with their critical path, and what was lost. Keeps one int64
+ * per measured phase (not the traces), so memory is 8 bytes a sample. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+#define SLOWEST 5
+#define PATH_MAX_LINES 16
+
+typedef struct samples {
+  int64_t *v;
+  size_t n, cap;
+} samples;
+
+typedef struct hop_row {
+  char *label;
+  samples phase[4]; /* request, service, reply, round trip */
+} hop_row;
+
+enum { PH_REQUEST, PH_SERVICE, PH_REPLY, PH_TOTAL };
+static const char *const phase_names[] = {"request net+queue", "service",
+                                          "reply net+queue", "round trip"};
+
+typedef struct slow_trace {
+  int64_t duration;
+  char id[40];
+  char path[PATH_MAX_LINES][160];
+  int lines;
+  int incomplete;
+} slow_trace;
+
+struct output {
+  FILE *out;
+  hop_row *rows;
+  size_t n_rows;
+  hop_row *fanout;
+  size_t n_fanout;
+  uint64_t unmatched_client_spans;
+  slow_trace slowest[SLOWEST];
+  int n_slowest;
+};
+
+static output *report_open(FILE *out) {
+  output *o = calloc(1, sizeof(*o));
+  if (o != NULL)
+    o->out = out;
+  return o;
+}
+
+static void push(samples *s, int64_t v) {
+  if (v < 0)
+    return; /* clocks of two hosts disagree: not a latency */
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    int64_t *grown = realloc(s->v, cap * sizeof(*grown));
+    if (grown == NULL)
+      return;
+    s->v = grown;
+    s->cap = cap;
+  }
+  s->v[s->n++] = v;
+}
+
+static hop_row *row_for(hop_row **rows, size_t *n, const char *label) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*rows)[i].label, label) == 0)
+      return &(*rows)[i];
+  hop_row *grown = realloc(*rows, (*n + 1) * sizeof(hop_row));
+  if (grown == NULL)
+    return NULL;
+  *rows = grown;
+  hop_row *r = &grown[(*n)++];
+  memset(r, 0, sizeof(*r));
+  r->label = strdup(label);
+  return r;
+}
+
+static int64_t mark(const span *s, const char *name, int at_end) {
+  int64_t t = span_annotation_ns(s, name);
+  if (t != 0)
+    return t;
+  return at_end ? s->end_ns : s->start_ns;
+}
+
+static const char *or_unknown(const char *s) { return s ? s : "?"; }
+
+static void measure_hop(output *o, const span *client, const span *server) {
+  char label[256];
+  snprintf(label, sizeof(label), "%s -> %s %s", or_unknown(client->service),
+           or_unknown(server->service), or_unknown(server->name));
+  hop_row *r = row_for(&o->rows, &o->n_rows, label);
+  if (r == NULL)
+    return;
+  int64_t cs = mark(client, "cs", 0), cr = mark(client, "cr", 1);
+  int64_t sr = mark(server, "sr", 0), ss = mark(server, "ss", 1);
+  if (server->started)
+    push(&r->phase[PH_REQUEST], sr - cs);
+  if (server->started && server->ended)
+    push(&r->phase[PH_SERVICE], ss - sr);
+  if (client->ended && server->ended)
+    push(&r->phase[PH_REPLY], cr - ss);
+  if (client->started && client->ended)
+    push(&r->phase[PH_TOTAL], cr - cs);
+}
+
+static void measure_fanout(output *o, const span *server) {
+  int64_t first = 0, last = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < server->n_children; i++) {
+    const span *c = server->children[i];
+    if (c->kind != HOP_KIND_CLIENT || !c->started || !c->ended)
+      continue;
+    if (n == 0 || c->start_ns < first)
+      first = c->start_ns;
+    if (n == 0 || c->end_ns > last)
+      last = c->end_ns;
+    n++;
+  }
+  if (n == 0)
+    return;
+  char label[256];
+  snprintf(label, sizeof(label), "%s %s: first child sent -> last child answered",
+           or_unknown(server->service), or_unknown(server->name));
+  hop_row *r = row_for(&o->fanout, &o->n_fanout, label);
+  if (r != NULL)
+    push(&r->phase[PH_TOTAL], last - first);
+}
+
+/* Follows, from the root, the child that finishes last. */
+static void critical_path(const trace *t, slow_trace *out) {
+  const span *s = NULL;
+  for (size_t i = 0; i < t->n_roots; i++)
+    if (s == NULL || span_duration_ns(t->roots[i]) > span_duration_ns(s))
+      s = t->roots[i];
+  for (int depth = 0; s != NULL && out->lines < PATH_MAX_LINES; depth++) {
+    snprintf(out->path[out->lines++], sizeof(out->path[0]), "%*s%s %s/%s %.1f us",
+             depth * 2, "", depth ? "`-" : "", or_unknown(s->service),
+             or_unknown(s->name), (double)span_duration_ns(s) / 1000.0);
+    const span *next = NULL;
+    for (size_t i = 0; i < s->n_children; i++)
+      if (next == NULL || s->children[i]->end_ns > next->end_ns)
+        next = s->children[i];
+    s = next;
+  }
+}
+
+static void keep_if_slow(output *o, const trace *t) {
+  int64_t duration = 0;
+  for (size_t i = 0; i < t->n_roots; i++)
+    if (span_duration_ns(t->roots[i]) > duration)
+      duration = span_duration_ns(t->roots[i]);
+  int slot = o->n_slowest < SLOWEST ? o->n_slowest++ : -1;
+  if (slot < 0) {
+    slot = 0;
+    for (int i = 1; i < SLOWEST; i++)
+      if (o->slowest[i].duration < o->slowest[slot].duration)
+        slot = i;
+    if (o->slowest[slot].duration >= duration)
+      return;
+  }
+  slow_trace *st = &o->slowest[slot];
+  memset(st, 0, sizeof(*st));
+  st->duration = duration;
+  st->incomplete = t->incomplete;
+  snprintf(st->id, sizeof(st->id), "%016" PRIx64 "%016" PRIx64, t->trace_hi, t->trace_lo);
+  critical_path(t, st);
+}
+
+static void report_trace(output *o, const trace *t) {
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    if (s->kind == HOP_KIND_SERVER && s->parent && s->parent->kind == HOP_KIND_CLIENT)
+      measure_hop(o, s->parent, s);
+    if (s->kind == HOP_KIND_CLIENT) {
+      int matched = 0;
+      for (size_t c = 0; c < s->n_children; c++)
+        matched |= s->children[c]->kind == HOP_KIND_SERVER;
+      o->unmatched_client_spans += !matched;
+    }
+    if (s->kind == HOP_KIND_SERVER)
+      measure_fanout(o, s);
+  }
+  keep_if_slow(o, t);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static double pct(const samples *s, double p) {
+  size_t i = (size_t)(p * (double)(s->n - 1) + 0.5);
+  return (double)s->v[i] / 1000.0;
+}
+
+static void print_rows(FILE *out, hop_row *rows, size_t n, int first_phase) {
+  for (size_t i = 0; i < n; i++) {
+    fprintf(out, "%s\n", rows[i].label);
+    for (int p = first_phase; p <= PH_TOTAL; p++) {
+      samples *s = &rows[i].phase[p];
+      if (s->n == 0)
+        continue;
+      qsort(s->v, s->n, sizeof(int64_t), cmp_i64);
+      fprintf(out, "  %-20s %8zu %10.1f %10.1f %10.1f %10.1f\n",
+              first_phase == PH_TOTAL && n ? "wait" : phase_names[p], s->n, pct(s, 0.5),
+              pct(s, 0.9), pct(s, 0.99), (double)s->v[s->n - 1] / 1000.0);
+    }
+  }
+}
+
+static void free_rows(hop_row *rows, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(rows[i].label);
+    for (int p = 0; p < 4; p++)
+      free(rows[i].phase[p].v);
+  }
+  free(rows);
+}
+
+static int cmp_slow(const void *a, const void *b) {
+  int64_t x = ((const slow_trace *)a)->duration, y = ((const slow_trace *)b)->duration;
+  return (x < y) - (x > y);
+}
+
+static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
+  FILE *out = o->out;
+  fprintf(out, "hoptrace report: %" PRIu64 " traces, %" PRIu64 " spans\n\n", st->traces, st->spans);
+  fprintf(out, "Per hop (client span -> server span), microseconds\n");
+  fprintf(out, "  %-20s %8s %10s %10s %10s %10s\n", "phase", "count", "p50", "p90", "p99", "max");
+  print_rows(out, o->rows, o->n_rows, PH_REQUEST);
+  if (o->n_fanout) {
+    fprintf(out, "\nFan-out (server spans that call others), microseconds\n");
+    print_rows(out, o->fanout, o->n_fanout, PH_TOTAL);
+  }
+  qsort(o->slowest, (size_t)o->n_slowest, sizeof(slow_trace), cmp_slow);
+  fprintf(out, "\nSlowest traces and their critical path\n");
+  for (int i = 0; i < o->n_slowest; i++) {
+    fprintf(out, "trace %s  %.1f us%s\n", o->slowest[i].id,
+            (double)o->slowest[i].duration / 1000.0,
+            o->slowest[i].incomplete ? "  [incomplete]" : "");
+    for (int l = 0; l < o->slowest[i].lines; l++)
+      fprintf(out, "  %s\n", o->slowest[i].path[l]);
+  }
+  fprintf(out, "\nCompleteness\n");
+  fprintf(out, "  traces: %" PRIu64 " complete, %" PRIu64 " incomplete\n",
+          st->traces - st->incomplete_traces, st->incomplete_traces);
+  fprintf(out, "  spans whose parent never arrived: %" PRIu64 "\n", st->orphan_spans);
+  fprintf(out, "  spans never started or finished:  %" PRIu64 "\n", st->unfinished_spans);
+  fprintf(out, "  client spans with no server span: %" PRIu64 "\n", o->unmatched_client_spans);
+  fprintf(out, "  events discarded by LTTng:        %" PRIu64 " (%" PRIu64
+          " packets lost), traces affected: %" PRIu64 "\n",
+          src->discarded_events, src->discarded_packets, st->lossy_traces);
+  fprintf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
+  int rc = ferror(out) ? -1 : 0;
+  free_rows(o->rows, o->n_rows);
+  free_rows(o->fanout, o->n_fanout);
+  free(o);
+  return rc;
+}
+
+const output_format output_report = {"report", report_open, report_trace, report_close};
