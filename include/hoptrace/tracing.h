@@ -3,8 +3,9 @@
  *
  * libhoptrace never links liblttng-ust. The tracepoint provider is a
  * separate shared object, libhoptrace-tp.so, loaded at start-up:
- *   - the shared libhoptrace calls ht_tracing_init() from a constructor;
- *     a program linking the static library calls it once itself;
+ *   - libhoptrace calls ht_tracing_init() from a constructor (with the
+ *     static library the constructor comes along only when the program
+ *     references a ht_tracing_* function: call ht_tracing_init() once);
  *   - HT_LTTNG=0 in the environment: the provider is not loaded;
  *   - HT_LTTNG_PROVIDER=/path/libhoptrace-tp.so: load that file instead
  *     of searching (default: the directory of libhoptrace.so, then the

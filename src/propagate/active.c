@@ -21,6 +21,22 @@ static _Atomic(ht_sampler *) active;
  * so first use cannot fail. */
 static ht_sampler initial;
 static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void writer_reset_in_child(void);
+static void register_writer_atfork(void) {
+  (void)pthread_atfork(NULL, NULL, writer_reset_in_child);
+}
+
+/* A fork while another thread held the writer lock must not leave the
+ * child unable to change its sampler. */
+static void writer_reset_in_child(void) {
+  pthread_mutex_init(&writer, NULL);
+}
+
+static void lock_writer(void) {
+  pthread_once(&atfork_once, register_writer_atfork);
+  pthread_mutex_lock(&writer);
+}
 
 /* "started" and "received" are sums (sampled + dropped): one atomic add
  * per decision instead of two. */
@@ -37,7 +53,7 @@ static void count(int which) {
 /* First use: the environment's configuration (bad values fall back to
  * defaults, see ht_sampling_config_from_env). */
 static void ensure_initialised(void) {
-  pthread_mutex_lock(&writer);
+  lock_writer();
   if (!atomic_load(&active)) {
     ht_sampling_config cfg;
     (void)ht_sampling_config_from_env(&cfg);
@@ -94,7 +110,7 @@ int ht_sampling_set(const ht_sampling_config *cfg) {
   int rc = ht_sampler_new(cfg, &next);
   if (rc != 0)
     return rc;
-  pthread_mutex_lock(&writer);
+  lock_writer();
   ht_sampler *old = atomic_exchange(&active, next);
   ht_epoch_synchronize();
   if (old != &initial)

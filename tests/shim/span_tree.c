@@ -3,8 +3,10 @@
  * per event, ids included) to the file named by argv[2].
  *   span_tree sampled FILE    root forced sampled: 4 spans, kvs, status
  *   span_tree unsampled FILE  sampler "never": the same calls, FILE empty
- * Prints the provider state ("provider=loaded|disabled|missing") on
- * stdout. Exit 0 on success. */
+ * Prints the provider state before and after ht_tracing_init()
+ * ("before_init=...", "provider=loaded|disabled|missing") on stdout.
+ * Built twice: with the static library and with the shared one. Exit 0
+ * on success. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -109,9 +111,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s sampled|unsampled EXPECTED_FILE\n", argv[0]);
     return 2;
   }
-  ht_tracing_init(); /* static link: no constructor runs it for us */
   static const char *const names[] = {"uninitialised", "loaded", "disabled",
                                       "missing"};
+  /* The loader's constructor has run already (shared library, or a static
+   * link that pulled the loader in by referencing ht_tracing_*). */
+  printf("before_init=%s\n", names[ht_tracing_provider_state()]);
+  ht_tracing_init(); /* idempotent */
   printf("provider=%s\n", names[ht_tracing_provider_state()]);
   ht_sampling_config cfg;
   ht_sampling_config_default(&cfg);
