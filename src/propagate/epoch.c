@@ -33,8 +33,12 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static ht_epoch_reader shared_fallback;
 static atomic_uint fallback_users;
 
+/* Thread exit (pthread key destructor, on the exiting thread). A later
+ * read section in this thread (another destructor) claims a fresh record,
+ * never this one, which another thread may already own. */
 static void release_reader(void *p) {
   ht_epoch_reader *r = p;
+  tls_reader = NULL;
   atomic_store(&r->active, 0);
   atomic_store_explicit(&r->in_use, 0, memory_order_release);
 }
