@@ -6,21 +6,22 @@
  *      the same fields (the floor);
  *   3. span start + annotation + finish, unsampled and sampled.
  * Prints a table and writes it to bench/results/propagate.txt with the
- * machine and commit. Drives `lttng` itself (a unique session, destroyed
- * at the end); needs a running lttng-sessiond (run.sh starts one).
+ * machine and commit (bench/common/bench_report.h). Drives `lttng`
+ * itself (a unique session, destroyed at the end); needs a running
+ * lttng-sessiond (run.sh starts one).
  *   bench_propagate WORK_DIR
  * Must never: assert on timings (figures are information, not tests). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hoptrace/sampler.h"
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
+#include "bench_report.h"
 #include "htbench_tp.h"
 
 #define ITERS 1000000u
@@ -132,59 +133,36 @@ static void session_end(void) {
   sh("rm -rf '%s'%s", outdir, "");
 }
 
-static void machine(FILE *f) {
-  struct utsname u;
-  if (uname(&u) == 0)
-    fprintf(f, "machine: %s %s %s %s\n", u.sysname, u.release, u.version,
-            u.machine);
-  fprintf(f, "cpus: %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
-  FILE *c = fopen("/proc/cpuinfo", "r");
-  char line[512];
-  while (c && fgets(line, sizeof(line), c))
-    if (strncmp(line, "model name", 10) == 0) {
-      fprintf(f, "cpu: %s", strchr(line, ':') ? strchr(line, ':') + 2 : line);
-      break;
-    }
-  if (c)
-    fclose(c);
-  FILE *g = popen("git -C " HT_SOURCE_DIR " rev-parse --short HEAD 2>/dev/null", "r");
-  if (g && fgets(line, sizeof(line), g))
-    fprintf(f, "commit: %s", line);
-  if (g)
-    pclose(g);
-  fprintf(f, "iterations: %u x best of %d\n", ITERS, ROUNDS);
-}
-
 typedef struct figures {
   double raw_off, hop_off, triple_unsampled, child_unsampled, triple_sampled_off;
   double raw_on, hop_on, triple_sampled_on;
   int recorded;
 } figures;
 
-static void report(FILE *f, const figures *x) {
-  machine(f);
-  fprintf(f, "provider: %s\n",
+static void report(bench_report *f, const figures *x) {
+  bench_report_line(f, "iterations: %u x best of %d\n", ITERS, ROUNDS);
+  bench_report_line(f, "provider: %s\n",
           ht_tracing_provider_state() == HT_PROVIDER_LOADED ? "loaded" : "NOT loaded");
-  fprintf(f, "%-52s %10s\n", "case", "ns/op");
-  fprintf(f, "%-52s %10.2f\n", "disabled tracepoint, raw (no session)", x->raw_off);
-  fprintf(f, "%-52s %10.2f\n", "hop event via sampled span (no session)", x->hop_off);
-  fprintf(f, "%-52s %10.2f\n", "root span start+annotate+finish, unsampled",
+  bench_report_line(f, "%-52s %10s\n", "case", "ns/op");
+  bench_report_line(f, "%-52s %10.2f\n", "disabled tracepoint, raw (no session)", x->raw_off);
+  bench_report_line(f, "%-52s %10.2f\n", "hop event via sampled span (no session)", x->hop_off);
+  bench_report_line(f, "%-52s %10.2f\n", "root span start+annotate+finish, unsampled",
           x->triple_unsampled);
-  fprintf(f, "%-52s %10.2f\n", "child span start+annotate+finish, unsampled",
+  bench_report_line(f, "%-52s %10.2f\n", "child span start+annotate+finish, unsampled",
           x->child_unsampled);
-  fprintf(f, "%-52s %10.2f\n", "root span start+annotate+finish, sampled, no session",
+  bench_report_line(f, "%-52s %10.2f\n", "root span start+annotate+finish, sampled, no session",
           x->triple_sampled_off);
   if (x->recorded) {
-    fprintf(f, "%-52s %10.2f\n", "raw LTTng event, recording (floor)", x->raw_on);
-    fprintf(f, "%-52s %10.2f\n", "hop event via span API, recording", x->hop_on);
-    fprintf(f, "%-52s %10.2f\n", "root span start+annotate+finish, sampled, recording",
+    bench_report_line(f, "%-52s %10.2f\n", "raw LTTng event, recording (floor)", x->raw_on);
+    bench_report_line(f, "%-52s %10.2f\n", "hop event via span API, recording", x->hop_on);
+    bench_report_line(f, "%-52s %10.2f\n", "root span start+annotate+finish, sampled, recording",
             x->triple_sampled_on);
-    fprintf(f, "ratio hop/raw (recording): %.3f  (goal <= 1.3)\n", x->hop_on / x->raw_on);
+    bench_report_line(f, "ratio hop/raw (recording): %.3f  (goal <= 1.3)\n", x->hop_on / x->raw_on);
   } else {
-    fprintf(f, "recording figures: n/a (no LTTng session could be started)\n");
+    bench_report_line(f, "recording figures: n/a (no LTTng session could be started)\n");
   }
-  fprintf(f, "disabled tracepoint: %.2f ns  (goal <= 2 ns)\n", x->raw_off);
-  fprintf(f, "ratio sampled/unsampled span triple (no session): %.2f\n",
+  bench_report_line(f, "disabled tracepoint: %.2f ns  (goal <= 2 ns)\n", x->raw_off);
+  bench_report_line(f, "ratio sampled/unsampled span triple (no session): %.2f\n",
           x->triple_sampled_off / x->triple_unsampled);
 }
 
@@ -212,16 +190,8 @@ int main(int argc, char **argv) {
   if (session[0])
     session_end();
 
-  report(stdout, &x);
-  const char *path = HT_SOURCE_DIR "/bench/results/propagate.txt";
-  sh("mkdir -p '%s/bench/results'%s", HT_SOURCE_DIR, "");
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    perror(path);
-    return 1;
-  }
-  report(f, &x);
-  fclose(f);
-  printf("written: %s\n", path);
+  bench_report *r = bench_report_open("propagate");
+  report(r, &x);
+  bench_report_close(r);
   return 0;
 }
