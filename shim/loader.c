@@ -1,8 +1,10 @@
-/* Start-up: installs the recorder into propagate and loads the LTTng-UST
- * provider libhoptrace-tp.so with dlopen (unless HT_LTTNG=0). The shared
- * libhoptrace runs this from a constructor.
- * Must never: fail the program, print unless asked (HT_LTTNG_VERBOSE=1),
- * or dlclose the provider (events may be in flight on other threads).
+/* Start-up: installs the recorder into propagate, loads the LTTng-UST
+ * provider libhoptrace-tp.so with dlopen (unless HT_LTTNG=0), and warns
+ * on stderr about a bad HT_SAMPLE* variable. libhoptrace runs this from a
+ * constructor.
+ * Must never: fail the program, print anything else unless asked
+ * (HT_LTTNG_VERBOSE=1), or dlclose the provider (events may be in flight
+ * on other threads).
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hoptrace/sampler.h"
 #include "hoptrace/tracing.h"
 #include "propagate/events.h"
 #include "recorder.h"
@@ -68,8 +71,19 @@ static void *open_provider(void) {
   return h;
 }
 
+/* A mistyped HT_SAMPLER=... must not pass silently: the default applies,
+ * and we say so once. */
+static void warn_bad_sampling_env(void) {
+  ht_sampling_config cfg;
+  const char *bad = NULL;
+  if (ht_sampling_config_from_env(&cfg, &bad) != 0 && bad)
+    fprintf(stderr, "hoptrace: ignoring %s=%s (bad value; default kept)\n",
+            bad, getenv(bad) ? getenv(bad) : "");
+}
+
 static void do_init(void) {
   ht_events_install(&ht_recorder_ops);
+  warn_bad_sampling_env();
   if (env_is_off(getenv("HT_LTTNG"))) {
     atomic_store(&provider_state, HT_PROVIDER_DISABLED);
     return;

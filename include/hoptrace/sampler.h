@@ -90,10 +90,12 @@ int ht_sampling_config_set(ht_sampling_config *cfg, const char *key,
  *   HT_REMOTE_DEBUG_RATE  -> "remote_debug_rate"
  * A bad value is ignored (the default stays) and reported: the return
  * value is 0 when every variable parsed, else the first error, with *cfg
- * still fully usable. Setting only HT_SAMPLE_RATIO (or only
- * HT_SAMPLE_RATE) with no HT_SAMPLER selects that kind as PARENT's root
- * sampler. */
-int ht_sampling_config_from_env(ht_sampling_config *cfg);
+ * still fully usable; if bad_var is not NULL it receives the name of the
+ * first variable that failed (a static string) or NULL. Setting only
+ * HT_SAMPLE_RATIO (or only HT_SAMPLE_RATE) with no HT_SAMPLER selects
+ * that kind as PARENT's root sampler. The process's configuration is
+ * read this way at its first sampling decision. */
+int ht_sampling_config_from_env(ht_sampling_config *cfg, const char **bad_var);
 
 /* Writes "sampler=parent root=ratio ratio=0.1 rate=100 burst=0
  * trust_remote_debug=0 remote_debug_rate=10" style text (NUL-terminated)

@@ -73,8 +73,10 @@ int ht_span_start_child(ht_span *span, const ht_span *parent,
                         const ht_span_info *info);
 
 /* Starts a child of a context captured in this process (e.g. the dispatch
- * context carried to a worker thread): same decision as the context.
- * HT_EBADCONTEXT when ctx is invalid. */
+ * context carried to a worker thread): same decision as the context
+ * (ctx->flags; to override it for one request's subtree, pass a copy with
+ * HT_FLAG_SAMPLED / HT_FLAG_DEBUG changed). HT_EBADCONTEXT when ctx is
+ * invalid. */
 int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
                         const ht_span_info *info);
 

@@ -56,7 +56,7 @@ static void ensure_initialised(void) {
   lock_writer();
   if (!atomic_load(&active)) {
     ht_sampling_config cfg;
-    (void)ht_sampling_config_from_env(&cfg);
+    (void)ht_sampling_config_from_env(&cfg, NULL);
     if (ht_sampling_config_check(&cfg) != 0)
       ht_sampling_config_default(&cfg);
     ht_sampler_init(&initial, &cfg);

@@ -128,7 +128,9 @@ static const struct {
     {"HT_REMOTE_DEBUG_RATE", "remote_debug_rate"},
 };
 
-int ht_sampling_config_from_env(ht_sampling_config *cfg) {
+int ht_sampling_config_from_env(ht_sampling_config *cfg, const char **bad_var) {
+  if (bad_var)
+    *bad_var = NULL;
   if (!cfg)
     return HT_EINVAL;
   ht_sampling_config_default(cfg);
@@ -138,8 +140,11 @@ int ht_sampling_config_from_env(ht_sampling_config *cfg) {
     if (!v)
       continue;
     int rc = ht_sampling_config_set(cfg, env_keys[i].key, v);
-    if (rc != 0 && first_err == 0)
+    if (rc != 0 && first_err == 0) {
       first_err = rc;
+      if (bad_var)
+        *bad_var = env_keys[i].env;
+    }
   }
   /* A lone ratio or rate means "sample roots that way". */
   if (!getenv("HT_SAMPLER") && !getenv("HT_SAMPLE_ROOT")) {

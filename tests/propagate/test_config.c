@@ -5,11 +5,16 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <math.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hoptrace/error.h"
 #include "hoptrace/sampler.h"
+#include "hoptrace/span.h"
 
 static const char *const env_names[] = {
     "HT_SAMPLER", "HT_SAMPLE_ROOT", "HT_SAMPLE_RATIO", "HT_SAMPLE_RATE",
@@ -102,7 +107,9 @@ static void environment_overrides_defaults(void **state) {
   setenv("HT_TRUST_REMOTE_DEBUG", "1", 1);
   setenv("HT_REMOTE_DEBUG_RATE", "3", 1);
   ht_sampling_config c;
-  assert_int_equal(ht_sampling_config_from_env(&c), 0);
+  const char *bad = "x";
+  assert_int_equal(ht_sampling_config_from_env(&c, &bad), 0);
+  assert_null(bad);
   assert_int_equal(c.kind, HT_SAMPLER_RATE);
   assert_true(c.rate == 12.5);
   assert_int_equal(c.trust_remote_debug, 1);
@@ -114,7 +121,7 @@ static void lone_ratio_selects_ratio_roots(void **state) {
   (void)state;
   setenv("HT_SAMPLE_RATIO", "0.01", 1);
   ht_sampling_config c;
-  assert_int_equal(ht_sampling_config_from_env(&c), 0);
+  assert_int_equal(ht_sampling_config_from_env(&c, NULL), 0);
   assert_int_equal(c.kind, HT_SAMPLER_PARENT);
   assert_int_equal(c.root_kind, HT_SAMPLER_RATIO);
   assert_true(c.ratio == 0.01);
@@ -126,7 +133,9 @@ static void bad_environment_value_keeps_default_and_reports(void **state) {
   setenv("HT_SAMPLER", "bogus", 1);
   setenv("HT_SAMPLE_RATIO", "2", 1);
   ht_sampling_config c;
-  assert_int_equal(ht_sampling_config_from_env(&c), HT_EINVAL);
+  const char *bad = NULL;
+  assert_int_equal(ht_sampling_config_from_env(&c, &bad), HT_EINVAL);
+  assert_string_equal(bad, "HT_SAMPLER");
   assert_int_equal(ht_sampling_config_check(&c), 0);
   assert_int_equal(c.kind, HT_SAMPLER_PARENT);
   assert_true(c.ratio == 1.0);
@@ -159,8 +168,67 @@ static void format_round_trips_through_set(void **state) {
   assert_int_equal(ht_sampling_config_format(&c, small, sizeof(small)), HT_ENOSPC);
 }
 
-int main(void) {
+/* Child mode: 100 root spans under the environment's configuration;
+ * prints how many were sampled. */
+static int env_child(void) {
+  ht_span_info info = {"op", HT_SPAN_CLIENT, "svc", "ep"};
+  int sampled = 0;
+  for (int i = 0; i < 100; i++) {
+    ht_span s;
+    ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
+    sampled += ht_span_is_sampled(&s);
+  }
+  printf("%d", sampled);
+  return 0;
+}
+
+static char self_exe[4096];
+
+/* Runs this binary in child mode with one environment variable set. */
+static int sampled_in_child(const char *env_assignment) {
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  char *argv[] = {self_exe, "--env-child", NULL};
+  char *envp[] = {(char *)env_assignment, NULL};
+  pid_t pid;
+  assert_int_equal(posix_spawn(&pid, self_exe, &fa, NULL, argv, envp), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  char out[32] = {0};
+  size_t got = 0;
+  ssize_t r;
+  while (got < sizeof(out) - 1 &&
+         (r = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
+    got += (size_t)r;
+  close(fds[0]);
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  return atoi(out);
+}
+
+static void process_sampler_comes_from_the_environment(void **state) {
+  (void)state;
+  assert_int_equal(sampled_in_child("HT_SAMPLER=never"), 0);
+  assert_int_equal(sampled_in_child("HT_SAMPLER=always"), 100);
+  assert_int_equal(sampled_in_child("HT_SAMPLE_RATIO=0"), 0);
+  assert_int_equal(sampled_in_child("HT_SAMPLE_RATE=0"), 0);
+  assert_int_equal(sampled_in_child("HT_SAMPLER=bogus"), 100); /* default */
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--env-child") == 0)
+    return env_child();
+  ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+  if (n <= 0)
+    return 1;
+  self_exe[n] = '\0';
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(process_sampler_comes_from_the_environment),
       cmocka_unit_test(defaults_are_valid),
       cmocka_unit_test(text_settings_parse_and_reject),
       cmocka_unit_test(check_rejects_bad_numbers),
