@@ -22,15 +22,15 @@ static _Atomic(ht_sampler *) active;
 static ht_sampler initial;
 static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-static void writer_reset_in_child(void);
-static void register_writer_atfork(void) {
-  (void)pthread_atfork(NULL, NULL, writer_reset_in_child);
-}
 
 /* A fork while another thread held the writer lock must not leave the
  * child unable to change its sampler. */
 static void writer_reset_in_child(void) {
   pthread_mutex_init(&writer, NULL);
+}
+
+static void register_writer_atfork(void) {
+  (void)pthread_atfork(NULL, NULL, writer_reset_in_child);
 }
 
 static void lock_writer(void) {
