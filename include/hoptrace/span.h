@@ -1,0 +1,137 @@
+/* Spans: the unit of work of a trace, and what each one records.
+ *
+ * An ht_span lives in caller-owned storage (stack, request struct): no
+ * allocation, no lock, no I/O. Its `ctx` member holds the ids and flags to
+ * propagate (read it, never write it); the other members are private.
+ *
+ * Every span records events only when its trace is sampled
+ * (ctx.flags & HT_FLAG_SAMPLED); otherwise each call below returns after
+ * one flag test, and the span still carries valid ids to propagate.
+ * Events go to the LTTng-UST provider `hoptrace` and its USDT twins when
+ * tracing is initialised (see tracing.h); they are timestamped by the
+ * tracer.
+ *
+ * Strings passed to any function are only read during the call (copied
+ * into the event). A span is used by one thread at a time; different spans
+ * may be used concurrently. Calls on a finished span (or a zeroed one)
+ * do nothing.
+ */
+#ifndef HOPTRACE_SPAN_H
+#define HOPTRACE_SPAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoptrace/context.h"
+#include "hoptrace/sampler.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ht_span_kind {
+  HT_SPAN_INTERNAL = 0,
+  HT_SPAN_CLIENT = 1,
+  HT_SPAN_SERVER = 2,
+  HT_SPAN_PRODUCER = 3,
+  HT_SPAN_CONSUMER = 4
+} ht_span_kind;
+
+/* Short lower-case name of a kind ("client"), "unknown" when out of
+ * range. Static string. */
+const char *ht_span_kind_name(ht_span_kind kind);
+
+/* What a span is. Any string may be NULL (recorded as ""). */
+typedef struct ht_span_info {
+  const char *name;     /* operation, e.g. "osd_write" */
+  ht_span_kind kind;
+  const char *service;  /* e.g. "osd.3" */
+  const char *endpoint; /* address, e.g. "tcp://10.0.0.3:6800" */
+} ht_span_info;
+
+typedef struct ht_span {
+  ht_trace_context ctx; /* ids and flags to propagate (read-only) */
+  uint32_t state_;      /* private */
+  int32_t status_;      /* private */
+} ht_span;
+
+/* Standard Dapper/Zipkin annotation names. */
+#define HT_ANN_CLIENT_SEND "cs"
+#define HT_ANN_SERVER_RECV "sr"
+#define HT_ANN_SERVER_SEND "ss"
+#define HT_ANN_CLIENT_RECV "cr"
+
+/* Starts a root span of a new trace; the active sampler decides, unless
+ * hint overrides it (per-request). HT_EINVAL for NULL span or info. */
+int ht_span_start_root(ht_span *span, const ht_span_info *info,
+                       ht_sample_hint hint);
+
+/* Starts a child of a local span (running or finished): same trace, same
+ * decision. A parent that was never started (zero ids) gives
+ * HT_EBADCONTEXT; on any error *span is zeroed (records nothing). */
+int ht_span_start_child(ht_span *span, const ht_span *parent,
+                        const ht_span_info *info);
+
+/* Starts a child of a context captured in this process (e.g. the dispatch
+ * context carried to a worker thread): same decision as the context
+ * (ctx->flags; to override it for one request's subtree, pass a copy with
+ * HT_FLAG_SAMPLED / HT_FLAG_DEBUG changed). HT_EBADCONTEXT when ctx is
+ * invalid. */
+int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
+                        const ht_span_info *info);
+
+/* Starts a child of a context received from a remote peer: the active
+ * sampling configuration decides (remote-DEBUG policy included).
+ * HT_EBADCONTEXT when ctx is invalid. */
+int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
+                         const ht_span_info *info);
+
+/* 1 when the span records events. */
+static inline int ht_span_is_sampled(const ht_span *span) {
+  return (span->ctx.flags & HT_FLAG_SAMPLED) != 0;
+}
+
+/* A timestamped annotation: "cs", "sr", "ss", "cr" or any name. */
+void ht_span_annotate(ht_span *span, const char *name);
+
+/* Key-value annotations. */
+void ht_span_kv_str(ht_span *span, const char *key, const char *value);
+void ht_span_kv_int(ht_span *span, const char *key, int64_t value);
+
+typedef enum ht_kv_type { HT_KV_STR = 0, HT_KV_INT = 1 } ht_kv_type;
+typedef struct ht_kv {
+  const char *key;
+  ht_kv_type type;
+  const char *str; /* HT_KV_STR */
+  int64_t i64;     /* HT_KV_INT */
+} ht_kv;
+
+/* Up to HT_KVS_MAX key-values in one event (the rest are dropped and a
+ * kv "ht.kvs_dropped" records how many). Keys and string values are
+ * joined with the unit separator 0x1f in the event; 0x1f inside a key or
+ * value is replaced by '?'. Joined text longer than HT_KVS_TEXT_MAX bytes
+ * is truncated. */
+#define HT_KVS_MAX 16
+#define HT_KVS_TEXT_MAX 1024
+void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n);
+
+/* Error/status: a non-zero code (an HT_E* value, an errno, or an
+ * application status) and a message. Recorded at once as a status event;
+ * the last code is also recorded when the span ends. */
+void ht_span_set_error(ht_span *span, int32_t code, const char *message);
+
+/* Message hops. type is the envelope type (see wire.h), seq its
+ * correlation number, peer an address. */
+void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
+                      uint64_t size, const char *peer);
+void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
+                      uint64_t size, const char *peer);
+
+/* Ends the span (records span_end with the last status). Idempotent. */
+void ht_span_finish(ht_span *span);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOPTRACE_SPAN_H */

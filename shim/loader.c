@@ -1,0 +1,116 @@
+/* Start-up: installs the recorder into propagate, loads the LTTng-UST
+ * provider libhoptrace-tp.so with dlopen (unless HT_LTTNG=0), and warns
+ * on stderr about a bad HT_SAMPLE* variable. libhoptrace runs this from a
+ * constructor.
+ * Must never: fail the program, print anything else unless asked
+ * (HT_LTTNG_VERBOSE=1), or dlclose the provider (events may be in flight
+ * on other threads).
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hoptrace/sampler.h"
+#include "hoptrace/tracing.h"
+#include "propagate/events.h"
+#include "recorder.h"
+
+#define PROVIDER_SONAME "libhoptrace-tp.so.0"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static atomic_int provider_state; /* ht_provider_state */
+static char provider_error[512];
+
+static int env_is_off(const char *v) {
+  return v && (strcmp(v, "0") == 0 || strcasecmp(v, "off") == 0 ||
+               strcasecmp(v, "no") == 0 || strcasecmp(v, "false") == 0);
+}
+
+static void note_error(const char *what) {
+  const char *e = dlerror();
+  snprintf(provider_error, sizeof(provider_error), "%s: %s", what,
+           e ? e : "unknown error");
+}
+
+/* The provider next to the object holding this code (libhoptrace.so or a
+ * statically linked executable), so build trees and private prefixes
+ * work without LD_LIBRARY_PATH. */
+static void *open_next_to_us(void) {
+  Dl_info info;
+  if (!dladdr((void *)&ht_tracing_init, &info) || !info.dli_fname)
+    return NULL;
+  const char *slash = strrchr(info.dli_fname, '/');
+  if (!slash)
+    return NULL;
+  char path[PATH_MAX];
+  int n = snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname),
+                   info.dli_fname, PROVIDER_SONAME);
+  if (n < 0 || (size_t)n >= sizeof(path))
+    return NULL;
+  return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+}
+
+static void *open_provider(void) {
+  const char *path = getenv("HT_LTTNG_PROVIDER");
+  if (path && *path) {
+    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!h)
+      note_error(path);
+    return h;
+  }
+  void *h = open_next_to_us();
+  if (!h)
+    h = dlopen(PROVIDER_SONAME, RTLD_NOW | RTLD_GLOBAL);
+  if (!h)
+    note_error(PROVIDER_SONAME);
+  return h;
+}
+
+/* A mistyped HT_SAMPLER=... must not pass silently: the default applies,
+ * and we say so once. */
+static void warn_bad_sampling_env(void) {
+  ht_sampling_config cfg;
+  const char *bad = NULL;
+  if (ht_sampling_config_from_env(&cfg, &bad) != 0 && bad)
+    fprintf(stderr, "hoptrace: ignoring %s=%s (bad value; default kept)\n",
+            bad, getenv(bad) ? getenv(bad) : "");
+}
+
+static void do_init(void) {
+  ht_events_install(&ht_recorder_ops);
+  warn_bad_sampling_env();
+  if (env_is_off(getenv("HT_LTTNG"))) {
+    atomic_store(&provider_state, HT_PROVIDER_DISABLED);
+    return;
+  }
+  /* The handle is kept for the life of the process, never closed. */
+  void *h = open_provider();
+  atomic_store(&provider_state, h ? HT_PROVIDER_LOADED : HT_PROVIDER_MISSING);
+  if (!h && getenv("HT_LTTNG_VERBOSE"))
+    fprintf(stderr, "hoptrace: tracing off (%s)\n", provider_error);
+}
+
+int ht_tracing_init(void) {
+  pthread_once(&init_once, do_init);
+  return 0;
+}
+
+ht_provider_state ht_tracing_provider_state(void) {
+  return (ht_provider_state)atomic_load(&provider_state);
+}
+
+const char *ht_tracing_provider_error(void) {
+  return ht_tracing_provider_state() == HT_PROVIDER_MISSING ? provider_error
+                                                            : "";
+}
+
+/* Shared library: start-up is automatic. (In a static link this object
+ * is only present when the program calls ht_tracing_* itself.) */
+__attribute__((constructor)) static void loader_ctor(void) {
+  ht_tracing_init();
+}

@@ -1,0 +1,148 @@
+/* The process-wide sampling configuration and its counters.
+ *
+ * Deciding threads read an atomic pointer inside an epoch read section
+ * (no lock); ht_sampling_set swaps in a new sampler under a writer mutex,
+ * waits for readers of the old one to leave, then frees it.
+ * Must never: lock or allocate on a decision, or free a sampler a reader
+ * may still hold.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "hoptrace/context.h"
+#include "hoptrace/error.h"
+#include "propagate/active.h"
+#include "propagate/epoch.h"
+#include "propagate/sampler_impl.h"
+
+static _Atomic(ht_sampler *) active;
+/* The configuration from the environment lives here, not on the heap,
+ * so first use cannot fail. */
+static ht_sampler initial;
+static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A fork while another thread held the writer lock must not leave the
+ * child unable to change its sampler. */
+static void writer_reset_in_child(void) {
+  pthread_mutex_init(&writer, NULL);
+}
+
+static void register_writer_atfork(void) {
+  (void)pthread_atfork(NULL, NULL, writer_reset_in_child);
+}
+
+static void lock_writer(void) {
+  pthread_once(&atfork_once, register_writer_atfork);
+  pthread_mutex_lock(&writer);
+}
+
+/* "started" and "received" are sums (sampled + dropped): one atomic add
+ * per decision instead of two. */
+enum {
+  C_SAMPLED, C_DROPPED, C_REMOTE_SAMPLED, C_REMOTE_DROPPED, C_DEBUG_FORCED,
+  C_DEBUG_HONOURED, C_DEBUG_REFUSED, C_CONFIG_CHANGES, C_COUNT
+};
+static _Atomic uint64_t counters[C_COUNT];
+
+static void count(int which) {
+  atomic_fetch_add_explicit(&counters[which], 1, memory_order_relaxed);
+}
+
+/* First use: the environment's configuration (bad values fall back to
+ * defaults, see ht_sampling_config_from_env). */
+static void ensure_initialised(void) {
+  lock_writer();
+  if (!atomic_load(&active)) {
+    ht_sampling_config cfg;
+    (void)ht_sampling_config_from_env(&cfg, NULL);
+    if (ht_sampling_config_check(&cfg) != 0)
+      ht_sampling_config_default(&cfg);
+    ht_sampler_init(&initial, &cfg);
+    atomic_store(&active, &initial);
+  }
+  pthread_mutex_unlock(&writer);
+}
+
+static ht_sampler *enter(ht_epoch_reader **r) {
+  for (;;) {
+    *r = ht_epoch_enter();
+    ht_sampler *s = atomic_load(&active);
+    if (__builtin_expect(s != NULL, 1))
+      return s;
+    ht_epoch_exit(*r);
+    ensure_initialised();
+  }
+}
+
+uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint) {
+  ht_epoch_reader *r;
+  ht_sampler *s = enter(&r);
+  uint64_t now = ht_sampler_needs_clock(s, 0) ? ht_now_ns() : 0;
+  ht_outcome o;
+  uint32_t flags = ht_sampler_root_ex(s, hi, lo, hint, now, &o);
+  ht_epoch_exit(r);
+  count(flags & HT_FLAG_SAMPLED ? C_SAMPLED : C_DROPPED);
+  if (flags & HT_FLAG_DEBUG)
+    count(C_DEBUG_FORCED);
+  return flags;
+}
+
+uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags) {
+  ht_epoch_reader *r;
+  ht_sampler *s = enter(&r);
+  int debug = (flags & HT_FLAG_DEBUG) != 0;
+  uint64_t now = ht_sampler_needs_clock(s, debug) ? ht_now_ns() : 0;
+  ht_outcome o;
+  uint32_t out = ht_sampler_remote_ex(s, hi, lo, flags, now, &o);
+  ht_epoch_exit(r);
+  count(out & HT_FLAG_SAMPLED ? C_REMOTE_SAMPLED : C_REMOTE_DROPPED);
+  if (o == HT_OUT_DEBUG_HONOURED)
+    count(C_DEBUG_HONOURED);
+  else if (o == HT_OUT_DEBUG_REFUSED_SAMPLED || o == HT_OUT_DEBUG_REFUSED_DROPPED)
+    count(C_DEBUG_REFUSED);
+  return out;
+}
+
+int ht_sampling_set(const ht_sampling_config *cfg) {
+  ht_sampler *next = NULL;
+  int rc = ht_sampler_new(cfg, &next);
+  if (rc != 0)
+    return rc;
+  lock_writer();
+  ht_sampler *old = atomic_exchange(&active, next);
+  ht_epoch_synchronize();
+  if (old != &initial)
+    ht_sampler_free(old);
+  pthread_mutex_unlock(&writer);
+  count(C_CONFIG_CHANGES);
+  return 0;
+}
+
+void ht_sampling_get(ht_sampling_config *out) {
+  if (!out)
+    return;
+  ht_epoch_reader *r;
+  ht_sampler *s = enter(&r);
+  *out = s->cfg;
+  ht_epoch_exit(r);
+}
+
+void ht_sampling_get_stats(ht_sampling_stats *out) {
+  if (!out)
+    return;
+  uint64_t v[C_COUNT];
+  for (int i = 0; i < C_COUNT; i++)
+    v[i] = atomic_load_explicit(&counters[i], memory_order_relaxed);
+  out->traces_started = v[C_SAMPLED] + v[C_DROPPED];
+  out->traces_sampled = v[C_SAMPLED];
+  out->traces_dropped = v[C_DROPPED];
+  out->remote_received = v[C_REMOTE_SAMPLED] + v[C_REMOTE_DROPPED];
+  out->remote_sampled = v[C_REMOTE_SAMPLED];
+  out->remote_dropped = v[C_REMOTE_DROPPED];
+  out->debug_forced = v[C_DEBUG_FORCED];
+  out->remote_debug_honoured = v[C_DEBUG_HONOURED];
+  out->remote_debug_refused = v[C_DEBUG_REFUSED];
+  out->config_changes = v[C_CONFIG_CHANGES];
+}

@@ -1,0 +1,114 @@
+/* Per-thread id generator: xoshiro256** seeded from getrandom(2).
+ *
+ * Fork safety: a pthread_atfork child handler bumps a generation counter;
+ * a thread whose state was seeded under an older generation reseeds before
+ * its next id, so a child never continues its parent's sequence.
+ * Must never: return 0, take a lock on the hot path, or fail.
+ */
+#include "hoptrace/ids.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct id_state {
+  uint64_t s[4];
+  unsigned generation; /* 0: never seeded */
+} id_state;
+
+static _Thread_local id_state tls_ids;
+static atomic_uint fork_generation = 1;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void on_fork_child(void) {
+  atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+}
+
+static void register_atfork(void) {
+  (void)pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+static uint64_t splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Kernel entropy; if getrandom is unavailable (very old kernel, early
+ * boot), a mix of clocks, pid, thread address and a counter: still unique
+ * per thread and per fork, just not unpredictable. */
+static void fill_seed(uint64_t seed[4]) {
+  size_t got = 0;
+  unsigned char *p = (unsigned char *)seed;
+  while (got < 4 * sizeof(uint64_t)) {
+    ssize_t n = getrandom(p + got, 4 * sizeof(uint64_t) - got, GRND_NONBLOCK);
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+  if (got == 4 * sizeof(uint64_t))
+    return;
+  static atomic_uint_fast64_t fallback_counter;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t x = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  x ^= ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)getpid() << 40;
+  x ^= (uint64_t)(uintptr_t)&tls_ids;
+  x ^= atomic_fetch_add(&fallback_counter, 1) * 0xd1342543de82ef95ull;
+  for (int i = 0; i < 4; i++)
+    seed[i] ^= splitmix64(&x);
+}
+
+static void reseed(id_state *st, unsigned generation) {
+  pthread_once(&atfork_once, register_atfork);
+  uint64_t seed[4] = {0, 0, 0, 0};
+  fill_seed(seed);
+  /* xoshiro must not start from all zeros. */
+  if ((seed[0] | seed[1] | seed[2] | seed[3]) == 0)
+    seed[0] = 0x9e3779b97f4a7c15ull;
+  memcpy(st->s, seed, sizeof(st->s));
+  st->generation = generation;
+}
+
+static inline uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t xoshiro_next(uint64_t s[4]) {
+  const uint64_t result = rotl(s[1] * 5, 7) * 9;
+  const uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+static inline uint64_t next_raw(void) {
+  id_state *st = &tls_ids;
+  unsigned gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+  if (__builtin_expect(st->generation != gen, 0))
+    reseed(st, gen);
+  return xoshiro_next(st->s);
+}
+
+uint64_t ht_id_span(void) {
+  uint64_t id;
+  do
+    id = next_raw();
+  while (id == 0);
+  return id;
+}
+
+void ht_id_trace(uint64_t *hi, uint64_t *lo) {
+  *hi = next_raw();
+  *lo = ht_id_span();
+}

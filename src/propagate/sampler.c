@@ -1,0 +1,168 @@
+/* Sampler decisions: always, never, ratio on the trace id, token-bucket
+ * rate, parent-based, and the remote-DEBUG policy.
+ * Must never: lock, allocate on a decision, or read anything but its own
+ * state and the arguments (decisions are reproducible given now_ns).
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "hoptrace/context.h"
+#include "hoptrace/error.h"
+#include "propagate/sampler_impl.h"
+
+uint64_t ht_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Fixed constants: changing them changes every process's ratio choices. */
+uint64_t ht_trace_id_hash(uint64_t hi, uint64_t lo) {
+  uint64_t z = lo ^ (hi * 0x9e3779b97f4a7c15ull) ^ 0x6a09e667f3bcc909ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static ht_sampler_kind root_kind_of(const ht_sampler *s) {
+  return s->cfg.kind == HT_SAMPLER_PARENT ? s->cfg.root_kind : s->cfg.kind;
+}
+
+void ht_bucket_init(ht_bucket *b, double rate, double burst) {
+  atomic_init(&b->tat_ns, 0);
+  b->unlimited = 0;
+  b->interval_ns = 0;
+  b->tolerance_ns = 0;
+  if (!(rate > 0))
+    return;
+  if (burst < 1)
+    burst = rate < 1 ? 1 : rate;
+  double interval = 1e9 / rate;
+  if (interval < 1) { /* more than 1e9 per second: never limits */
+    b->unlimited = 1;
+    return;
+  }
+  b->interval_ns = (uint64_t)interval;
+  double tol = (burst - 1) * interval;
+  b->tolerance_ns = tol > 1e18 ? (uint64_t)1e18 : (uint64_t)tol;
+}
+
+int ht_bucket_take(ht_bucket *b, uint64_t now_ns) {
+  if (b->unlimited)
+    return 1;
+  if (b->interval_ns == 0)
+    return 0;
+  uint64_t tat = atomic_load_explicit(&b->tat_ns, memory_order_relaxed);
+  for (;;) {
+    uint64_t base = tat > now_ns ? tat : now_ns;
+    /* Admit while the backlog stays within burst: tat - now <= tol. */
+    if (base - now_ns > b->tolerance_ns)
+      return 0;
+    uint64_t next = base + b->interval_ns;
+    if (atomic_compare_exchange_weak_explicit(&b->tat_ns, &tat, next,
+                                              memory_order_relaxed,
+                                              memory_order_relaxed))
+      return 1;
+  }
+}
+
+void ht_sampler_init(ht_sampler *s, const ht_sampling_config *cfg) {
+  s->cfg = *cfg;
+  s->ratio_all = cfg->ratio >= 1.0;
+  /* 2^64 * ratio, computed in long double-free form: ratio < 1 here. */
+  s->ratio_threshold =
+      s->ratio_all ? UINT64_MAX : (uint64_t)(cfg->ratio * 18446744073709551616.0);
+  ht_bucket_init(&s->rate_bucket, cfg->rate, cfg->burst);
+  ht_bucket_init(&s->debug_bucket, cfg->remote_debug_rate, 0);
+}
+
+int ht_sampler_new(const ht_sampling_config *cfg, ht_sampler **out) {
+  if (!cfg || !out || ht_sampling_config_check(cfg) != 0)
+    return HT_EINVAL;
+  ht_sampler *s = calloc(1, sizeof(*s));
+  if (!s)
+    return HT_ENOMEM;
+  ht_sampler_init(s, cfg);
+  *out = s;
+  return 0;
+}
+
+int ht_sampler_needs_clock(const ht_sampler *s, int remote_debug) {
+  return s->cfg.kind == HT_SAMPLER_RATE || root_kind_of(s) == HT_SAMPLER_RATE ||
+         remote_debug;
+}
+
+void ht_sampler_free(ht_sampler *s) { free(s); }
+
+/* One of ALWAYS, NEVER, RATIO, RATE on a trace id. */
+static int basic_decide(ht_sampler *s, ht_sampler_kind kind, uint64_t hi,
+                        uint64_t lo, uint64_t now_ns) {
+  switch (kind) {
+  case HT_SAMPLER_ALWAYS:
+    return 1;
+  case HT_SAMPLER_RATIO:
+    return s->ratio_all || ht_trace_id_hash(hi, lo) < s->ratio_threshold;
+  case HT_SAMPLER_RATE:
+    return ht_bucket_take(&s->rate_bucket, now_ns);
+  case HT_SAMPLER_NEVER:
+  case HT_SAMPLER_PARENT:
+  default:
+    return 0;
+  }
+}
+
+uint32_t ht_sampler_root_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
+                            ht_sample_hint hint, uint64_t now_ns,
+                            ht_outcome *out) {
+  switch (hint) {
+  case HT_SAMPLE_DEBUG:
+    *out = HT_OUT_FORCED;
+    return HT_FLAG_SAMPLED | HT_FLAG_DEBUG;
+  case HT_SAMPLE_YES:
+    *out = HT_OUT_FORCED;
+    return HT_FLAG_SAMPLED;
+  case HT_SAMPLE_NO:
+    *out = HT_OUT_FORCED;
+    return 0;
+  case HT_SAMPLE_DEFAULT:
+  default:
+    break;
+  }
+  int yes = basic_decide(s, root_kind_of(s), hi, lo, now_ns);
+  *out = yes ? HT_OUT_SAMPLED : HT_OUT_DROPPED;
+  return yes ? HT_FLAG_SAMPLED : 0;
+}
+
+uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
+                              uint32_t flags, uint64_t now_ns,
+                              ht_outcome *out) {
+  uint32_t keep = flags & ~HT_FLAG_KNOWN_MASK;
+  if (flags & HT_FLAG_DEBUG) {
+    if (s->cfg.trust_remote_debug &&
+        ht_bucket_take(&s->debug_bucket, now_ns)) {
+      *out = HT_OUT_DEBUG_HONOURED;
+      return keep | HT_FLAG_SAMPLED | HT_FLAG_DEBUG;
+    }
+    /* Refused: decide as a local root would, ignoring the peer's flags. */
+    int yes = basic_decide(s, root_kind_of(s), hi, lo, now_ns);
+    *out = yes ? HT_OUT_DEBUG_REFUSED_SAMPLED : HT_OUT_DEBUG_REFUSED_DROPPED;
+    return keep | (yes ? HT_FLAG_SAMPLED : 0);
+  }
+  int yes = s->cfg.kind == HT_SAMPLER_PARENT
+                ? (flags & HT_FLAG_SAMPLED) != 0
+                : basic_decide(s, s->cfg.kind, hi, lo, now_ns);
+  *out = yes ? HT_OUT_SAMPLED : HT_OUT_DROPPED;
+  return keep | (yes ? HT_FLAG_SAMPLED : 0);
+}
+
+uint32_t ht_sampler_decide_root(ht_sampler *s, uint64_t hi, uint64_t lo,
+                                ht_sample_hint hint, uint64_t now_ns) {
+  ht_outcome o;
+  return s ? ht_sampler_root_ex(s, hi, lo, hint, now_ns, &o) : 0;
+}
+
+uint32_t ht_sampler_decide_remote(ht_sampler *s, uint64_t hi, uint64_t lo,
+                                  uint32_t remote_flags, uint64_t now_ns) {
+  ht_outcome o;
+  return s ? ht_sampler_remote_ex(s, hi, lo, remote_flags, now_ns, &o) : 0;
+}

@@ -1,0 +1,60 @@
+/* Internal sampler layout and decision outcomes, shared by sampler.c and
+ * active.c (the process-wide configuration). Never exposed publicly. */
+#ifndef HT_PROPAGATE_SAMPLER_IMPL_H
+#define HT_PROPAGATE_SAMPLER_IMPL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hoptrace/sampler.h"
+
+/* Generic cell-rate algorithm: a token bucket in one atomic word (the
+ * theoretical arrival time). Lock-free: one CAS per admitted event. */
+typedef struct ht_bucket {
+  _Atomic uint64_t tat_ns; /* next time the bucket is "empty"; 0 = full */
+  uint64_t interval_ns;    /* 1e9 / rate; 0 = rate 0 (admit nothing) */
+  uint64_t tolerance_ns;   /* (burst - 1) * interval */
+  int unlimited;           /* rate so high it never limits */
+} ht_bucket;
+
+void ht_bucket_init(ht_bucket *b, double rate, double burst);
+/* 1 when a token was taken at time now_ns. */
+int ht_bucket_take(ht_bucket *b, uint64_t now_ns);
+
+struct ht_sampler {
+  ht_sampling_config cfg;
+  uint64_t ratio_threshold; /* RATIO: sample when hash < threshold */
+  int ratio_all;            /* ratio >= 1 */
+  ht_bucket rate_bucket;    /* RATE (also root RATE) */
+  ht_bucket debug_bucket;   /* remote DEBUG */
+};
+
+/* Why a decision came out as it did (for the process counters). */
+typedef enum ht_outcome {
+  HT_OUT_DROPPED = 0,
+  HT_OUT_SAMPLED,
+  HT_OUT_FORCED,        /* local DEBUG hint or YES/NO hint */
+  HT_OUT_DEBUG_HONOURED,
+  HT_OUT_DEBUG_REFUSED_SAMPLED, /* refused, then the root sampler said yes */
+  HT_OUT_DEBUG_REFUSED_DROPPED
+} ht_outcome;
+
+uint32_t ht_sampler_root_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
+                            ht_sample_hint hint, uint64_t now_ns,
+                            ht_outcome *out);
+uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
+                              uint32_t flags, uint64_t now_ns,
+                              ht_outcome *out);
+
+/* Initialises *s from a checked cfg (no allocation). */
+void ht_sampler_init(ht_sampler *s, const ht_sampling_config *cfg);
+/* 1 when a decision may read the clock. */
+int ht_sampler_needs_clock(const ht_sampler *s, int remote_debug);
+
+/* Deterministic 64-bit hash of a trace id (same in every process). */
+uint64_t ht_trace_id_hash(uint64_t hi, uint64_t lo);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t ht_now_ns(void);
+
+#endif /* HT_PROPAGATE_SAMPLER_IMPL_H */

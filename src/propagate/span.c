@@ -1,0 +1,177 @@
+/* Span life cycle and annotations. Unsampled spans get ids (to propagate)
+ * and return after one flag test everywhere else.
+ * Must never: allocate, lock, do I/O, or emit an event for an unsampled
+ * span.
+ */
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "hoptrace/ids.h"
+#include "hoptrace/span.h"
+#include "propagate/active.h"
+#include "propagate/events.h"
+
+enum { SPAN_LIVE = 1 };
+
+static const char *const kind_names[] = {"internal", "client", "server",
+                                         "producer", "consumer"};
+
+const char *ht_span_kind_name(ht_span_kind kind) {
+  return (unsigned)kind < 5 ? kind_names[kind] : "unknown";
+}
+
+/* The recorder for a live sampled span, else NULL. */
+static inline const ht_event_ops *recorder(const ht_span *span) {
+  if (__builtin_expect(!span || span->state_ != SPAN_LIVE ||
+                           !(span->ctx.flags & HT_FLAG_SAMPLED),
+                       1))
+    return NULL;
+  return ht_events_current();
+}
+
+static inline const char *str(const char *s) { return s ? s : ""; }
+
+static void begin(ht_span *span, const ht_span_info *info) {
+  span->state_ = SPAN_LIVE;
+  span->status_ = 0;
+  const ht_event_ops *ops = recorder(span);
+  if (ops) {
+    ht_span_info safe = {str(info->name), info->kind, str(info->service),
+                         str(info->endpoint)};
+    ops->span_start(&span->ctx, &safe);
+  }
+}
+
+int ht_span_start_root(ht_span *span, const ht_span_info *info,
+                       ht_sample_hint hint) {
+  if (!span)
+    return HT_EINVAL;
+  memset(span, 0, sizeof(*span));
+  if (!info)
+    return HT_EINVAL;
+  ht_id_trace(&span->ctx.trace_id_hi, &span->ctx.trace_id_lo);
+  span->ctx.span_id = ht_id_span();
+  span->ctx.flags = ht_active_decide_root(span->ctx.trace_id_hi,
+                                          span->ctx.trace_id_lo, hint);
+  begin(span, info);
+  return 0;
+}
+
+static void child_of(ht_span *span, const ht_trace_context *parent,
+                     uint32_t flags) {
+  span->ctx.trace_id_hi = parent->trace_id_hi;
+  span->ctx.trace_id_lo = parent->trace_id_lo;
+  span->ctx.parent_span_id = parent->span_id;
+  span->ctx.span_id = ht_id_span();
+  span->ctx.flags = flags;
+}
+
+int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
+                        const ht_span_info *info) {
+  if (!span)
+    return HT_EINVAL;
+  memset(span, 0, sizeof(*span));
+  if (!info || !ctx)
+    return HT_EINVAL;
+  int rc = ht_context_validate(ctx);
+  if (rc != 0)
+    return rc;
+  child_of(span, ctx, ctx->flags);
+  begin(span, info);
+  return 0;
+}
+
+int ht_span_start_child(ht_span *span, const ht_span *parent,
+                        const ht_span_info *info) {
+  if (!span)
+    return HT_EINVAL;
+  if (!parent) {
+    memset(span, 0, sizeof(*span));
+    return HT_EINVAL;
+  }
+  return ht_span_start_local(span, &parent->ctx, info);
+}
+
+int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
+                         const ht_span_info *info) {
+  if (!span)
+    return HT_EINVAL;
+  memset(span, 0, sizeof(*span));
+  if (!info || !remote)
+    return HT_EINVAL;
+  int rc = ht_context_validate(remote);
+  if (rc != 0)
+    return rc;
+  uint32_t flags = ht_active_decide_remote(remote->trace_id_hi,
+                                           remote->trace_id_lo, remote->flags);
+  child_of(span, remote, flags);
+  begin(span, info);
+  return 0;
+}
+
+void ht_span_annotate(ht_span *span, const char *name) {
+  const ht_event_ops *ops = recorder(span);
+  if (ops)
+    ops->annotate(&span->ctx, str(name));
+}
+
+void ht_span_kv_str(ht_span *span, const char *key, const char *value) {
+  const ht_event_ops *ops = recorder(span);
+  if (ops)
+    ops->kv_str(&span->ctx, str(key), str(value));
+}
+
+void ht_span_kv_int(ht_span *span, const char *key, int64_t value) {
+  const ht_event_ops *ops = recorder(span);
+  if (ops)
+    ops->kv_int(&span->ctx, str(key), value);
+}
+
+void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n) {
+  const ht_event_ops *ops = recorder(span);
+  if (!ops || !kvs || n == 0)
+    return;
+  size_t take = n > HT_KVS_MAX ? HT_KVS_MAX : n;
+  ht_kv safe[HT_KVS_MAX];
+  for (size_t i = 0; i < take; i++) {
+    safe[i] = kvs[i];
+    safe[i].key = str(kvs[i].key);
+    if (safe[i].type != HT_KV_INT) {
+      safe[i].type = HT_KV_STR;
+      safe[i].str = str(kvs[i].str);
+    }
+  }
+  ops->kvs(&span->ctx, safe, take);
+  if (take < n)
+    ops->kv_int(&span->ctx, "ht.kvs_dropped", (int64_t)(n - take));
+}
+
+void ht_span_set_error(ht_span *span, int32_t code, const char *message) {
+  if (span && span->state_ == SPAN_LIVE)
+    span->status_ = code;
+  const ht_event_ops *ops = recorder(span);
+  if (ops)
+    ops->status(&span->ctx, code, str(message));
+}
+
+void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
+                      uint64_t size, const char *peer) {
+  const ht_event_ops *ops = recorder(span);
+  if (ops)
+    ops->msg(&span->ctx, 0, type, seq, size, str(peer));
+}
+
+void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
+                      uint64_t size, const char *peer) {
+  const ht_event_ops *ops = recorder(span);
+  if (ops)
+    ops->msg(&span->ctx, 1, type, seq, size, str(peer));
+}
+
+void ht_span_finish(ht_span *span) {
+  const ht_event_ops *ops = recorder(span);
+  if (ops)
+    ops->span_end(&span->ctx, span->status_);
+  if (span)
+    span->state_ = 0;
+}

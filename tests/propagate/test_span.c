@@ -1,0 +1,248 @@
+/* Spans through the event interface, with a recorder that keeps what it
+ * is given: ids and parentage, sampled vs unsampled, remote policy,
+ * annotations, key-values, status, finish. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "hoptrace/sampler.h"
+#include "hoptrace/span.h"
+#include "propagate/events.h"
+
+typedef struct rec {
+  char what[32];
+  ht_trace_context ctx;
+  char a[64], b[64];
+  int64_t n;
+} rec;
+
+static rec log_[64];
+static size_t nlog;
+
+static rec *add(const char *what, const ht_trace_context *c) {
+  assert_true(nlog < 64);
+  rec *r = &log_[nlog++];
+  memset(r, 0, sizeof(*r));
+  snprintf(r->what, sizeof(r->what), "%s", what);
+  r->ctx = *c;
+  return r;
+}
+
+static void r_start(const ht_trace_context *c, const ht_span_info *i) {
+  rec *r = add("start", c);
+  snprintf(r->a, sizeof(r->a), "%s", i->name);
+  snprintf(r->b, sizeof(r->b), "%s|%s", i->service, i->endpoint);
+  r->n = i->kind;
+}
+static void r_end(const ht_trace_context *c, int32_t st) { add("end", c)->n = st; }
+static void r_ann(const ht_trace_context *c, const char *name) {
+  snprintf(add("ann", c)->a, 64, "%s", name);
+}
+static void r_kvs_(const ht_trace_context *c, const char *k, const char *v) {
+  rec *r = add("kv_str", c);
+  snprintf(r->a, 64, "%s", k);
+  snprintf(r->b, 64, "%s", v);
+}
+static void r_kvi(const ht_trace_context *c, const char *k, int64_t v) {
+  rec *r = add("kv_int", c);
+  snprintf(r->a, 64, "%s", k);
+  r->n = v;
+}
+static void r_kvs(const ht_trace_context *c, const ht_kv *kvs, size_t n) {
+  rec *r = add("kvs", c);
+  r->n = (int64_t)n;
+  snprintf(r->a, 64, "%s", kvs[0].key);
+}
+static void r_status(const ht_trace_context *c, int32_t code, const char *m) {
+  rec *r = add("status", c);
+  r->n = code;
+  snprintf(r->a, 64, "%s", m);
+}
+static void r_msg(const ht_trace_context *c, int dir, uint32_t type,
+                  uint64_t seq, uint64_t size, const char *peer) {
+  rec *r = add(dir ? "recv" : "send", c);
+  r->n = (int64_t)(type * 1000000 + seq * 1000 + size);
+  snprintf(r->a, 64, "%s", peer);
+}
+
+static const ht_event_ops recorder = {r_start, r_end, r_ann, r_kvs_,
+                                      r_kvi, r_kvs, r_status, r_msg};
+
+static void use(ht_sampler_kind kind, ht_sampler_kind root, int trust) {
+  ht_sampling_config c;
+  ht_sampling_config_default(&c);
+  c.kind = kind;
+  c.root_kind = root;
+  c.trust_remote_debug = trust;
+  assert_int_equal(ht_sampling_set(&c), 0);
+}
+
+static int setup(void **state) {
+  (void)state;
+  nlog = 0;
+  ht_events_install(&recorder);
+  use(HT_SAMPLER_ALWAYS, HT_SAMPLER_ALWAYS, 0);
+  return 0;
+}
+
+static const ht_span_info info = {"op", HT_SPAN_CLIENT, "svc", "tcp://h:1"};
+
+static void sampled_tree_has_exact_ids_and_parents(void **state) {
+  (void)state;
+  ht_span root, child, local, remote;
+  assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_DEFAULT), 0);
+  assert_int_equal(ht_context_validate(&root.ctx), 0);
+  assert_int_equal(root.ctx.parent_span_id, 0);
+  assert_int_equal(root.ctx.flags, HT_FLAG_SAMPLED);
+  assert_int_equal(ht_span_start_child(&child, &root, &info), 0);
+  assert_int_equal(ht_span_start_local(&local, &child.ctx, &info), 0);
+  assert_int_equal(ht_span_start_remote(&remote, &root.ctx, &info), 0);
+  assert_int_equal(child.ctx.parent_span_id, root.ctx.span_id);
+  assert_int_equal(local.ctx.parent_span_id, child.ctx.span_id);
+  assert_int_equal(remote.ctx.parent_span_id, root.ctx.span_id);
+  const ht_span *all[] = {&child, &local, &remote};
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(all[i]->ctx.trace_id_hi, root.ctx.trace_id_hi);
+    assert_int_equal(all[i]->ctx.trace_id_lo, root.ctx.trace_id_lo);
+    assert_true(all[i]->ctx.span_id != root.ctx.span_id);
+  }
+  assert_int_equal(nlog, 4);
+  assert_string_equal(log_[0].what, "start");
+  assert_string_equal(log_[0].a, "op");
+  assert_string_equal(log_[0].b, "svc|tcp://h:1");
+  assert_int_equal(log_[0].n, HT_SPAN_CLIENT);
+  assert_int_equal(log_[1].ctx.span_id, child.ctx.span_id);
+  ht_span_finish(&remote);
+  ht_span_finish(&local);
+  ht_span_finish(&child);
+  ht_span_finish(&root);
+  assert_int_equal(nlog, 8);
+  assert_int_equal(log_[7].ctx.span_id, root.ctx.span_id);
+}
+
+static void annotations_kvs_status_and_messages_are_recorded(void **state) {
+  (void)state;
+  ht_span s;
+  ht_span_start_root(&s, &(ht_span_info){NULL, HT_SPAN_SERVER, NULL, NULL}, 0);
+  assert_string_equal(log_[0].b, "|"); /* NULL strings become "" */
+  ht_span_annotate(&s, HT_ANN_SERVER_RECV);
+  ht_span_kv_str(&s, "k", "v");
+  ht_span_kv_int(&s, "n", -7);
+  ht_kv many[HT_KVS_MAX + 3];
+  for (size_t i = 0; i < HT_KVS_MAX + 3; i++)
+    many[i] = (ht_kv){"key", HT_KV_INT, NULL, (int64_t)i};
+  ht_span_kvs(&s, many, HT_KVS_MAX + 3);
+  ht_span_set_error(&s, HT_ETIMEDOUT, "timeout");
+  ht_span_msg_send(&s, 2, 5, 300, "p");
+  ht_span_msg_recv(&s, 1, 6, 7, "q");
+  ht_span_finish(&s);
+  ht_span_finish(&s); /* idempotent */
+  ht_span_annotate(&s, "late"); /* finished: nothing */
+  const char *want[] = {"start", "ann", "kv_str", "kv_int", "kvs", "kv_int",
+                        "status", "send", "recv", "end"};
+  assert_int_equal(nlog, 10);
+  for (size_t i = 0; i < 10; i++)
+    assert_string_equal(log_[i].what, want[i]);
+  assert_string_equal(log_[1].a, "sr");
+  assert_int_equal(log_[3].n, -7);
+  assert_int_equal(log_[4].n, HT_KVS_MAX);
+  assert_string_equal(log_[5].a, "ht.kvs_dropped");
+  assert_int_equal(log_[5].n, 3);
+  assert_int_equal(log_[6].n, HT_ETIMEDOUT);
+  assert_int_equal(log_[7].n, 2005300);
+  assert_int_equal(log_[9].n, HT_ETIMEDOUT); /* status carried to the end */
+}
+
+static void unsampled_spans_record_nothing_but_carry_ids(void **state) {
+  (void)state;
+  use(HT_SAMPLER_NEVER, HT_SAMPLER_NEVER, 0);
+  ht_span root, child;
+  assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_DEFAULT), 0);
+  assert_int_equal(ht_context_validate(&root.ctx), 0);
+  assert_false(ht_span_is_sampled(&root));
+  ht_span_start_child(&child, &root, &info);
+  assert_int_equal(child.ctx.parent_span_id, root.ctx.span_id);
+  ht_span_annotate(&child, "x");
+  ht_span_kv_int(&child, "x", 1);
+  ht_span_set_error(&child, -1, "x");
+  ht_span_msg_send(&child, 1, 1, 1, "x");
+  ht_span_finish(&child);
+  ht_span_finish(&root);
+  assert_int_equal(nlog, 0);
+  /* A per-request hint still forces recording. */
+  ht_span_start_root(&root, &info, HT_SAMPLE_DEBUG);
+  assert_int_equal(root.ctx.flags, HT_FLAG_SAMPLED | HT_FLAG_DEBUG);
+  assert_int_equal(nlog, 1);
+}
+
+static void remote_debug_follows_policy_and_is_counted(void **state) {
+  (void)state;
+  ht_sampling_stats before, after;
+  ht_sampling_get_stats(&before);
+  use(HT_SAMPLER_PARENT, HT_SAMPLER_NEVER, 0);
+  ht_trace_context remote = {1, 2, 3, 0, HT_FLAG_SAMPLED | HT_FLAG_DEBUG};
+  ht_span s;
+  ht_span_start_remote(&s, &remote, &info);
+  assert_int_equal(s.ctx.flags, 0); /* untrusted: refused, root NEVER */
+  use(HT_SAMPLER_PARENT, HT_SAMPLER_NEVER, 1);
+  ht_span_start_remote(&s, &remote, &info);
+  assert_int_equal(s.ctx.flags, HT_FLAG_SAMPLED | HT_FLAG_DEBUG);
+  remote.flags = HT_FLAG_SAMPLED;
+  ht_span_start_remote(&s, &remote, &info);
+  assert_int_equal(s.ctx.flags, HT_FLAG_SAMPLED);
+  ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
+  ht_sampling_get_stats(&after);
+  assert_int_equal(after.remote_received - before.remote_received, 3);
+  assert_int_equal(after.remote_sampled - before.remote_sampled, 2);
+  assert_int_equal(after.remote_dropped - before.remote_dropped, 1);
+  assert_int_equal(after.remote_debug_refused - before.remote_debug_refused, 1);
+  assert_int_equal(after.remote_debug_honoured - before.remote_debug_honoured, 1);
+  assert_int_equal(after.traces_started - before.traces_started, 1);
+  assert_int_equal(after.traces_dropped - before.traces_dropped, 1);
+  assert_int_equal(after.config_changes - before.config_changes, 2);
+}
+
+static void bad_arguments_are_errors_not_crashes(void **state) {
+  (void)state;
+  ht_span s, zero;
+  memset(&zero, 0, sizeof(zero));
+  assert_int_equal(ht_span_start_root(NULL, &info, 0), HT_EINVAL);
+  assert_int_equal(ht_span_start_root(&s, NULL, 0), HT_EINVAL);
+  assert_int_equal(ht_span_start_child(&s, NULL, &info), HT_EINVAL);
+  assert_int_equal(ht_span_start_child(&s, &zero, &info), HT_EBADCONTEXT);
+  ht_trace_context bad = {0, 0, 1, 0, HT_FLAG_SAMPLED};
+  assert_int_equal(ht_span_start_remote(&s, &bad, &info), HT_EBADCONTEXT);
+  assert_int_equal(ht_span_start_local(&s, &bad, &info), HT_EBADCONTEXT);
+  ht_span_annotate(&s, "x"); /* zeroed by the failed start: no event */
+  ht_span_annotate(NULL, "x");
+  ht_span_finish(NULL);
+  assert_int_equal(nlog, 0);
+  assert_string_equal(ht_span_kind_name(HT_SPAN_CONSUMER), "consumer");
+  assert_string_equal(ht_span_kind_name((ht_span_kind)77), "unknown");
+}
+
+static void no_recorder_installed_records_nothing(void **state) {
+  (void)state;
+  ht_events_install(NULL);
+  ht_span s;
+  ht_span_start_root(&s, &info, HT_SAMPLE_YES);
+  ht_span_annotate(&s, "x");
+  ht_span_finish(&s);
+  assert_int_equal(nlog, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(sampled_tree_has_exact_ids_and_parents, setup),
+      cmocka_unit_test_setup(annotations_kvs_status_and_messages_are_recorded, setup),
+      cmocka_unit_test_setup(unsampled_spans_record_nothing_but_carry_ids, setup),
+      cmocka_unit_test_setup(remote_debug_follows_policy_and_is_counted, setup),
+      cmocka_unit_test_setup(bad_arguments_are_errors_not_crashes, setup),
+      cmocka_unit_test_setup(no_recorder_installed_records_nothing, setup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

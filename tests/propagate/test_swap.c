@@ -1,0 +1,135 @@
+/* Runtime sampler swap under concurrent use: one thread decides without
+ * pause while another replaces the configuration thousands of times (and
+ * short-lived threads come and go). Under ASan/TSan a reclaimed sampler
+ * still in use would be caught; counters must add up exactly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "hoptrace/sampler.h"
+#include "hoptrace/span.h"
+
+#define DECISIONS 200000
+#define SWAPS 2000
+
+static atomic_int stop;
+static const ht_span_info info = {"op", HT_SPAN_CLIENT, "svc", ""};
+
+static void config_of(int i, ht_sampling_config *c) {
+  ht_sampling_config_default(c);
+  switch (i % 4) {
+  case 0: c->kind = HT_SAMPLER_ALWAYS; break;
+  case 1: c->kind = HT_SAMPLER_NEVER; break;
+  case 2: c->kind = HT_SAMPLER_RATIO; c->ratio = 0.5; break;
+  default: c->kind = HT_SAMPLER_RATE; c->rate = 1000; break;
+  }
+}
+
+typedef struct decider {
+  unsigned roots, remotes, bad;
+} decider;
+
+static void *decide_loop(void *arg) {
+  decider *d = arg;
+  ht_trace_context remote = {1, 2, 3, 0, HT_FLAG_SAMPLED};
+  for (int i = 0; i < DECISIONS; i++) {
+    ht_span s;
+    if (ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT) != 0)
+      d->bad++;
+    d->roots++;
+    if (s.ctx.flags & ~HT_FLAG_SAMPLED)
+      d->bad++;
+    ht_span_finish(&s);
+    if (ht_span_start_remote(&s, &remote, &info) != 0)
+      d->bad++;
+    d->remotes++;
+  }
+  return NULL;
+}
+
+static void *swap_loop(void *arg) {
+  int *swaps = arg;
+  for (int i = 0; i < SWAPS && !atomic_load(&stop); i++) {
+    ht_sampling_config c;
+    config_of(i, &c);
+    if (ht_sampling_set(&c) == 0)
+      (*swaps)++;
+  }
+  return NULL;
+}
+
+static void swap_while_deciding(void **state) {
+  (void)state;
+  ht_sampling_stats before, after;
+  ht_sampling_get_stats(&before);
+  decider d = {0, 0, 0};
+  int swaps = 0;
+  pthread_t a, b;
+  assert_int_equal(pthread_create(&a, NULL, decide_loop, &d), 0);
+  assert_int_equal(pthread_create(&b, NULL, swap_loop, &swaps), 0);
+  pthread_join(a, NULL);
+  pthread_join(b, NULL);
+  ht_sampling_get_stats(&after);
+  assert_int_equal(d.bad, 0);
+  assert_int_equal(swaps, SWAPS);
+  assert_int_equal(after.traces_started - before.traces_started, d.roots);
+  assert_int_equal((after.traces_sampled - before.traces_sampled) +
+                       (after.traces_dropped - before.traces_dropped),
+                   d.roots);
+  assert_int_equal(after.remote_received - before.remote_received, d.remotes);
+  assert_int_equal(after.config_changes - before.config_changes, SWAPS);
+}
+
+static void *short_lived(void *arg) {
+  (void)arg;
+  for (int i = 0; i < 2000; i++) {
+    ht_span s;
+    ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
+  }
+  return NULL;
+}
+
+static void threads_come_and_go_during_swaps(void **state) {
+  (void)state;
+  atomic_store(&stop, 0);
+  int swaps = 0;
+  pthread_t b;
+  assert_int_equal(pthread_create(&b, NULL, swap_loop, &swaps), 0);
+  for (int i = 0; i < 40; i++) {
+    pthread_t t[2];
+    for (int k = 0; k < 2; k++)
+      assert_int_equal(pthread_create(&t[k], NULL, short_lived, NULL), 0);
+    for (int k = 0; k < 2; k++)
+      pthread_join(t[k], NULL);
+  }
+  atomic_store(&stop, 1);
+  pthread_join(b, NULL);
+  assert_true(swaps > 0);
+}
+
+static void a_swap_is_visible_to_the_next_decision(void **state) {
+  (void)state;
+  for (int i = 0; i < 100; i++) {
+    ht_sampling_config c;
+    config_of(i % 2, &c); /* ALWAYS, NEVER */
+    assert_int_equal(ht_sampling_set(&c), 0);
+    ht_span s;
+    ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
+    assert_int_equal(ht_span_is_sampled(&s), i % 2 == 0);
+    ht_sampling_config got;
+    ht_sampling_get(&got);
+    assert_int_equal(got.kind, c.kind);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(swap_while_deciding),
+      cmocka_unit_test(threads_come_and_go_during_swaps),
+      cmocka_unit_test(a_swap_is_visible_to_the_next_decision),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Compares babeltrace2's text output of a hoptrace session with the
+events the driver says it emitted, exactly and in order, and checks the
+span tree's shape independently of the driver.
+
+usage: check_trace.py BABELTRACE_OUTPUT EXPECTED_FILE (tree|empty)
+"""
+import re
+import sys
+
+LINE = re.compile(r"^\[[^\]]*\] \([^)]*\) \S+ (hoptrace:\w+): \{ cpu_id = \d+ \}, \{ (.*) \}$")
+
+
+def parse_fields(text):
+    """Parses 'a = 1, b = "x, y", c = [ [0] = 1, [1] = 2 ]' into pairs."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        m = re.compile(r"\s*(\w+) = ").match(text, i)
+        if not m:
+            raise ValueError("cannot parse fields at: " + text[i:])
+        key, i = m.group(1), m.end()
+        if text[i] == '"':
+            j = i + 1
+            while text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            value, i = text[i:j + 1], j + 1
+        elif text[i] == "[":
+            j = text.index(" ]", i)
+            items = re.findall(r"\[\d+\] = (-?\w+)", text[i:j])
+            value, i = "[" + ",".join(items) + "]", j + 2
+        else:
+            m = re.compile(r"-?\w+").match(text, i)
+            value, i = m.group(0), m.end()
+            if value.startswith("0x"):
+                value = str(int(value, 16))
+        if text.startswith(",", i):
+            i += 1
+        if not key.startswith("_"):
+            out.append((key, value))
+    return out
+
+
+def canonical(path):
+    events = []
+    with open(path) as f:
+        for raw in f:
+            raw = raw.rstrip("\n")
+            if not raw:
+                continue
+            m = LINE.match(raw)
+            if not m:
+                sys.exit("unparsed babeltrace line: " + raw)
+            fields = parse_fields(m.group(2))
+            events.append((m.group(1), fields))
+    return events
+
+
+def check_tree(events):
+    ids = lambda f: {k: v for k, v in f}
+    traces = {(ids(f)["trace_id_hi"], ids(f)["trace_id_lo"]) for _, f in events}
+    if len(traces) != 1:
+        sys.exit("expected one trace id, got %r" % traces)
+    spans = {}  # span_id -> (name, parent)
+    for name, f in events:
+        d = ids(f)
+        if name == "hoptrace:span_start":
+            if d["span_id"] in spans:
+                sys.exit("span started twice: " + d["span_id"])
+            spans[d["span_id"]] = (d["name"].strip('"'), d["parent_span_id"])
+    by_name = {n: (sid, p) for sid, (n, p) in spans.items()}
+    want = {"req": None, "osd_write": "req", "checksum": "req",
+            "replica_write": "osd_write"}
+    if set(by_name) != set(want):
+        sys.exit("span names %r != %r" % (sorted(by_name), sorted(want)))
+    for n, parent in want.items():
+        sid, p = by_name[n]
+        expect_parent = "0" if parent is None else by_name[parent][0]
+        if p != expect_parent:
+            sys.exit("span %s has parent %s, want %s" % (n, p, expect_parent))
+    ends = {}
+    for name, f in events:
+        d = ids(f)
+        if d["span_id"] not in spans:
+            sys.exit("event for unknown span: %s %r" % (name, d))
+        if d["parent_span_id"] != spans[d["span_id"]][1]:
+            sys.exit("event parent differs from its span's: %s" % name)
+        if name == "hoptrace:span_end":
+            ends[d["span_id"]] = ends.get(d["span_id"], 0) + 1
+    if any(ends.get(s) != 1 for s in spans):
+        sys.exit("every span must end exactly once: %r" % ends)
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[3] not in ("tree", "empty"):
+        sys.exit(__doc__)
+    got = canonical(sys.argv[1])
+    got_lines = [n + "".join(" %s=%s" % kv for kv in f) for n, f in got]
+    with open(sys.argv[2]) as f:
+        want_lines = [l.rstrip("\n") for l in f if l.strip()]
+    if sys.argv[3] == "empty":
+        # The driver's file lists what it emitted while sampled; with no
+        # provider (or no sampling) nothing may reach the trace.
+        if got_lines:
+            sys.exit("expected no events, got %d:\n%s"
+                     % (len(got_lines), "\n".join(got_lines[:5])))
+        print("ok: no events recorded (driver emitted %d)" % len(want_lines))
+        return
+    if got_lines != want_lines:
+        for i in range(max(len(got_lines), len(want_lines))):
+            g = got_lines[i] if i < len(got_lines) else "<none>"
+            w = want_lines[i] if i < len(want_lines) else "<none>"
+            if g != w:
+                sys.exit("event %d differs:\n got  %s\n want %s" % (i, g, w))
+    if len(got_lines) != 18:
+        sys.exit("expected 18 events, got %d" % len(got_lines))
+    check_tree(got)
+    print("ok: %d events, tree verified" % len(got_lines))
+
+
+main()
