@@ -5,6 +5,10 @@
 
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
+#include "hoptrace/ids.h"
+#include "hoptrace/sampler.h"
+#include "hoptrace/span.h"
+#include "hoptrace/tracing.h"
 #include "hoptrace/wire.h"
 
 #endif
