@@ -8,7 +8,8 @@
 static char *dup_or_null(const char *s) { return s != NULL ? strdup(s) : NULL; }
 
 static void replace(char **field, const char *value) {
-  if (value == NULL || (*field != NULL && strcmp(*field, value) == 0))
+  if (value == NULL || value[0] == '\0' ||
+      (*field != NULL && strcmp(*field, value) == 0))
     return;
   free(*field);
   *field = strdup(value);

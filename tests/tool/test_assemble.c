@@ -1,0 +1,153 @@
+/* The assembler on synthetic event sequences: when traces are emitted,
+ * what makes them incomplete, and that open traces stay bounded. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "assemble.h"
+
+#define MS 1000000ll
+
+typedef struct seen {
+  int traces;
+  size_t spans[64];
+  int incomplete[64];
+  size_t orphans[64], unfinished[64];
+  int lossy[64];
+  size_t roots[64];
+} seen;
+
+static void on_ready(void *user, const trace *t) {
+  seen *s = user;
+  int i = s->traces++;
+  if (i >= 64)
+    return;
+  s->spans[i] = t->n_spans;
+  s->incomplete[i] = t->incomplete;
+  s->orphans[i] = t->orphans;
+  s->unfinished[i] = t->unfinished;
+  s->lossy[i] = t->lossy;
+  s->roots[i] = t->n_roots;
+}
+
+static hop_event ev(hop_event_kind kind, int64_t ts, uint64_t trace, uint64_t span,
+                    uint64_t parent) {
+  hop_event e = {.kind = kind, .ts_ns = ts, .trace_lo = trace, .span_id = span,
+                 .parent_id = parent, .vpid = 1, .vtid = 1, .procname = "p",
+                 .hostname = "h", .name = "op", .service = "svc", .endpoint = "",
+                 .key = "k", .str_value = "v", .message = "", .peer = ""};
+  return e;
+}
+
+static void add(assembler *a, hop_event e) { assert_int_equal(assembler_add(a, &e), 0); }
+
+static void span_events(assembler *a, int64_t t0, uint64_t trace, uint64_t span,
+                        uint64_t parent) {
+  add(a, ev(HOP_SPAN_START, t0, trace, span, parent));
+  add(a, ev(HOP_ANNOTATION, t0 + 1, trace, span, parent));
+  add(a, ev(HOP_KV_STR, t0 + 2, trace, span, parent));
+  add(a, ev(HOP_SPAN_END, t0 + 10, trace, span, parent));
+}
+
+static void complete_trace_waits_for_grace(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 100 * MS, 1000 * MS);
+  span_events(a, 0, 7, 1, 0);
+  span_events(a, 1, 7, 2, 1);
+  assembler_tick(a, 50 * MS);
+  assert_int_equal(s.traces, 0); /* still within grace */
+  span_events(a, 60 * MS, 7, 3, 1); /* a late child joins */
+  assembler_tick(a, 200 * MS);
+  assert_int_equal(s.traces, 1);
+  assert_int_equal(s.spans[0], 3);
+  assert_false(s.incomplete[0]);
+  assert_int_equal(s.roots[0], 1);
+  assembler_flush(a);
+  assert_int_equal(s.traces, 1);
+  assembler_free(a);
+}
+
+static void orphan_and_unfinished_are_reported(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 10 * MS, 50 * MS);
+  span_events(a, 0, 1, 10, 99);                   /* parent 99 never comes */
+  add(a, ev(HOP_SPAN_START, 5, 2, 20, 0));        /* never ends */
+  add(a, ev(HOP_ANNOTATION, 6, 3, 30, 0));        /* never starts or ends */
+  assembler_tick(a, 20 * MS);
+  assert_int_equal(s.traces, 0); /* incomplete: waits for the timeout */
+  assembler_tick(a, 100 * MS);
+  assert_int_equal(s.traces, 3);
+  for (int i = 0; i < 3; i++)
+    assert_true(s.incomplete[i]);
+  assert_int_equal(s.orphans[0], 1);
+  assert_int_equal(s.unfinished[1], 1);
+  assert_int_equal(s.unfinished[2], 1);
+  const assembler_stats *st = assembler_get_stats(a);
+  assert_int_equal(st->incomplete_traces, 3);
+  assert_int_equal(st->timed_out_traces, 3);
+  assembler_free(a);
+}
+
+static void discards_mark_open_traces(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 10 * MS, 50 * MS);
+  span_events(a, 0, 1, 1, 0);
+  assembler_discarded(a, 1, 2);
+  span_events(a, 5 * MS, 2, 2, 0); /* begins after the loss */
+  assembler_flush(a);
+  assert_int_equal(s.traces, 2);
+  assert_true(s.lossy[0] && s.incomplete[0]);
+  assert_false(s.lossy[1] || s.incomplete[1]);
+  assembler_free(a);
+}
+
+static void open_traces_stay_bounded(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 1 * MS, 10 * MS);
+  for (uint64_t t = 1; t <= 100000; t++) {
+    int64_t at = (int64_t)t * MS;
+    span_events(a, at, t, 1, 0);
+    span_events(a, at + 100, t, 2, 1);
+    assembler_tick(a, at + 200);
+  }
+  assembler_flush(a);
+  const assembler_stats *st = assembler_get_stats(a);
+  assert_int_equal(st->traces, 100000);
+  assert_int_equal(st->incomplete_traces, 0);
+  assert_true(st->open_traces_peak <= 3);
+  assembler_free(a);
+}
+
+static void vectored_kvs_become_tags(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 0, 0);
+  hop_kv kvs[] = {{"a", false, 0, "x"}, {"b", true, 42, ""}};
+  hop_event e = ev(HOP_KVS, 1, 5, 1, 0);
+  e.kvs = kvs;
+  e.n_kvs = 2;
+  add(a, ev(HOP_SPAN_START, 0, 5, 1, 0));
+  add(a, e);
+  add(a, ev(HOP_SPAN_END, 2, 5, 1, 0));
+  assembler_flush(a);
+  assert_int_equal(s.traces, 1);
+  assert_false(s.incomplete[0]);
+  assembler_free(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(complete_trace_waits_for_grace),
+      cmocka_unit_test(orphan_and_unfinished_are_reported),
+      cmocka_unit_test(discards_mark_open_traces),
+      cmocka_unit_test(open_traces_stay_bounded),
+      cmocka_unit_test(vectored_kvs_become_tags),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
