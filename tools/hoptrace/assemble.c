@@ -8,6 +8,10 @@
 #include "idmap.h"
 #include "span_store.h"
 
+/* Traces up to this many spans are searched linearly (cache friendly);
+ * bigger ones are also indexed in the assembler's span map. */
+#define LINEAR_SPANS 32
+
 typedef struct open_trace {
   trace *t;
   struct open_trace *prev, *next; /* by last activity, oldest first */
@@ -18,7 +22,8 @@ struct assembler {
   void *user;
   int64_t grace_ns, timeout_ns;
   idmap traces; /* (hi, lo) -> open_trace */
-  idmap spans;  /* (trace address, span id) -> span */
+  idmap spans;  /* (trace address, span id) -> span, big traces only */
+  chunk_pool *pool;
   open_trace *oldest, *newest;
   size_t open;
   int64_t now_ns;
@@ -28,6 +33,10 @@ struct assembler {
 assembler *assembler_new(trace_ready_fn ready, void *user, int64_t grace_ns,
                          int64_t timeout_ns) {
   assembler *a = calloc(1, sizeof(*a));
+  if (a != NULL && (a->pool = chunk_pool_new()) == NULL) {
+    free(a);
+    return NULL;
+  }
   if (a != NULL) {
     a->ready = ready;
     a->user = user;
@@ -51,7 +60,27 @@ static void append_open(assembler *a, open_trace *o) {
 }
 
 static span *find_span(const assembler *a, const trace *t, uint64_t id) {
-  return idmap_get(&a->spans, (uint64_t)(uintptr_t)t, id);
+  if (t->last_span != NULL && t->last_span->id == id)
+    return t->last_span;
+  if (t->spans_indexed)
+    return idmap_get(&a->spans, (uint64_t)(uintptr_t)t, id);
+  for (size_t i = t->n_spans; i > 0; i--)
+    if (t->spans[i - 1]->id == id)
+      return t->spans[i - 1];
+  return NULL;
+}
+
+static int index_span(assembler *a, trace *t, span *s) {
+  if (!t->spans_indexed && t->n_spans > LINEAR_SPANS) {
+    for (size_t i = 0; i < t->n_spans; i++)
+      if (idmap_put(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id, t->spans[i]) != 0)
+        return -1;
+    t->spans_indexed = true;
+    return 0;
+  }
+  if (t->spans_indexed)
+    return idmap_put(&a->spans, (uint64_t)(uintptr_t)t, s->id, s);
+  return 0;
 }
 
 static int is_complete(const assembler *a, const trace *t) {
@@ -67,7 +96,7 @@ static int is_complete(const assembler *a, const trace *t) {
 
 /* Links parents and children; counts what is missing. */
 static int resolve(assembler *a, trace *t) {
-  t->roots = calloc(t->n_spans ? t->n_spans : 1, sizeof(span *));
+  t->roots = trace_alloc(a->pool, t, (t->n_spans ? t->n_spans : 1) * sizeof(span *));
   if (t->roots == NULL)
     return -1;
   for (size_t i = 0; i < t->n_spans; i++) {
@@ -79,17 +108,25 @@ static int resolve(assembler *a, trace *t) {
       s->orphan = true;
       t->orphans++;
     }
-    if (s->parent == NULL) {
+    if (s->parent == NULL)
       t->roots[t->n_roots++] = s;
-      continue;
-    }
-    span *p = s->parent;
-    span **grown = realloc(p->children, (p->n_children + 1) * sizeof(span *));
-    if (grown == NULL)
-      return -1;
-    p->children = grown;
-    p->children[p->n_children++] = s;
+    else
+      s->parent->n_children++; /* counted first, filled below */
   }
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
+    if (s->n_children > 0) {
+      s->children = trace_alloc(a->pool, t, s->n_children * sizeof(span *));
+      if (s->children == NULL)
+        return -1;
+      s->n_children = 0;
+    }
+  }
+  for (size_t i = 0; i < t->n_spans; i++)
+    if (t->spans[i]->parent != NULL) {
+      span *p = t->spans[i]->parent;
+      p->children[p->n_children++] = t->spans[i];
+    }
   t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out;
   return 0;
 }
@@ -109,9 +146,10 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.timed_out_traces += (uint64_t)timed_out;
     a->ready(a->user, t);
   }
-  for (size_t i = 0; i < t->n_spans; i++)
-    idmap_remove(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id);
-  trace_free(t);
+  if (t->spans_indexed)
+    for (size_t i = 0; i < t->n_spans; i++)
+      idmap_remove(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id);
+  trace_free(a->pool, t);
   free(o);
   a->open--;
 }
@@ -121,10 +159,10 @@ static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
   if (o != NULL)
     return o;
   o = calloc(1, sizeof(*o));
-  trace *t = trace_new(ev->trace_hi, ev->trace_lo);
+  trace *t = trace_new(a->pool, ev->trace_hi, ev->trace_lo);
   if (o == NULL || t == NULL || idmap_put(&a->traces, ev->trace_hi, ev->trace_lo, o) != 0) {
     free(o);
-    trace_free(t);
+    trace_free(a->pool, t);
     return NULL;
   }
   o->t = t;
@@ -150,11 +188,12 @@ int assembler_add(assembler *a, const hop_event *ev) {
   }
   span *s = find_span(a, t, ev->span_id);
   if (s == NULL) {
-    s = trace_add_span(t, ev->span_id, ev->parent_id);
-    if (s == NULL || idmap_put(&a->spans, (uint64_t)(uintptr_t)t, ev->span_id, s) != 0)
+    s = trace_add_span(a->pool, t, ev->span_id, ev->parent_id);
+    if (s == NULL || index_span(a, t, s) != 0)
       return -1;
   }
-  return span_apply_event(s, ev);
+  t->last_span = s;
+  return span_apply_event(a->pool, t, s, ev);
 }
 
 void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns) {
@@ -190,11 +229,12 @@ void assembler_free(assembler *a) {
   while (a->oldest != NULL) {
     open_trace *o = a->oldest;
     unlink_open(a, o);
-    trace_free(o->t);
+    trace_free(a->pool, o->t);
     free(o);
   }
   idmap_free(&a->traces);
   idmap_free(&a->spans);
+  chunk_pool_free(a->pool);
   free(a);
 }
 

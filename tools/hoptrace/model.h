@@ -42,10 +42,15 @@ struct span {
   bool orphan; /* has a parent id that never arrived */
 };
 
+typedef struct trace_chunk trace_chunk;
+
 typedef struct trace {
   uint64_t trace_hi, trace_lo;
   span **spans;
   size_t n_spans, cap_spans;
+  trace_chunk *chunks; /* every span, string and array of the trace */
+  span *last_span;     /* the span the previous event touched */
+  bool spans_indexed;  /* big trace: spans also in the assembler's map */
   int64_t first_ns, last_ns;
   /* completeness, set when emitted */
   size_t orphans;    /* spans whose parent never arrived */

@@ -1,18 +1,101 @@
-/* Span and trace memory: creation, the per-event updates, and freeing.
- * Every string is copied (events' strings are borrowed). */
+/* Span and trace memory: a bump allocator per trace over pooled chunks,
+ * and the per-event updates of a span. Every string of an event is
+ * copied (events' strings are borrowed). */
 #include "span_store.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_or_null(const char *s) { return s != NULL ? strdup(s) : NULL; }
+#define CHUNK_BYTES 4096u
+#define POOL_KEEP 4096u /* chunks kept for reuse (16 MiB) */
 
-static void replace(char **field, const char *value) {
-  if (value == NULL || value[0] == '\0' ||
-      (*field != NULL && strcmp(*field, value) == 0))
+struct trace_chunk {
+  trace_chunk *next;
+  size_t cap, used;
+  _Alignas(16) unsigned char data[];
+};
+
+struct chunk_pool {
+  trace_chunk *free;
+  size_t n_free;
+};
+
+chunk_pool *chunk_pool_new(void) { return calloc(1, sizeof(chunk_pool)); }
+
+void chunk_pool_free(chunk_pool *pool) {
+  if (pool == NULL)
     return;
-  free(*field);
-  *field = strdup(value);
+  while (pool->free) {
+    trace_chunk *next = pool->free->next;
+    free(pool->free);
+    pool->free = next;
+  }
+  free(pool);
+}
+
+static trace_chunk *chunk_get(chunk_pool *pool, size_t need) {
+  trace_chunk *c;
+  if (need <= CHUNK_BYTES && pool->free != NULL) {
+    c = pool->free;
+    pool->free = c->next;
+    pool->n_free--;
+  } else {
+    size_t cap = need > CHUNK_BYTES ? need : CHUNK_BYTES;
+    c = malloc(sizeof(*c) + cap);
+    if (c == NULL)
+      return NULL;
+    c->cap = cap;
+  }
+  c->used = 0;
+  c->next = NULL;
+  return c;
+}
+
+static void chunk_put(chunk_pool *pool, trace_chunk *c) {
+  if (c->cap == CHUNK_BYTES && pool->n_free < POOL_KEEP) {
+    c->next = pool->free;
+    pool->free = c;
+    pool->n_free++;
+  } else {
+    free(c);
+  }
+}
+
+void *trace_alloc(chunk_pool *pool, trace *t, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  trace_chunk *c = t->chunks;
+  if (c == NULL || c->cap - c->used < size) {
+    trace_chunk *fresh = chunk_get(pool, size);
+    if (fresh == NULL)
+      return NULL;
+    fresh->next = c;
+    t->chunks = c = fresh;
+  }
+  void *p = c->data + c->used;
+  c->used += size;
+  return p;
+}
+
+static char *copy_str(chunk_pool *pool, trace *t, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *copy = trace_alloc(pool, t, n);
+  if (copy != NULL)
+    memcpy(copy, s, n);
+  return copy;
+}
+
+/* Grows an array held in the trace's chunks (the old space is left). */
+static void *grow_array(chunk_pool *pool, trace *t, void *old, size_t *cap,
+                        size_t elem) {
+  size_t cap2 = *cap ? *cap * 2 : 4;
+  void *fresh = trace_alloc(pool, t, cap2 * elem);
+  if (fresh == NULL)
+    return NULL;
+  if (old != NULL)
+    memcpy(fresh, old, *cap * elem);
+  *cap = cap2;
+  return fresh;
 }
 
 int64_t span_annotation_ns(const span *s, const char *value) {
@@ -22,27 +105,41 @@ int64_t span_annotation_ns(const span *s, const char *value) {
   return 0;
 }
 
-trace *trace_new(uint64_t hi, uint64_t lo) {
-  trace *t = calloc(1, sizeof(*t));
-  if (t != NULL) {
-    t->trace_hi = hi;
-    t->trace_lo = lo;
-  }
+trace *trace_new(chunk_pool *pool, uint64_t hi, uint64_t lo) {
+  trace_chunk *c = chunk_get(pool, sizeof(trace));
+  if (c == NULL)
+    return NULL;
+  trace *t = (trace *)c->data;
+  memset(t, 0, sizeof(*t));
+  c->used = (sizeof(trace) + 15) & ~(size_t)15;
+  t->chunks = c;
+  t->trace_hi = hi;
+  t->trace_lo = lo;
   return t;
 }
 
-span *trace_add_span(trace *t, uint64_t id, uint64_t parent_id) {
+void trace_free(chunk_pool *pool, trace *t) {
+  if (t == NULL)
+    return;
+  trace_chunk *c = t->chunks; /* t itself lives in the last chunk */
+  while (c != NULL) {
+    trace_chunk *next = c->next;
+    chunk_put(pool, c);
+    c = next;
+  }
+}
+
+span *trace_add_span(chunk_pool *pool, trace *t, uint64_t id, uint64_t parent_id) {
   if (t->n_spans == t->cap_spans) {
-    size_t cap = t->cap_spans ? t->cap_spans * 2 : 4;
-    span **grown = realloc(t->spans, cap * sizeof(*grown));
+    span **grown = grow_array(pool, t, t->spans, &t->cap_spans, sizeof(span *));
     if (grown == NULL)
       return NULL;
     t->spans = grown;
-    t->cap_spans = cap;
   }
-  span *s = calloc(1, sizeof(*s));
+  span *s = trace_alloc(pool, t, sizeof(*s));
   if (s == NULL)
     return NULL;
+  memset(s, 0, sizeof(*s));
   s->id = id;
   s->parent_id = parent_id;
   s->vpid = s->vtid = -1;
@@ -50,81 +147,63 @@ span *trace_add_span(trace *t, uint64_t id, uint64_t parent_id) {
   return s;
 }
 
-static void free_span(span *s) {
-  free(s->name);
-  free(s->service);
-  free(s->endpoint);
-  free(s->peer);
-  free(s->procname);
-  free(s->hostname);
-  free(s->status_message);
-  for (size_t i = 0; i < s->n_annotations; i++)
-    free(s->annotations[i].value);
-  free(s->annotations);
-  for (size_t i = 0; i < s->n_tags; i++) {
-    free(s->tags[i].key);
-    free(s->tags[i].str_value);
-  }
-  free(s->tags);
-  free(s->children);
-  free(s);
+/* Sets *field to a copy of value unless value is empty or unchanged. */
+static int set_str(chunk_pool *pool, trace *t, char **field, const char *value) {
+  if (value == NULL || value[0] == '\0' || (*field != NULL && strcmp(*field, value) == 0))
+    return 0;
+  char *copy = copy_str(pool, t, value);
+  if (copy == NULL)
+    return -1;
+  *field = copy;
+  return 0;
 }
 
-void trace_free(trace *t) {
-  if (t == NULL)
-    return;
-  for (size_t i = 0; i < t->n_spans; i++)
-    free_span(t->spans[i]);
-  free(t->spans);
-  free(t->roots);
-  free(t);
-}
-
-int span_add_annotation(span *s, int64_t ts_ns, const char *value) {
+static int add_annotation(chunk_pool *pool, trace *t, span *s, int64_t ts, const char *value) {
   if (s->n_annotations == s->cap_annotations) {
-    size_t cap = s->cap_annotations ? s->cap_annotations * 2 : 4;
-    annotation *grown = realloc(s->annotations, cap * sizeof(*grown));
+    annotation *grown = grow_array(pool, t, s->annotations, &s->cap_annotations,
+                                   sizeof(annotation));
     if (grown == NULL)
       return -1;
     s->annotations = grown;
-    s->cap_annotations = cap;
   }
-  char *copy = strdup(value);
+  char *copy = copy_str(pool, t, value ? value : "");
   if (copy == NULL)
     return -1;
-  s->annotations[s->n_annotations++] = (annotation){ts_ns, copy};
+  s->annotations[s->n_annotations++] = (annotation){ts, copy};
   return 0;
 }
 
-int span_add_tag(span *s, const char *key, bool is_int, int64_t int_value,
-                 const char *str_value) {
+static int add_tag(chunk_pool *pool, trace *t, span *s, const char *key, bool is_int,
+                   int64_t int_value, const char *str_value) {
   if (s->n_tags == s->cap_tags) {
-    size_t cap = s->cap_tags ? s->cap_tags * 2 : 4;
-    tag *grown = realloc(s->tags, cap * sizeof(*grown));
+    tag *grown = grow_array(pool, t, s->tags, &s->cap_tags, sizeof(tag));
     if (grown == NULL)
       return -1;
     s->tags = grown;
-    s->cap_tags = cap;
   }
-  tag t = {strdup(key), is_int, int_value, is_int ? NULL : dup_or_null(str_value)};
-  if (t.key == NULL || (!is_int && t.str_value == NULL)) {
-    free(t.key);
-    free(t.str_value);
+  tag g = {copy_str(pool, t, key ? key : ""), is_int, int_value,
+           is_int ? NULL : copy_str(pool, t, str_value ? str_value : "")};
+  if (g.key == NULL || (!is_int && g.str_value == NULL))
     return -1;
-  }
-  s->tags[s->n_tags++] = t;
+  s->tags[s->n_tags++] = g;
   return 0;
 }
 
-int span_apply_event(span *s, const hop_event *ev) {
+static int apply_context(chunk_pool *pool, trace *t, span *s, const hop_event *ev) {
   if (s->vpid < 0 && ev->vpid >= 0) {
     s->vpid = ev->vpid;
     s->vtid = ev->vtid;
   }
-  if (s->procname == NULL && ev->procname != NULL && ev->procname[0])
-    s->procname = strdup(ev->procname);
-  if (s->hostname == NULL && ev->hostname != NULL && ev->hostname[0])
-    s->hostname = strdup(ev->hostname);
+  if (s->procname == NULL && set_str(pool, t, &s->procname, ev->procname) != 0)
+    return -1;
+  if (s->hostname == NULL && set_str(pool, t, &s->hostname, ev->hostname) != 0)
+    return -1;
+  return 0;
+}
+
+int span_apply_event(chunk_pool *pool, trace *t, span *s, const hop_event *ev) {
+  if (apply_context(pool, t, s, ev) != 0)
+    return -1;
   switch (ev->kind) {
   case HOP_SPAN_START:
     s->started = true;
@@ -132,9 +211,9 @@ int span_apply_event(span *s, const hop_event *ev) {
     s->kind = ev->span_kind;
     s->flags = ev->flags;
     s->parent_id = ev->parent_id;
-    replace(&s->name, ev->name);
-    replace(&s->service, ev->service);
-    replace(&s->endpoint, ev->endpoint);
+    if (set_str(pool, t, &s->name, ev->name) || set_str(pool, t, &s->service, ev->service) ||
+        set_str(pool, t, &s->endpoint, ev->endpoint))
+      return -1;
     return 0;
   case HOP_SPAN_END:
     s->ended = true;
@@ -143,33 +222,28 @@ int span_apply_event(span *s, const hop_event *ev) {
       s->status = ev->status;
     return 0;
   case HOP_ANNOTATION:
-    return span_add_annotation(s, ev->ts_ns, ev->name);
+    return add_annotation(pool, t, s, ev->ts_ns, ev->name);
   case HOP_KV_STR:
-    return span_add_tag(s, ev->key, false, 0, ev->str_value);
+    return add_tag(pool, t, s, ev->key, false, 0, ev->str_value);
   case HOP_KV_INT:
-    return span_add_tag(s, ev->key, true, ev->int_value, NULL);
+    return add_tag(pool, t, s, ev->key, true, ev->int_value, NULL);
   case HOP_KVS:
     for (size_t i = 0; i < ev->n_kvs; i++)
-      if (span_add_tag(s, ev->kvs[i].key, ev->kvs[i].is_int,
-                       ev->kvs[i].int_value, ev->kvs[i].str_value) != 0)
+      if (add_tag(pool, t, s, ev->kvs[i].key, ev->kvs[i].is_int, ev->kvs[i].int_value,
+                  ev->kvs[i].str_value) != 0)
         return -1;
     return 0;
   case HOP_STATUS:
     s->status = ev->status;
-    replace(&s->status_message, ev->message);
-    return 0;
+    return set_str(pool, t, &s->status_message, ev->message);
   case HOP_MSG_SEND:
+    s->msgs_sent++;
+    s->bytes_sent += ev->size;
+    return set_str(pool, t, &s->peer, ev->peer);
   case HOP_MSG_RECV:
-    if (ev->kind == HOP_MSG_SEND) {
-      s->msgs_sent++;
-      s->bytes_sent += ev->size;
-    } else {
-      s->msgs_received++;
-      s->bytes_received += ev->size;
-    }
-    if (ev->peer != NULL && ev->peer[0])
-      replace(&s->peer, ev->peer);
-    return 0;
+    s->msgs_received++;
+    s->bytes_received += ev->size;
+    return set_str(pool, t, &s->peer, ev->peer);
   }
   return 0;
 }
