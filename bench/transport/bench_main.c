@@ -252,7 +252,9 @@ static void print_table(FILE *out, const result *rs, int pp_n, double seconds) {
                "%.1f s after %.1f s warm-up; depth = requests in flight per "
                "connection\n", pp_n, seconds, BENCH_WARMUP_S);
   fprintf(out, "# each figure: best of %d interleaved rounds (shared machine); "
-               "RSS: largest client, server over all rounds; %s\n\n", g_repeat,
+               "each cell in a fresh client process, one server process per "
+               "implementation; %s\n# RSS: largest client process, the "
+               "server over all rounds\n\n", g_repeat,
           g_pin ? "server pinned to CPU 0, client to CPU 1"
                 : "no CPU pinning");
   fprintf(out, "%-18s %9s %9s | %9s %9s %9s | %9s %9s %9s | %8s %8s\n",
