@@ -1,0 +1,277 @@
+/* One connection (accepted or outgoing): read frames into the dispatcher,
+ * write queued frames in batches (one writev per connection per loop
+ * iteration), and close exactly once, failing what it still holds.
+ * Must never free the struct while a token, a write or the loop holds a
+ * reference, and never read while its replies are backed up (server
+ * side back-pressure). Loop thread only, except refs and state. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "transport/internal.h"
+
+#define BATCH_MAX 256u
+
+typedef struct tr_batch {
+  uv_write_t req;
+  tr_conn *conn;
+  tr_out *chain;
+} tr_batch;
+
+tr_conn *tr_conn_new(ht_messenger *m, bool is_unix) {
+  tr_conn *c = calloc(1, sizeof(*c));
+  if (c == NULL)
+    return NULL;
+  if (ht_frame_reader_new(&c->reader, m->opts.max_frame) != 0) {
+    free(c);
+    return NULL;
+  }
+  int rc = is_unix ? uv_pipe_init(m->loop, &c->u.pipe, 0)
+                   : uv_tcp_init(m->loop, &c->u.tcp);
+  if (rc != 0) {
+    ht_frame_reader_free(c->reader);
+    free(c);
+    return NULL;
+  }
+  atomic_init(&c->refs, 1);
+  atomic_init(&c->state, TR_CONN_CONNECTING);
+  c->m = m;
+  c->u.h.data = c;
+  m->open_handles++;
+  c->next = m->conns;
+  if (m->conns != NULL)
+    m->conns->prev = c;
+  m->conns = c;
+  return c;
+}
+
+void tr_conn_ref(tr_conn *c) { atomic_fetch_add(&c->refs, 1); }
+
+void tr_conn_unref(tr_conn *c) {
+  if (atomic_fetch_sub(&c->refs, 1) == 1)
+    free(c);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  (void)suggested;
+  tr_conn *c = h->data;
+  *buf = uv_buf_init((char *)c->m->readbuf, TR_READ_BUF);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  tr_conn *c = s->data;
+  if (nread < 0) {
+    if (nread != UV_EOF)
+      tr_log(c->m, HT_LOG_INFO, "%s: read: %s", c->name,
+             uv_strerror((int)nread));
+    tr_conn_close(c, HT_ECONNRESET);
+    return;
+  }
+  const uint8_t *p = (const uint8_t *)buf->base;
+  size_t left = (size_t)nread;
+  while (left > 0 && atomic_load(&c->state) == TR_CONN_OPEN) {
+    ht_envelope env;
+    size_t used = 0;
+    int rc = ht_frame_reader_feed(c->reader, p, left, &used, &env);
+    p += used;
+    left -= used;
+    if (rc == HT_EAGAIN)
+      break;
+    if (rc != 0) {
+      tr_log(c->m, HT_LOG_WARN, "%s: closing connection: bad frame: %s",
+             c->name, ht_strerror(rc));
+      tr_conn_close(c, HT_ECONNRESET);
+      return;
+    }
+    tr_dispatch(c, &env);
+  }
+}
+
+/* Reading stops on an accepted connection while it has too many requests
+ * in its handlers or too many bytes of replies queued: a client that does
+ * not read its replies cannot make this process buffer without bound. */
+void tr_conn_update_reading(tr_conn *c) {
+  if (atomic_load(&c->state) != TR_CONN_OPEN)
+    return;
+  const ht_messenger_options *o = &c->m->opts;
+  bool want = c->peer != NULL ||
+              (c->inflight < o->max_inflight && c->wq_bytes < o->write_queue_bytes &&
+               c->wq_msgs < o->write_queue_msgs);
+  if (want == c->reading)
+    return;
+  if (want)
+    uv_read_start(&c->u.s, on_alloc, on_read);
+  else
+    uv_read_stop(&c->u.s);
+  c->reading = want;
+}
+
+static void schedule_flush(tr_conn *c) {
+  if (c->in_flush)
+    return;
+  c->in_flush = true;
+  tr_conn_ref(c);
+  c->flush_next = c->m->flush_list;
+  c->m->flush_list = c;
+}
+
+void tr_conn_start_reading(tr_conn *c) {
+  atomic_store(&c->state, TR_CONN_OPEN);
+  c->reading = false;
+  tr_conn_update_reading(c);
+  if (c->outq_head != NULL)
+    schedule_flush(c); /* frames queued while connecting */
+}
+
+void tr_conn_enqueue(tr_conn *c, tr_out *o) {
+  o->cmd.next = NULL;
+  if (c->outq_tail != NULL)
+    c->outq_tail->cmd.next = &o->cmd;
+  else
+    c->outq_head = o;
+  c->outq_tail = o;
+  c->wq_bytes += o->frame_len;
+  c->wq_msgs++;
+  c->m->queued_total++;
+  if (atomic_load(&c->state) == TR_CONN_OPEN)
+    schedule_flush(c);
+}
+
+/* Ends the write side of every frame in chain. */
+static void complete_chain(tr_conn *c, tr_out *chain, int status) {
+  ht_messenger *m = c->m;
+  while (chain != NULL) {
+    tr_out *next = (tr_out *)chain->cmd.next;
+    c->wq_bytes -= chain->frame_len;
+    c->wq_msgs--;
+    m->queued_total--;
+    tr_out_written(chain, status);
+    tr_out_maybe_free(chain);
+    chain = next;
+  }
+}
+
+static void notify_writable(ht_peer *p) {
+  if (p == NULL || !atomic_load(&p->want_writable) || p->wfn == NULL)
+    return;
+  const ht_messenger_options *o = &p->m->opts;
+  if (atomic_load(&p->q_bytes) > o->write_queue_bytes / 2 ||
+      atomic_load(&p->q_msgs) > o->write_queue_msgs / 2)
+    return;
+  atomic_store(&p->want_writable, false);
+  p->wfn(p->warg, p);
+}
+
+static void on_write(uv_write_t *req, int status) {
+  tr_batch *b = req->data;
+  tr_conn *c = b->conn;
+  int st = status == 0 ? 0 : (c->close_reason != 0 ? c->close_reason : HT_ECONNRESET);
+  complete_chain(c, b->chain, st);
+  free(b);
+  if (status != 0 && status != UV_ECANCELED) {
+    tr_log(c->m, HT_LOG_INFO, "%s: write: %s", c->name, uv_strerror(status));
+    tr_conn_close(c, HT_ECONNRESET);
+  }
+  if (atomic_load(&c->state) == TR_CONN_OPEN) {
+    if (c->peer != NULL && !atomic_load(&c->peer->closing))
+      notify_writable(c->peer);
+    else
+      tr_conn_update_reading(c);
+  }
+  tr_check_drained(c->m);
+  tr_conn_unref(c);
+}
+
+static int flush_batch(tr_conn *c) {
+  uv_buf_t bufs[2 * BATCH_MAX];
+  unsigned n = 0, k = 0;
+  tr_out *first = c->outq_head, *o = first, *last = NULL;
+  for (; o != NULL && k < BATCH_MAX; o = (tr_out *)o->cmd.next, k++) {
+    bufs[n++] = uv_buf_init((char *)o->header, (unsigned)o->header_len);
+    if (o->payload.len > 0) {
+      const void *data = o->copy != NULL ? o->copy : o->payload.data;
+      bufs[n++] = uv_buf_init((char *)(uintptr_t)data, (unsigned)o->payload.len);
+    }
+    last = o;
+  }
+  c->outq_head = o;
+  if (o == NULL)
+    c->outq_tail = NULL;
+  last->cmd.next = NULL;
+  tr_batch *b = malloc(sizeof(*b));
+  if (b == NULL) {
+    complete_chain(c, first, HT_ENOMEM);
+    return HT_ENOMEM;
+  }
+  b->conn = c;
+  b->chain = first;
+  b->req.data = b;
+  tr_conn_ref(c);
+  int rc = uv_write(&b->req, &c->u.s, bufs, n, on_write);
+  if (rc != 0) {
+    complete_chain(c, first, HT_ECONNRESET);
+    free(b);
+    tr_conn_unref(c);
+    return HT_ECONNRESET;
+  }
+  return 0;
+}
+
+static void flush(tr_conn *c) {
+  while (c->outq_head != NULL && atomic_load(&c->state) == TR_CONN_OPEN) {
+    if (flush_batch(c) != 0) {
+      tr_conn_close(c, HT_ECONNRESET);
+      return;
+    }
+  }
+}
+
+void tr_conn_flush_all(ht_messenger *m) {
+  while (m->flush_list != NULL) {
+    tr_conn *c = m->flush_list;
+    m->flush_list = c->flush_next;
+    c->in_flush = false;
+    flush(c);
+    tr_conn_update_reading(c);
+    tr_conn_unref(c);
+  }
+}
+
+static void on_closed(uv_handle_t *h) {
+  tr_conn *c = h->data;
+  ht_messenger *m = c->m;
+  if (c->prev != NULL)
+    c->prev->next = c->next;
+  else
+    m->conns = c->next;
+  if (c->next != NULL)
+    c->next->prev = c->prev;
+  ht_frame_reader_free(c->reader);
+  c->reader = NULL;
+  tr_pending_free(c);
+  if (c->peer != NULL)
+    tr_peer_unref(c->peer);
+  m->open_handles--;
+  tr_check_drained(m);
+  tr_conn_unref(c);
+}
+
+/* Closes c once: every request waiting on it fails with `reason`, every
+ * queued frame is dropped, writes in flight are cancelled by libuv. */
+void tr_conn_close(tr_conn *c, int reason) {
+  int state = atomic_load(&c->state);
+  if (state == TR_CONN_CLOSING)
+    return;
+  atomic_store(&c->state, TR_CONN_CLOSING);
+  c->close_reason = reason;
+  if (c->listener != NULL)
+    c->listener->nconns--;
+  if (c->peer != NULL)
+    tr_peer_conn_lost(c->peer, c); /* before callbacks: sends see ENOTCONN */
+  tr_pending_fail_all(c, reason);
+  tr_out *q = c->outq_head;
+  c->outq_head = c->outq_tail = NULL;
+  complete_chain(c, q, reason);
+  uv_close(&c->u.h, on_closed);
+  tr_check_drained(c->m);
+}

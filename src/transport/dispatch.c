@@ -1,0 +1,73 @@
+/* Incoming envelopes: replies go to their pending request, requests and
+ * one-ways to their handler (or the default, or an HT_ENOHANDLER error).
+ * Must never keep a pointer into the envelope past the call: it points
+ * into the connection's read buffer or the frame reader's scratch. */
+#include "hoptrace/error.h"
+#include "transport/internal.h"
+
+static void deliver_reply(tr_conn *c, const ht_envelope *env) {
+  tr_out *o = tr_pending_take(c, env->sequence);
+  if (o == NULL) {
+    tr_log(c->m, HT_LOG_DEBUG, "%s: reply %llu matches no pending request",
+           c->name, (unsigned long long)env->sequence);
+    return;
+  }
+  o->pend_conn = NULL;
+  bool error = env->type == HT_MSG_ERROR || env->status != 0;
+  tr_out_settle(o, error ? HT_EPEERERROR : 0, env);
+}
+
+static void deliver_request(tr_conn *c, const ht_envelope *env) {
+  ht_messenger *m = c->m;
+  bool is_request = env->type == HT_MSG_REQUEST;
+  const tr_handler *h = tr_find_handler(m, env->operation);
+  void *slot = NULL;
+  if (m->has_hooks && m->hooks.before_dispatch != NULL)
+    m->hooks.before_dispatch(m->hooks_arg, env, c->name, &slot);
+  ht_request *req = NULL;
+  if (is_request) {
+    int rc = tr_request_new(c, env, &req);
+    if (rc != 0) {
+      tr_log(m, HT_LOG_WARN, "%s: dropping request: %s", c->name,
+             ht_strerror(rc));
+      if (m->has_hooks && m->hooks.request_done != NULL)
+        m->hooks.request_done(m->hooks_arg, slot, rc);
+      return;
+    }
+    req->slot = slot;
+  }
+  if (is_request && m->state != TR_RUNNING) {
+    ht_request_reply(req, HT_ESHUTDOWN, NULL);
+  } else if (h == NULL) {
+    if (is_request)
+      ht_request_reply(req, HT_ENOHANDLER, NULL);
+    else
+      tr_log(m, HT_LOG_DEBUG, "%s: no handler for one-way '%s'", c->name,
+             env->operation != NULL ? env->operation : "");
+  } else {
+    h->fn(h->arg, req, env);
+  }
+  if (m->has_hooks && m->hooks.after_dispatch != NULL)
+    m->hooks.after_dispatch(m->hooks_arg, env, is_request ? NULL : slot);
+}
+
+void tr_dispatch(tr_conn *c, const ht_envelope *env) {
+  ht_messenger *m = c->m;
+  if (m->has_hooks && m->hooks.on_message != NULL)
+    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env,
+                        ht_frame_header_size(env) + env->payload_len, c->name);
+  switch (env->type) {
+  case HT_MSG_REPLY:
+  case HT_MSG_ERROR:
+    deliver_reply(c, env);
+    break;
+  case HT_MSG_REQUEST:
+  case HT_MSG_ONEWAY:
+    deliver_request(c, env);
+    break;
+  default:
+    tr_log(m, HT_LOG_DEBUG, "%s: ignoring %s message", c->name,
+           ht_msg_type_name(env->type));
+    break;
+  }
+}

@@ -1,0 +1,85 @@
+/* Interceptor table of the transport: the seam the traced messenger
+ * (shim/, issue 6) plugs into. A hook table is fixed when the messenger is
+ * built and never changes; a plain messenger has none, and every call site
+ * is one predictable `if (m->hooks)` branch.
+ *
+ * Never: call back into the messenger from a hook (no sends, no close), or
+ * block. Hooks see envelopes whose pointers are valid for the call only.
+ *
+ * Every member may be NULL. `arg` is the hooks_arg given at construction.
+ */
+#ifndef HT_TRANSPORT_HOOKS_H
+#define HT_TRANSPORT_HOOKS_H
+
+#include <stddef.h>
+
+#include "hoptrace/messenger.h"
+#include "hoptrace/wire.h"
+
+typedef enum ht_hook_dir { HT_HOOK_SEND = 0, HT_HOOK_RECV = 1 } ht_hook_dir;
+
+typedef struct ht_transport_hooks {
+  /* The sending thread (any thread), before env is encoded: an outgoing
+   * request, one-way, reply or error. The hook may set env->has_trace and
+   * env->trace (nothing else). `slot` is the message's user slot:
+   *  - request: starts NULL; whatever the hook stores comes back in
+   *    on_reply (the per-request span of the client, say);
+   *  - reply/error: the request's dispatch slot (set by before_dispatch)
+   *    so the server span can be stamped into the reply;
+   *  - one-way: starts NULL and is forgotten after the call. */
+  void (*before_encode)(void *arg, ht_envelope *env, const char *peer,
+                        void **slot);
+
+  /* Loop thread: an incoming request or one-way is about to reach its
+   * handler (or the HT_ENOHANDLER path). *dispatch_slot starts NULL; for a
+   * request it travels with the ht_request until request_done. */
+  void (*before_dispatch)(void *arg, const ht_envelope *env,
+                          const char *peer, void **dispatch_slot);
+
+  /* Loop thread: the handler returned. For a one-way, oneway_slot is its
+   * dispatch slot (last sight of it). For a request it is NULL: the
+   * request may be answered already, or later on another thread, and its
+   * slot belongs to request_done. */
+  void (*after_dispatch)(void *arg, const ht_envelope *env,
+                         void *oneway_slot);
+
+  /* The thread that answers: the ht_request ends. status: the status
+   * that was sent (called after before_encode of the reply), a negative
+   * local code when no answer could be sent (HT_ECONNRESET, HT_ESHUTDOWN,
+   * HT_ENOMEM), or 1 when the request was dropped unanswered. Last sight
+   * of dispatch_slot. */
+  void (*request_done)(void *arg, void *dispatch_slot, int status);
+
+  /* Loop thread: a request's outcome, just before its reply callback
+   * (same status/reply as the callback). Last sight of the request slot.
+   * Also runs (on the sending thread, no user callback follows) when the
+   * send call fails after before_encode, so a slot never leaks. */
+  void (*on_reply)(void *arg, int status, const ht_envelope *reply,
+                   void *slot);
+
+  /* A message event: SEND on the sending thread right after encoding
+   * (env is what went on the wire, frame_len includes the prefix); RECV on
+   * the loop thread right after decoding. */
+  void (*on_message)(void *arg, ht_hook_dir dir, const ht_envelope *env,
+                     size_t frame_len, const char *peer);
+
+  /* Called once from ht_messenger_close after the loop stopped, and on a
+   * failed construction. */
+  void (*destroy)(void *arg);
+} ht_transport_hooks;
+
+/* Builds a messenger with the hook table `hooks` (copied; NULL: plain) and
+ * its argument. On failure hooks->destroy(hooks_arg) has been called.
+ * opts->flavour is ignored here: this is what a flavour factory calls. */
+int ht_transport_messenger_new(ht_messenger **out,
+                               const ht_messenger_options *opts,
+                               const ht_transport_hooks *hooks,
+                               void *hooks_arg);
+
+/* The flavour switch behind ht_messenger_new (src/transport/flavour.c).
+ * Issue 6 adds the traced case there: build the shim's hook table and call
+ * ht_transport_messenger_new. */
+int ht_transport_flavour_resolve(const ht_messenger_options *opts,
+                                 ht_messenger_flavour *out);
+
+#endif /* HT_TRANSPORT_HOOKS_H */

@@ -1,0 +1,288 @@
+/* Internal structures of the transport, shared by its files only.
+ *
+ * Ownership and threads in one place:
+ *  - Everything here is touched on the loop thread only, except the
+ *    fields marked [any]: atomics, or guarded by ht_messenger.lock.
+ *  - tr_out is one outgoing frame (request, one-way, reply, or a "drop"
+ *    notice of a request answered by nobody). It is freed once it is both
+ *    written (or failed) and, for requests, settled (reply callback run).
+ *  - Connections, peers and the messenger are reference counted because
+ *    ht_request tokens and queued commands outlive loop-side closes.
+ * Never include this from outside src/transport/ (shim/ uses hooks.h).
+ */
+#ifndef HT_TRANSPORT_INTERNAL_H
+#define HT_TRANSPORT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <uv.h>
+
+#include "hoptrace/messenger.h"
+#include "hoptrace/wire.h"
+#include "transport/hooks.h"
+
+#define TR_NAME_MAX 128       /* peer names: "tcp://[v6]:port", unix paths */
+#define TR_READ_BUF (64u * 1024u)
+#define TR_NO_HEAP SIZE_MAX
+
+typedef struct tr_conn tr_conn;
+typedef struct tr_listener tr_listener;
+
+/* An item of the cross-thread command queue. */
+typedef enum tr_cmd_kind {
+  TR_CMD_OUT = 1,     /* a tr_out to submit */
+  TR_CMD_CALL = 2,    /* run a function on the loop, wake the caller */
+  TR_CMD_SHUTDOWN = 3 /* final close (from ht_messenger_close) */
+} tr_cmd_kind;
+
+typedef struct tr_cmd {
+  struct tr_cmd *next;
+  tr_cmd_kind kind;
+} tr_cmd;
+
+typedef enum tr_out_kind {
+  TR_OUT_REQUEST = HT_MSG_REQUEST,
+  TR_OUT_REPLY = HT_MSG_REPLY,
+  TR_OUT_ONEWAY = HT_MSG_ONEWAY,
+  TR_OUT_ERROR = HT_MSG_ERROR,
+  TR_OUT_DROP = 100 /* no frame: a token given up */
+} tr_out_kind;
+
+typedef struct tr_out {
+  tr_cmd cmd;          /* cmd.next also links the outq and write batches */
+  tr_out_kind kind;
+  bool written;        /* write completed or failed */
+  bool settled;        /* request: outcome delivered */
+  ht_peer *peer;       /* request/one-way: target, referenced */
+  tr_conn *reply_conn; /* reply/error/drop: target, referenced */
+  tr_conn *pend_conn;  /* request: the conn whose pending table holds it */
+  ht_payload payload;
+  void *copy;          /* our copy of the payload, or NULL */
+  size_t frame_len;    /* header + payload */
+  /* request only */
+  uint64_t seq;
+  uint32_t timeout_ms;
+  uint64_t deadline;
+  size_t heap_index;
+  struct tr_out *hnext; /* pending hash chain */
+  ht_reply_fn fn;
+  void *fn_arg;
+  void *slot; /* hooks' per-request slot */
+  size_t header_len;
+  uint8_t header[];
+} tr_out;
+
+typedef enum tr_conn_state {
+  TR_CONN_CONNECTING = 0,
+  TR_CONN_OPEN = 1,
+  TR_CONN_CLOSING = 2
+} tr_conn_state;
+
+struct tr_conn {
+  atomic_int refs;    /* [any] loop 1 until closed + tokens + batches */
+  atomic_int state;   /* [any] tr_conn_state; read by tokens */
+  ht_messenger *m;
+  union {
+    uv_handle_t h;
+    uv_stream_t s;
+    uv_tcp_t tcp;
+    uv_pipe_t pipe;
+  } u;
+  ht_peer *peer;         /* outgoing: owner (referenced); NULL if accepted */
+  tr_listener *listener; /* accepted: its listener */
+  ht_frame_reader *reader;
+  uv_connect_t connect_req;
+  tr_out *outq_head, *outq_tail; /* accepted, not yet handed to uv_write */
+  size_t wq_bytes;               /* queued or being written */
+  size_t wq_msgs;
+  tr_out **buckets; /* pending requests by sequence */
+  size_t nbuckets, npending;
+  uint32_t inflight; /* dispatched requests not yet answered */
+  bool reading;
+  bool in_flush;
+  int close_reason;
+  tr_conn *flush_next;
+  tr_conn *prev, *next; /* m->conns */
+  char name[TR_NAME_MAX];
+};
+
+typedef struct tr_addr {
+  bool is_unix;
+  struct sockaddr_storage ss;
+  char path[108];
+} tr_addr;
+
+struct ht_peer {
+  atomic_int refs; /* [any] user handle + timer + conns + queued outs */
+  ht_messenger *m;
+  char *url;
+  tr_addr addr;
+  tr_conn *conn;             /* current connection (CONNECTING/OPEN) */
+  atomic_bool closing;       /* [any] */
+  atomic_bool usable;        /* [any] false while backing off */
+  atomic_bool connected;     /* [any] */
+  atomic_size_t q_bytes;     /* [any] reserved write budget */
+  atomic_size_t q_msgs;      /* [any] */
+  atomic_bool want_writable; /* [any] a send hit HT_EQUEUEFULL */
+  ht_writable_fn wfn;
+  void *warg;
+  uv_timer_t timer; /* back-off and connect timeout */
+  uint32_t backoff_ms;
+  ht_peer *prev, *next; /* m->peers */
+};
+
+struct tr_listener {
+  ht_messenger *m;
+  union {
+    uv_handle_t h;
+    uv_stream_t s;
+    uv_tcp_t tcp;
+    uv_pipe_t pipe;
+  } u;
+  bool is_unix;
+  char path[108];
+  uint32_t nconns;
+  tr_listener *next;
+};
+
+struct ht_request {
+  ht_messenger *m; /* referenced */
+  tr_conn *conn;   /* referenced */
+  uint64_t seq;
+  void *slot; /* hooks' dispatch slot */
+  char op[];
+};
+
+typedef struct tr_handler {
+  char *op; /* NULL: default */
+  ht_handler_fn fn;
+  void *arg;
+} tr_handler;
+
+typedef enum tr_state {
+  TR_RUNNING = 0,
+  TR_DRAINING = 1,
+  TR_CLOSING = 2
+} tr_state;
+
+struct ht_messenger {
+  atomic_int refs; /* [any] user + open tokens */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  tr_cmd *q_head, *q_tail; /* [lock] */
+  bool closed;             /* [lock] no more commands */
+  int foreign_calls;       /* [lock] other threads inside a send/reply */
+  bool drained;            /* [lock] graceful drain finished */
+  bool drain_timed_out;    /* [lock] */
+  atomic_bool accepting;   /* [any] new sends allowed */
+  atomic_size_t tokens_open; /* [any] */
+  atomic_uint_fast64_t next_seq;
+
+  uv_loop_t own_loop;
+  uv_loop_t *loop;
+  bool own_thread;
+  pthread_t thread;
+  pthread_t loop_tid;
+  uv_async_t async;
+  uv_check_t check;
+  uv_prepare_t prepare;
+  uv_timer_t timeout_timer;
+  uv_timer_t drain_timer;
+  int open_handles;
+  uint64_t timer_due; /* UINT64_MAX: not armed */
+
+  ht_messenger_options opts;
+  char *name;
+  bool has_hooks;
+  ht_transport_hooks hooks;
+  void *hooks_arg;
+
+  tr_handler *handlers;
+  size_t nhandlers;
+  tr_handler deflt;
+
+  tr_state state;
+  tr_out **heap;
+  size_t heap_n, heap_cap;
+  size_t pending_total;
+  size_t queued_total;
+  tr_conn *conns;
+  ht_peer *peers;
+  tr_listener *listeners;
+  tr_conn *flush_list;
+  uint8_t *readbuf;
+};
+
+/* messenger.c */
+bool tr_on_loop(const ht_messenger *m);
+int tr_run_on_loop(ht_messenger *m, int (*fn)(ht_messenger *, void *),
+                   void *arg);
+int tr_enter(ht_messenger *m);
+int tr_leave_push(ht_messenger *m, tr_cmd *cmd);
+void tr_leave(ht_messenger *m);
+void tr_unref(ht_messenger *m);
+void tr_handle_closed(uv_handle_t *h); /* generic: open_handles-- */
+const tr_handler *tr_find_handler(const ht_messenger *m, const char *op);
+void tr_check_drained(ht_messenger *m);
+
+/* options.c */
+int tr_options_merge(ht_messenger_options *dst,
+                     const ht_messenger_options *src);
+
+/* log.c */
+void tr_log(const ht_messenger *m, ht_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* address.c */
+int tr_addr_parse(const char *url, tr_addr *out);
+void tr_addr_name(const struct sockaddr *sa, bool is_unix, const char *path,
+                  char *buf, size_t cap);
+
+/* out.c */
+int tr_out_new(const ht_envelope *env, const ht_payload *payload,
+               tr_out **out);
+void tr_out_discard(tr_out *out); /* never accepted: no callbacks */
+void tr_out_written(tr_out *out, int status);
+void tr_out_settle(tr_out *out, int status, const ht_envelope *reply);
+void tr_out_fail(tr_out *out, int status);
+void tr_out_maybe_free(tr_out *out);
+
+/* pending.c */
+int tr_pending_add(tr_conn *c, tr_out *out);
+tr_out *tr_pending_take(tr_conn *c, uint64_t seq);
+void tr_pending_fail_all(tr_conn *c, int status);
+void tr_pending_free(tr_conn *c);
+int tr_timeouts_add(ht_messenger *m, tr_out *out);
+void tr_timeouts_remove(ht_messenger *m, tr_out *out);
+void tr_timeouts_fire(uv_timer_t *t);
+
+/* conn.c */
+tr_conn *tr_conn_new(ht_messenger *m, bool is_unix);
+void tr_conn_ref(tr_conn *c);
+void tr_conn_unref(tr_conn *c);
+void tr_conn_start_reading(tr_conn *c);
+void tr_conn_close(tr_conn *c, int reason);
+void tr_conn_enqueue(tr_conn *c, tr_out *out);
+void tr_conn_flush_all(ht_messenger *m);
+void tr_conn_update_reading(tr_conn *c);
+
+/* dispatch.c */
+void tr_dispatch(tr_conn *c, const ht_envelope *env);
+
+/* peer.c */
+void tr_peer_unref(ht_peer *p);
+void tr_peer_release_budget(ht_peer *p, size_t bytes);
+void tr_peer_conn_lost(ht_peer *p, tr_conn *c);
+void tr_peer_close_on_loop(ht_peer *p, int reason);
+int tr_submit_out(ht_messenger *m, tr_out *out);
+
+/* listener.c */
+void tr_listener_close(tr_listener *l);
+
+/* request.c */
+int tr_request_new(tr_conn *c, const ht_envelope *env, ht_request **out);
+
+#endif /* HT_TRANSPORT_INTERNAL_H */

@@ -1,0 +1,161 @@
+/* Listeners: bind TCP or Unix sockets, accept connections up to the
+ * per-listener limit, and hand them to conn.c. Must never accept beyond
+ * the limit (extra connections are accepted and closed at once, with a
+ * log line, so the client sees a reset instead of a hang) and never
+ * remove a socket file that is not a socket. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hoptrace/error.h"
+#include "transport/internal.h"
+
+static void name_accepted(tr_listener *l, tr_conn *c) {
+  if (l->is_unix) {
+    snprintf(c->name, sizeof(c->name), "unix://");
+    return;
+  }
+  struct sockaddr_storage ss;
+  int len = sizeof(ss);
+  if (uv_tcp_getpeername(&c->u.tcp, (struct sockaddr *)&ss, &len) != 0)
+    snprintf(c->name, sizeof(c->name), "tcp://?");
+  else
+    tr_addr_name((struct sockaddr *)&ss, false, NULL, c->name, sizeof(c->name));
+}
+
+static void on_connection(uv_stream_t *server, int status) {
+  tr_listener *l = server->data;
+  ht_messenger *m = l->m;
+  if (status < 0) {
+    tr_log(m, HT_LOG_WARN, "accept: %s", uv_strerror(status));
+    return;
+  }
+  tr_conn *c = tr_conn_new(m, l->is_unix);
+  if (c == NULL) {
+    tr_log(m, HT_LOG_ERROR, "accept: out of memory");
+    return;
+  }
+  if (uv_accept(server, &c->u.s) != 0) {
+    tr_conn_close(c, HT_ECONNRESET);
+    return;
+  }
+  name_accepted(l, c);
+  if (l->nconns >= m->opts.max_connections) {
+    tr_log(m, HT_LOG_WARN, "%s: refused: %u connections on this listener",
+           c->name, l->nconns);
+    tr_conn_close(c, HT_ECONNLIMIT);
+    return;
+  }
+  l->nconns++;
+  c->listener = l;
+  if (!l->is_unix)
+    uv_tcp_nodelay(&c->u.tcp, 1);
+  tr_conn_start_reading(c);
+}
+
+static void on_listener_closed(uv_handle_t *h) {
+  tr_listener *l = h->data;
+  ht_messenger *m = l->m;
+  if (l->is_unix)
+    unlink(l->path);
+  free(l);
+  m->open_handles--;
+  tr_check_drained(m);
+}
+
+void tr_listener_close(tr_listener *l) {
+  for (tr_conn *c = l->m->conns; c != NULL; c = c->next)
+    if (c->listener == l)
+      c->listener = NULL;
+  uv_close(&l->u.h, on_listener_closed);
+}
+
+/* Replaces a stale socket file; anything else at the path is an error. */
+static int clear_socket_path(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return 0;
+  if (!S_ISSOCK(st.st_mode))
+    return HT_EEXIST;
+  return unlink(path) == 0 ? 0 : HT_EIO;
+}
+
+static int bind_listener(tr_listener *l, const tr_addr *a) {
+  if (a->is_unix) {
+    int rc = clear_socket_path(a->path);
+    if (rc != 0)
+      return rc;
+    return uv_pipe_bind(&l->u.pipe, a->path) == 0 ? 0 : HT_EIO;
+  }
+  return uv_tcp_bind(&l->u.tcp, (const struct sockaddr *)&a->ss, 0) == 0
+             ? 0
+             : HT_EIO;
+}
+
+static int bound_name(tr_listener *l, char *buf, size_t cap) {
+  char name[TR_NAME_MAX];
+  if (l->is_unix) {
+    tr_addr_name(NULL, true, l->path, name, sizeof(name));
+  } else {
+    struct sockaddr_storage ss;
+    int len = sizeof(ss);
+    if (uv_tcp_getsockname(&l->u.tcp, (struct sockaddr *)&ss, &len) != 0)
+      return HT_EIO;
+    tr_addr_name((struct sockaddr *)&ss, false, NULL, name, sizeof(name));
+  }
+  if (strlen(name) + 1 > cap)
+    return HT_ENOSPC;
+  memcpy(buf, name, strlen(name) + 1);
+  return 0;
+}
+
+typedef struct listen_args {
+  const tr_addr *addr;
+  char *bound;
+  size_t cap;
+} listen_args;
+
+static int listen_on_loop(ht_messenger *m, void *arg) {
+  listen_args *a = arg;
+  if (m->state != TR_RUNNING)
+    return HT_ESHUTDOWN;
+  tr_listener *l = calloc(1, sizeof(*l));
+  if (l == NULL)
+    return HT_ENOMEM;
+  l->m = m;
+  l->is_unix = a->addr->is_unix;
+  strcpy(l->path, a->addr->path);
+  int rc = l->is_unix ? uv_pipe_init(m->loop, &l->u.pipe, 0)
+                      : uv_tcp_init(m->loop, &l->u.tcp);
+  if (rc != 0) {
+    free(l);
+    return HT_EIO;
+  }
+  l->u.h.data = l;
+  m->open_handles++;
+  rc = bind_listener(l, a->addr);
+  if (rc == 0 && uv_listen(&l->u.s, 511, on_connection) != 0)
+    rc = HT_EIO;
+  if (rc != 0) {
+    l->is_unix = false; /* the path is not ours to unlink */
+    uv_close(&l->u.h, on_listener_closed);
+    return rc;
+  }
+  l->next = m->listeners;
+  m->listeners = l;
+  return a->bound != NULL ? bound_name(l, a->bound, a->cap) : 0;
+}
+
+int ht_messenger_listen(ht_messenger *m, const char *url, char *bound,
+                        size_t bound_cap) {
+  if (m == NULL || url == NULL)
+    return HT_EINVAL;
+  tr_addr addr;
+  int rc = tr_addr_parse(url, &addr);
+  if (rc != 0)
+    return rc;
+  listen_args a = {&addr, bound, bound_cap};
+  return tr_run_on_loop(m, listen_on_loop, &a);
+}

@@ -1,0 +1,97 @@
+/* Options (defaults, versioned merge) and the flavour switch behind
+ * ht_messenger_new. Must never read fields past the caller's opts->size:
+ * a caller built against an older header has a shorter struct. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "transport/internal.h"
+
+#define DEFAULT_QUEUE_BYTES (8u * 1024u * 1024u)
+#define DEFAULT_QUEUE_MSGS 65536u
+#define DEFAULT_TIMEOUT_MS 30000u
+#define DEFAULT_MAX_INFLIGHT 4096u
+#define DEFAULT_MAX_CONNECTIONS 1024u
+#define DEFAULT_CONNECT_TIMEOUT_MS 5000u
+#define DEFAULT_RECONNECT_MIN_MS 50u
+#define DEFAULT_RECONNECT_MAX_MS 5000u
+
+void ht_messenger_options_init(ht_messenger_options *opts) {
+  if (opts == NULL)
+    return;
+  memset(opts, 0, sizeof(*opts));
+  opts->size = sizeof(*opts);
+  opts->flavour = HT_MESSENGER_DEFAULT;
+  opts->max_frame = HT_FRAME_DEFAULT_MAX;
+  opts->write_queue_bytes = DEFAULT_QUEUE_BYTES;
+  opts->write_queue_msgs = DEFAULT_QUEUE_MSGS;
+  opts->request_timeout_ms = DEFAULT_TIMEOUT_MS;
+  opts->max_inflight = DEFAULT_MAX_INFLIGHT;
+  opts->max_connections = DEFAULT_MAX_CONNECTIONS;
+  opts->connect_timeout_ms = DEFAULT_CONNECT_TIMEOUT_MS;
+  opts->reconnect_min_ms = DEFAULT_RECONNECT_MIN_MS;
+  opts->reconnect_max_ms = DEFAULT_RECONNECT_MAX_MS;
+  opts->log_level = HT_LOG_WARN;
+}
+
+#define ZERO_TO_DEFAULT(field, value)                                          \
+  do {                                                                         \
+    if (dst->field == 0)                                                       \
+      dst->field = (value);                                                    \
+  } while (0)
+
+/* dst = defaults overlaid with the part of src its caller knows. */
+int tr_options_merge(ht_messenger_options *dst,
+                     const ht_messenger_options *src) {
+  ht_messenger_options_init(dst);
+  if (src != NULL) {
+    if (src->size < offsetof(ht_messenger_options, loop) + sizeof(src->loop))
+      return HT_EINVAL;
+    memcpy(dst, src, src->size < sizeof(*dst) ? src->size : sizeof(*dst));
+    dst->size = sizeof(*dst);
+  }
+  ZERO_TO_DEFAULT(max_frame, HT_FRAME_DEFAULT_MAX);
+  ZERO_TO_DEFAULT(write_queue_bytes, DEFAULT_QUEUE_BYTES);
+  ZERO_TO_DEFAULT(write_queue_msgs, DEFAULT_QUEUE_MSGS);
+  ZERO_TO_DEFAULT(request_timeout_ms, DEFAULT_TIMEOUT_MS);
+  ZERO_TO_DEFAULT(max_inflight, DEFAULT_MAX_INFLIGHT);
+  ZERO_TO_DEFAULT(max_connections, DEFAULT_MAX_CONNECTIONS);
+  ZERO_TO_DEFAULT(connect_timeout_ms, DEFAULT_CONNECT_TIMEOUT_MS);
+  ZERO_TO_DEFAULT(reconnect_min_ms, DEFAULT_RECONNECT_MIN_MS);
+  ZERO_TO_DEFAULT(reconnect_max_ms, DEFAULT_RECONNECT_MAX_MS);
+  if (dst->max_frame > HT_FRAME_HARD_MAX ||
+      dst->reconnect_min_ms > dst->reconnect_max_ms)
+    return HT_EINVAL;
+  return 0;
+}
+
+int ht_transport_flavour_resolve(const ht_messenger_options *opts,
+                                 ht_messenger_flavour *out) {
+  ht_messenger_flavour f = opts != NULL ? opts->flavour : HT_MESSENGER_DEFAULT;
+  if (f == HT_MESSENGER_DEFAULT) {
+    const char *env = getenv("HT_MESSENGER");
+    if (env == NULL || env[0] == '\0' || strcmp(env, "plain") == 0)
+      f = HT_MESSENGER_PLAIN;
+    else if (strcmp(env, "traced") == 0)
+      f = HT_MESSENGER_TRACED;
+    else
+      return HT_EINVAL;
+  }
+  if (f != HT_MESSENGER_PLAIN && f != HT_MESSENGER_TRACED)
+    return HT_EINVAL;
+  *out = f;
+  return 0;
+}
+
+int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts) {
+  if (out == NULL)
+    return HT_EINVAL;
+  ht_messenger_flavour f;
+  int rc = ht_transport_flavour_resolve(opts, &f);
+  if (rc != 0)
+    return rc;
+  if (f == HT_MESSENGER_TRACED)
+    return HT_ENOTSUP; /* issue 6: the shim's factory goes here */
+  return ht_transport_messenger_new(out, opts, NULL, NULL);
+}

@@ -1,0 +1,116 @@
+/* Outgoing frames (tr_out): encode the header next to the caller's payload
+ * (copied only when the caller gave no `done`), and end each frame's life
+ * exactly once per side: written (payload done) and, for requests, settled
+ * (reply callback). Must never call a user callback twice or free a frame
+ * that a write, a pending table or the timeout heap still holds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "transport/internal.h"
+
+int tr_out_new(const ht_envelope *env, const ht_payload *payload,
+               tr_out **out) {
+  size_t hsize = ht_frame_header_size(env);
+  if (hsize == 0)
+    return env->payload_len > HT_FRAME_HARD_MAX ? HT_EFRAMETOOBIG : HT_EINVAL;
+  tr_out *o = malloc(sizeof(*o) + hsize);
+  if (o == NULL)
+    return HT_ENOMEM;
+  memset(o, 0, sizeof(*o));
+  o->cmd.kind = TR_CMD_OUT;
+  o->heap_index = TR_NO_HEAP;
+  int rc = ht_frame_encode_header(env, o->header, hsize, &o->header_len);
+  if (rc != 0) {
+    free(o);
+    return rc;
+  }
+  if (payload != NULL && payload->len > 0) {
+    o->payload = *payload;
+    if (payload->done == NULL) {
+      o->copy = malloc(payload->len);
+      if (o->copy == NULL) {
+        free(o);
+        return HT_ENOMEM;
+      }
+      memcpy(o->copy, payload->data, payload->len);
+    }
+  } else if (payload != NULL) {
+    o->payload = *payload; /* empty, but done must still run */
+  }
+  o->frame_len = o->header_len + o->payload.len;
+  *out = o;
+  return 0;
+}
+
+static void drop_refs(tr_out *o) {
+  if (o->peer != NULL)
+    tr_peer_unref(o->peer);
+  if (o->reply_conn != NULL)
+    tr_conn_unref(o->reply_conn);
+  free(o->copy);
+  free(o);
+}
+
+void tr_out_discard(tr_out *o) {
+  if (o->peer != NULL)
+    tr_peer_release_budget(o->peer, o->frame_len);
+  drop_refs(o);
+}
+
+void tr_out_maybe_free(tr_out *o) {
+  if (!o->written)
+    return;
+  if (o->kind == TR_OUT_REQUEST && !o->settled)
+    return;
+  drop_refs(o);
+}
+
+/* The frame left the queue: on the wire (status 0) or dropped. */
+void tr_out_written(tr_out *o, int status) {
+  o->written = true;
+  if (o->peer != NULL)
+    tr_peer_release_budget(o->peer, o->frame_len);
+  if (o->payload.done != NULL) {
+    ht_done_fn done = o->payload.done;
+    o->payload.done = NULL;
+    done(o->payload.done_arg, status);
+  }
+}
+
+void tr_out_settle(tr_out *o, int status, const ht_envelope *reply) {
+  if (o->settled)
+    return;
+  o->settled = true;
+  ht_messenger *m = o->peer->m;
+  if (o->pend_conn != NULL) {
+    tr_pending_take(o->pend_conn, o->seq);
+    o->pend_conn = NULL;
+  }
+  tr_timeouts_remove(m, o);
+  if (m->has_hooks && m->hooks.on_reply != NULL)
+    m->hooks.on_reply(m->hooks_arg, status, reply, o->slot);
+  o->fn(o->fn_arg, status, reply);
+  tr_out_maybe_free(o);
+}
+
+/* A frame that was accepted and cannot be delivered: every callback it
+ * owes runs now with `status`. */
+void tr_out_fail(tr_out *o, int status) {
+  bool is_request = o->kind == TR_OUT_REQUEST;
+  if (!o->written) {
+    o->written = true; /* keep settle from freeing it under us */
+    if (o->peer != NULL)
+      tr_peer_release_budget(o->peer, o->frame_len);
+    if (o->payload.done != NULL) {
+      ht_done_fn done = o->payload.done;
+      o->payload.done = NULL;
+      done(o->payload.done_arg, status);
+    }
+  }
+  if (is_request && !o->settled) {
+    tr_out_settle(o, status, NULL); /* frees */
+    return;
+  }
+  tr_out_maybe_free(o);
+}

@@ -1,0 +1,177 @@
+/* ht_request tokens: the right (and duty) to answer one incoming request,
+ * usable from any thread; and ht_message_copy to keep a received message.
+ * A token must never outlive its references: it holds the messenger core
+ * and the connection struct, so answering after the connection or even
+ * the messenger closed is safe and just reports the error. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "transport/internal.h"
+
+int tr_request_new(tr_conn *c, const ht_envelope *env, ht_request **out) {
+  const char *op = env->operation != NULL ? env->operation : "";
+  size_t n = strlen(op);
+  ht_request *r = malloc(sizeof(*r) + n + 1);
+  if (r == NULL)
+    return HT_ENOMEM;
+  r->m = c->m;
+  atomic_fetch_add(&c->m->refs, 1);
+  r->conn = c;
+  tr_conn_ref(c);
+  r->seq = env->sequence;
+  r->slot = NULL;
+  memcpy(r->op, op, n + 1);
+  c->inflight++;
+  atomic_fetch_add(&c->m->tokens_open, 1);
+  tr_conn_update_reading(c);
+  *out = r;
+  return 0;
+}
+
+const char *ht_request_operation(const ht_request *req) {
+  return req != NULL ? req->op : NULL;
+}
+
+const char *ht_request_peer(const ht_request *req) {
+  return req != NULL ? req->conn->name : NULL;
+}
+
+/* handed: a reply or drop notice reached the loop side, which counts the
+ * token as finished (so a drain never closes under a queued reply). */
+static void free_token(ht_request *req, bool handed) {
+  ht_messenger *m = req->m;
+  if (!handed)
+    atomic_fetch_sub(&m->tokens_open, 1);
+  tr_conn_unref(req->conn);
+  free(req);
+  tr_unref(m);
+}
+
+static void hook_done(ht_messenger *m, ht_request *req, int status) {
+  if (m->has_hooks && m->hooks.request_done != NULL)
+    m->hooks.request_done(m->hooks_arg, req->slot, status);
+}
+
+/* Builds the reply frame; the token's connection reference moves to it. */
+static int build_reply(ht_request *req, int32_t status,
+                       const ht_payload *payload, tr_out **out) {
+  ht_messenger *m = req->m;
+  ht_envelope env = {.version = HT_WIRE_VERSION,
+                     .type = status == 0 ? HT_MSG_REPLY : HT_MSG_ERROR,
+                     .sequence = req->seq,
+                     .status = status};
+  if (payload != NULL) {
+    env.payload = payload->data;
+    env.payload_len = payload->len;
+  }
+  if (m->has_hooks && m->hooks.before_encode != NULL)
+    m->hooks.before_encode(m->hooks_arg, &env, req->conn->name, &req->slot);
+  if (atomic_load(&req->conn->state) == TR_CONN_CLOSING)
+    return HT_ECONNRESET;
+  int rc = tr_out_new(&env, payload, out);
+  if (rc != 0)
+    return rc;
+  if (m->has_hooks && m->hooks.on_message != NULL)
+    m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, (*out)->frame_len,
+                        req->conn->name);
+  (*out)->kind = (tr_out_kind)env.type;
+  (*out)->reply_conn = req->conn;
+  tr_conn_ref(req->conn);
+  return 0;
+}
+
+/* Hands `o` (a reply or a drop notice) to the loop. The connection's
+ * inflight count drops there, so a stopped reader restarts. */
+static int hand_over(ht_messenger *m, bool on_loop, tr_out *o) {
+  if (on_loop) {
+    int rc = tr_submit_out(m, o);
+    if (rc != 0)
+      tr_out_discard(o);
+    return rc;
+  }
+  int rc = tr_leave_push(m, &o->cmd);
+  if (rc != 0)
+    tr_out_discard(o);
+  return rc;
+}
+
+int ht_request_reply(ht_request *req, int32_t status,
+                     const ht_payload *payload) {
+  if (req == NULL)
+    return HT_EINVAL;
+  ht_messenger *m = req->m;
+  bool on_loop = tr_on_loop(m);
+  if (!on_loop && tr_enter(m) != 0) {
+    free_token(req, false); /* closed: hooks are gone */
+    return HT_ESHUTDOWN;
+  }
+  tr_out *o = NULL;
+  int rc = build_reply(req, status, payload, &o);
+  if (rc != 0) {
+    hook_done(m, req, rc);
+    if (!on_loop) {
+      tr_leave(m);
+    } else {
+      req->conn->inflight--;
+      tr_conn_update_reading(req->conn);
+    }
+    free_token(req, false);
+    return rc;
+  }
+  hook_done(m, req, status);
+  rc = hand_over(m, on_loop, o);
+  free_token(req, true);
+  return rc;
+}
+
+void ht_request_drop(ht_request *req) {
+  if (req == NULL)
+    return;
+  ht_messenger *m = req->m;
+  bool on_loop = tr_on_loop(m);
+  if (!on_loop && tr_enter(m) != 0) {
+    free_token(req, false);
+    return;
+  }
+  hook_done(m, req, 1);
+  tr_out *o = calloc(1, sizeof(*o));
+  if (o == NULL) {
+    if (!on_loop)
+      tr_leave(m);
+    free_token(req, false);
+    return;
+  }
+  o->cmd.kind = TR_CMD_OUT;
+  o->kind = TR_OUT_DROP;
+  o->heap_index = TR_NO_HEAP;
+  o->reply_conn = req->conn;
+  tr_conn_ref(req->conn);
+  hand_over(m, on_loop, o);
+  free_token(req, true);
+}
+
+int ht_message_copy(const ht_envelope *msg, ht_envelope **out) {
+  if (msg == NULL || out == NULL || (msg->payload == NULL && msg->payload_len))
+    return HT_EINVAL;
+  const char *op = msg->operation != NULL ? msg->operation : "";
+  size_t oplen = strlen(op) + 1;
+  char *block = malloc(sizeof(ht_envelope) + oplen + msg->payload_len);
+  if (block == NULL)
+    return HT_ENOMEM;
+  ht_envelope *copy = (ht_envelope *)block;
+  *copy = *msg;
+  char *opcopy = block + sizeof(ht_envelope);
+  memcpy(opcopy, op, oplen);
+  copy->operation = opcopy;
+  if (msg->payload_len > 0) {
+    memcpy(opcopy + oplen, msg->payload, msg->payload_len);
+    copy->payload = opcopy + oplen;
+  } else {
+    copy->payload = NULL;
+  }
+  *out = copy;
+  return 0;
+}
+
+void ht_message_free(ht_envelope *copy) { free(copy); }
