@@ -1,0 +1,140 @@
+/* The interceptor seam for the traced messenger (src/transport/hooks.h):
+ * a hook table stamps a trace context before encoding, sees dispatch with
+ * the decoded context, carries a per-request slot to the reply callback
+ * and a dispatch slot to the reply, and counts message events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdatomic.h>
+
+#include "transport/hooks.h"
+#include "tt_util.h"
+
+typedef struct hook_log {
+  atomic_int encodes, dispatches, after, done, replies, sends, recvs;
+  atomic_int destroyed;
+  atomic_int slot_ok, ctx_ok, reply_ctx_ok;
+  int tag; /* which messenger */
+} hook_log;
+
+static void before_encode(void *arg, ht_envelope *env, const char *peer,
+                          void **slot) {
+  hook_log *h = arg;
+  assert_non_null(peer);
+  atomic_fetch_add(&h->encodes, 1);
+  if (env->type == HT_MSG_REQUEST) {
+    env->has_trace = true;
+    env->trace = (ht_trace_context){0, 0x1111, env->sequence + 100, 0,
+                                    HT_FLAG_SAMPLED};
+    *slot = (void *)(uintptr_t)(env->sequence * 2 + 1);
+  } else if (env->type == HT_MSG_REPLY) {
+    /* The dispatch slot set on the server carries the span. */
+    uintptr_t s = (uintptr_t)*slot;
+    env->has_trace = true;
+    env->trace = (ht_trace_context){0, 0x2222, (uint64_t)s, 0, 0};
+  }
+}
+
+static void before_dispatch(void *arg, const ht_envelope *env,
+                            const char *peer, void **slot) {
+  hook_log *h = arg;
+  (void)peer;
+  atomic_fetch_add(&h->dispatches, 1);
+  if (env->has_trace && env->trace.trace_id_lo == 0x1111 &&
+      env->trace.span_id == env->sequence + 100)
+    atomic_fetch_add(&h->ctx_ok, 1);
+  *slot = (void *)(uintptr_t)(env->sequence + 5000);
+}
+
+static void after_dispatch(void *arg, const ht_envelope *env, void *slot) {
+  (void)env;
+  assert_null(slot); /* requests only in this test */
+  atomic_fetch_add(&((hook_log *)arg)->after, 1);
+}
+
+static void request_done(void *arg, void *slot, int status) {
+  (void)slot;
+  assert_int_equal(status, 0);
+  atomic_fetch_add(&((hook_log *)arg)->done, 1);
+}
+
+static void on_reply(void *arg, int status, const ht_envelope *reply,
+                     void *slot) {
+  hook_log *h = arg;
+  atomic_fetch_add(&h->replies, 1);
+  if (status == 0 && (uintptr_t)slot == reply->sequence * 2 + 1)
+    atomic_fetch_add(&h->slot_ok, 1);
+  if (status == 0 && reply->has_trace && reply->trace.trace_id_lo == 0x2222 &&
+      reply->trace.span_id == reply->sequence + 5000)
+    atomic_fetch_add(&h->reply_ctx_ok, 1);
+}
+
+static void on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
+                       size_t frame_len, const char *peer) {
+  hook_log *h = arg;
+  (void)peer;
+  assert_true(frame_len > env->payload_len);
+  atomic_fetch_add(dir == HT_HOOK_SEND ? &h->sends : &h->recvs, 1);
+}
+
+static void destroy(void *arg) {
+  atomic_fetch_add(&((hook_log *)arg)->destroyed, 1);
+}
+
+static const ht_transport_hooks table = {
+    before_encode, before_dispatch, after_dispatch, request_done,
+    on_reply,      on_message,      destroy};
+
+static void on_user_reply(void *arg, int status, const ht_envelope *reply) {
+  (void)reply;
+  if (status == 0)
+    tt_counter_add(arg, 1);
+}
+
+static void test_hooks_see_every_hop(void **state) {
+  (void)state;
+  static hook_log hs, hc;
+  ht_messenger *srv, *cli;
+  assert_int_equal(ht_transport_messenger_new(&srv, NULL, &table, &hs), 0);
+  assert_int_equal(ht_transport_messenger_new(&cli, NULL, &table, &hc), 0);
+  assert_int_equal(ht_messenger_handle(srv, "echo", tt_echo_handler, NULL), 0);
+  char url[128];
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, sizeof(url)), 0);
+  ht_peer *p;
+  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  enum { N = 100 };
+  tt_counter got;
+  tt_counter_init(&got);
+  for (int i = 0; i < N; i++) {
+    ht_payload pl = {"x", 1, NULL, NULL};
+    assert_int_equal(ht_peer_request(p, "echo", &pl, NULL, on_user_reply, &got), 0);
+  }
+  assert_int_equal(tt_counter_wait(&got, N, 10000), N);
+  assert_int_equal(ht_messenger_close(cli, 0), 0);
+  assert_int_equal(ht_messenger_close(srv, 0), 0);
+  assert_int_equal(atomic_load(&hc.encodes), N);
+  assert_int_equal(atomic_load(&hc.sends), N);
+  assert_int_equal(atomic_load(&hc.recvs), N);
+  assert_int_equal(atomic_load(&hc.replies), N);
+  assert_int_equal(atomic_load(&hc.slot_ok), N);
+  assert_int_equal(atomic_load(&hc.reply_ctx_ok), N);
+  assert_int_equal(atomic_load(&hs.dispatches), N);
+  assert_int_equal(atomic_load(&hs.ctx_ok), N);
+  assert_int_equal(atomic_load(&hs.after), N);
+  assert_int_equal(atomic_load(&hs.done), N);
+  assert_int_equal(atomic_load(&hs.encodes), N);
+  assert_int_equal(atomic_load(&hs.sends), N);
+  assert_int_equal(atomic_load(&hs.recvs), N);
+  assert_int_equal(atomic_load(&hs.destroyed), 1);
+  assert_int_equal(atomic_load(&hc.destroyed), 1);
+  tt_counter_destroy(&got);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hooks_see_every_hop),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
