@@ -255,15 +255,16 @@ int tr_submit_out(ht_messenger *m, tr_out *o) {
   c->inflight--;
   atomic_fetch_sub(&m->tokens_open, 1);
   int rc = 0;
-  if (o->kind == TR_OUT_DROP) {
-    tr_out_discard(o);
-  } else if (atomic_load(&c->state) != TR_CONN_OPEN) {
-    rc = HT_ECONNRESET;
-  } else {
-    tr_conn_enqueue(c, o);
+  if (o->kind != TR_OUT_DROP) {
+    if (atomic_load(&c->state) != TR_CONN_OPEN)
+      rc = HT_ECONNRESET;
+    else
+      tr_conn_enqueue(c, o);
   }
   tr_conn_update_reading(c);
   tr_check_drained(m);
+  if (o->kind == TR_OUT_DROP)
+    tr_out_discard(o); /* last: it may hold the last reference to c */
   return rc;
 }
 
