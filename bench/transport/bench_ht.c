@@ -1,6 +1,7 @@
 /* hoptrace messenger side of the transport benchmark. The client keeps
  * its requests going from the reply callback (loop thread), which is how
  * an application pipelines on this messenger. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,8 +66,17 @@ typedef struct pp_state {
   int n, i;
   double *lat;
   double sent_at;
-  atomic_int finished;
+  pthread_mutex_t lock; /* the waiting thread blocks: no polling that */
+  pthread_cond_t cond;  /* would keep a CPU awake and flatter latency */
+  int finished;
 } pp_state;
+
+static void pp_finish(pp_state *s, int how) {
+  pthread_mutex_lock(&s->lock);
+  s->finished = how;
+  pthread_cond_signal(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+}
 
 static void pp_reply(void *arg, int status, const ht_envelope *reply);
 
@@ -74,21 +84,21 @@ static void pp_send(pp_state *s) {
   ht_payload p = {payload, sizeof(payload), noop_done, NULL};
   s->sent_at = bench_now();
   if (ht_peer_request(s->peer, "echo", &p, NULL, pp_reply, s) != 0)
-    atomic_store(&s->finished, -1);
+    pp_finish(s, -1);
 }
 
 static void pp_reply(void *arg, int status, const ht_envelope *reply) {
   (void)reply;
   pp_state *s = arg;
   if (status != 0) {
-    atomic_store(&s->finished, -1);
+    pp_finish(s, -1);
     return;
   }
   s->lat[s->i++] = (bench_now() - s->sent_at) * 1e6;
   if (s->i < s->n)
     pp_send(s);
   else
-    atomic_store(&s->finished, 1);
+    pp_finish(s, 1);
 }
 
 static int pingpong(const char *url, int n, double *lat_us) {
@@ -97,11 +107,17 @@ static int pingpong(const char *url, int n, double *lat_us) {
   if (m == NULL || connect_all(m, url, 1, &p) != 0)
     return 1;
   pp_state s = {.peer = p, .n = n, .lat = lat_us};
+  pthread_mutex_init(&s.lock, NULL);
+  pthread_cond_init(&s.cond, NULL);
   pp_send(&s);
-  while (atomic_load(&s.finished) == 0)
-    bench_sleep(0.001);
+  pthread_mutex_lock(&s.lock);
+  while (s.finished == 0)
+    pthread_cond_wait(&s.cond, &s.lock);
+  pthread_mutex_unlock(&s.lock);
   ht_messenger_close(m, 0);
-  return atomic_load(&s.finished) == 1 ? 0 : 1;
+  pthread_mutex_destroy(&s.lock);
+  pthread_cond_destroy(&s.cond);
+  return s.finished == 1 ? 0 : 1;
 }
 
 /* --- pipelined */

@@ -29,6 +29,7 @@ static const int conn_counts[2] = {1, 4};
 static const int depths[3] = {1, 16, 256};
 
 typedef struct result {
+  int ran;
   int ok;
   double p50, p99;
   double rps[2][3];
@@ -182,6 +183,8 @@ static void print_table(FILE *out, const result *rs, int pp_n, double seconds) {
           "req/s, one connection", "req/s, four connections", "peak RSS");
   for (size_t i = 0; i < NIMPLS; i++) {
     const result *r = &rs[i];
+    if (r->ran == 0)
+      continue;
     fprintf(out, "%-18s %9.1f %9.1f |", impls[i]->name, r->p50, r->p99);
     for (int cc = 0; cc < 2; cc++) {
       for (int d = 0; d < 3; d++)
@@ -221,6 +224,7 @@ int main(int argc, char **argv) {
       continue;
     fprintf(stderr, "running %s...\n", impls[i]->name);
     rs[i] = run_impl(impls[i], pp_n, seconds);
+    rs[i].ran = 1;
     failed |= !rs[i].ok;
   }
   print_table(stdout, rs, pp_n, seconds);

@@ -144,7 +144,12 @@ static void on_async(uv_async_t *a) {
   }
 }
 
-static void on_check(uv_check_t *h) { tr_conn_flush_all(h->data); }
+/* After every loop iteration's I/O: write what the callbacks queued (one
+ * writev per connection), and notice the end of a graceful drain. */
+static void on_check(uv_check_t *h) {
+  tr_conn_flush_all(h->data);
+  tr_check_drained(h->data);
+}
 static void on_prepare(uv_prepare_t *h) { tr_conn_flush_all(h->data); }
 
 static void set_drained(ht_messenger *m, bool timed_out) {

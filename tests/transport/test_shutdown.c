@@ -161,6 +161,47 @@ static void test_graceful_drain_waits_for_workers(void **state) {
   assert_int_equal(ht_messenger_close(pr.cli, 0), 0);
 }
 
+typedef struct late_sender {
+  ht_peer *p;
+  atomic_int rc;
+} late_sender;
+
+static void *send_during_drain(void *arg) {
+  late_sender *ls = arg;
+  tt_sleep_ms(50); /* the client is draining by now */
+  ht_payload pl = {"x", 1, NULL, NULL};
+  tally t;
+  ctx c = {&t, 0};
+  atomic_store(&ls->rc, ht_peer_request(ls->p, "echo", &pl, NULL, on_reply, &c));
+  return NULL;
+}
+
+static void test_client_drain_waits_for_replies(void **state) {
+  (void)state;
+  pair pr;
+  make_pair(&pr, "sd5");
+  static tally t;
+  static ctx ctxs[N];
+  send_n(&pr, &t, ctxs, "hold");
+  wait_held(&pr.h, N);
+  late_replier lr = {&pr.h, 150};
+  late_sender ls = {pr.p, 1};
+  pthread_t th, th2;
+  pthread_create(&th, NULL, reply_later, &lr);
+  pthread_create(&th2, NULL, send_during_drain, &ls);
+  /* rc 0, not HT_ETIMEDOUT: the drain ended when the replies were in. */
+  assert_int_equal(ht_messenger_close(pr.cli, 10000), 0);
+  pthread_join(th, NULL);
+  pthread_join(th2, NULL);
+  assert_int_equal(atomic_load(&ls.rc), HT_ESHUTDOWN);
+  assert_int_equal(atomic_load(&t.total), N);
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(atomic_load(&t.calls[i]), 1);
+    assert_int_equal(atomic_load(&t.status[i]), 0);
+  }
+  assert_int_equal(ht_messenger_close(pr.srv, 0), 0);
+}
+
 static void test_drain_deadline_and_late_token(void **state) {
   (void)state;
   pair pr;
@@ -219,6 +260,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_close_client_with_pending),
       cmocka_unit_test(test_graceful_drain_waits_for_workers),
+      cmocka_unit_test(test_client_drain_waits_for_replies),
       cmocka_unit_test(test_drain_deadline_and_late_token),
       cmocka_unit_test(test_peer_close_and_sends_after),
   };
