@@ -11,6 +11,10 @@
  *
  * Every function returns 0 or a negative HT_E* code (hoptrace/error.h).
  *
+ * Signals: the own loop thread blocks all signals (a write to a closed
+ * socket then fails with EPIPE instead of raising SIGPIPE). With
+ * opts.loop, ignore SIGPIPE in the application.
+ *
  * Threads. "The loop thread" is the messenger's own thread, or, with
  * opts.loop, the thread that runs that loop. Every callback (handlers,
  * reply callbacks, payload `done`, writable, log) runs on the loop thread,
@@ -228,8 +232,12 @@ int ht_peer_send(ht_peer *peer, const char *operation,
  * returns). status 0 sends a reply; any other value sends an error
  * envelope carrying that status, and the requester sees HT_EPEERERROR.
  * Errors (payload not sent, done not called): HT_ECONNRESET (the
- * requester's connection is gone), HT_ESHUTDOWN (messenger closing or
- * closed), HT_ENOMEM, HT_EINVAL. */
+ * requester's connection is gone), HT_ESHUTDOWN (messenger closed),
+ * HT_ENOMEM, HT_EINVAL. If the connection goes away after a 0 return, a
+ * borrowed payload's done gets HT_ECONNRESET (or HT_ESHUTDOWN). Replies
+ * never fail for a full queue: instead an accepted connection whose
+ * replies back up (or with max_inflight unanswered requests) is not read
+ * until they drain, so a client that does not read cannot grow memory. */
 int ht_request_reply(ht_request *req, int32_t status,
                      const ht_payload *payload);
 

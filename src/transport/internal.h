@@ -60,7 +60,7 @@ typedef struct tr_out {
   tr_conn *reply_conn; /* reply/error/drop: target, referenced */
   tr_conn *pend_conn;  /* request: the conn whose pending table holds it */
   ht_payload payload;
-  void *copy;          /* our copy of the payload, or NULL */
+  void *copy;          /* our copy of the payload (inside this block) */
   size_t frame_len;    /* header + payload */
   /* request only */
   uint64_t seq;

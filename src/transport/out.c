@@ -14,7 +14,9 @@ int tr_out_new(const ht_envelope *env, const ht_payload *payload,
   size_t hsize = ht_frame_header_size(env);
   if (hsize == 0)
     return env->payload_len > HT_FRAME_HARD_MAX ? HT_EFRAMETOOBIG : HT_EINVAL;
-  tr_out *o = malloc(sizeof(*o) + hsize);
+  bool copy = payload != NULL && payload->len > 0 && payload->done == NULL;
+  /* One block: the frame, the header, and the payload copy if any. */
+  tr_out *o = malloc(sizeof(*o) + hsize + (copy ? payload->len : 0));
   if (o == NULL)
     return HT_ENOMEM;
   memset(o, 0, sizeof(*o));
@@ -25,18 +27,11 @@ int tr_out_new(const ht_envelope *env, const ht_payload *payload,
     free(o);
     return rc;
   }
-  if (payload != NULL && payload->len > 0) {
-    o->payload = *payload;
-    if (payload->done == NULL) {
-      o->copy = malloc(payload->len);
-      if (o->copy == NULL) {
-        free(o);
-        return HT_ENOMEM;
-      }
-      memcpy(o->copy, payload->data, payload->len);
-    }
-  } else if (payload != NULL) {
-    o->payload = *payload; /* empty, but done must still run */
+  if (payload != NULL)
+    o->payload = *payload; /* an empty payload may still have a done */
+  if (copy) {
+    o->copy = o->header + hsize;
+    memcpy(o->copy, payload->data, payload->len);
   }
   o->frame_len = o->header_len + o->payload.len;
   *out = o;
@@ -48,8 +43,7 @@ static void drop_refs(tr_out *o) {
     tr_peer_unref(o->peer);
   if (o->reply_conn != NULL)
     tr_conn_unref(o->reply_conn);
-  free(o->copy);
-  free(o);
+  free(o); /* the copy lives in the same block */
 }
 
 void tr_out_discard(tr_out *o) {

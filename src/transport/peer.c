@@ -282,6 +282,8 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     return HT_ENOTCONN;
   if (payload != NULL && payload->data == NULL && payload->len > 0)
     return HT_EINVAL;
+  if (payload != NULL && payload->len > m->opts.max_frame)
+    return HT_EFRAMETOOBIG; /* before anything is copied */
   bool on_loop = tr_on_loop(m);
   if (!on_loop && tr_enter(m) != 0)
     return HT_ESHUTDOWN;
