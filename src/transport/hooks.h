@@ -76,6 +76,11 @@ int ht_transport_messenger_new(ht_messenger **out,
                                const ht_transport_hooks *hooks,
                                void *hooks_arg);
 
+/* The dispatch slot of an open request (what before_dispatch stored), so
+ * a traced layer can capture the server span when a handler hands the
+ * request to a worker thread. Any thread, while req is open. */
+void *ht_transport_request_slot(const ht_request *req);
+
 /* The flavour switch behind ht_messenger_new (src/transport/flavour.c).
  * Issue 6 adds the traced case there: build the shim's hook table and call
  * ht_transport_messenger_new. */

@@ -33,6 +33,10 @@ const char *ht_request_operation(const ht_request *req) {
   return req != NULL ? req->op : NULL;
 }
 
+void *ht_transport_request_slot(const ht_request *req) {
+  return req != NULL ? req->slot : NULL;
+}
+
 const char *ht_request_peer(const ht_request *req) {
   return req != NULL ? req->conn->name : NULL;
 }

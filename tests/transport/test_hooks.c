@@ -87,6 +87,14 @@ static const ht_transport_hooks table = {
     before_encode, before_dispatch, after_dispatch, request_done,
     on_reply,      on_message,      destroy};
 
+/* A handler sees its request's dispatch slot through the accessor. */
+static void slot_echo(void *arg, ht_request *req, const ht_envelope *msg) {
+  atomic_int *ok = arg;
+  if ((uintptr_t)ht_transport_request_slot(req) == msg->sequence + 5000)
+    atomic_fetch_add(ok, 1);
+  tt_echo_handler(NULL, req, msg);
+}
+
 static void on_user_reply(void *arg, int status, const ht_envelope *reply) {
   (void)reply;
   if (status == 0)
@@ -99,7 +107,8 @@ static void test_hooks_see_every_hop(void **state) {
   ht_messenger *srv, *cli;
   assert_int_equal(ht_transport_messenger_new(&srv, NULL, &table, &hs), 0);
   assert_int_equal(ht_transport_messenger_new(&cli, NULL, &table, &hc), 0);
-  assert_int_equal(ht_messenger_handle(srv, "echo", tt_echo_handler, NULL), 0);
+  static atomic_int slot_seen;
+  assert_int_equal(ht_messenger_handle(srv, "echo", slot_echo, &slot_seen), 0);
   char url[128];
   assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, sizeof(url)), 0);
   ht_peer *p;
@@ -128,6 +137,7 @@ static void test_hooks_see_every_hop(void **state) {
   assert_int_equal(atomic_load(&hs.sends), N);
   assert_int_equal(atomic_load(&hs.recvs), N);
   assert_int_equal(atomic_load(&hs.destroyed), 1);
+  assert_int_equal(atomic_load(&slot_seen), N);
   assert_int_equal(atomic_load(&hc.destroyed), 1);
   tt_counter_destroy(&got);
 }
