@@ -11,6 +11,9 @@
 #include "transport/internal.h"
 
 #define BATCH_MAX 256u
+/* Bytes after which a batch ends (keeps a batch's size well inside int:
+ * one frame is at most HT_FRAME_HARD_MAX). */
+#define BATCH_BYTES (1024u * 1024u)
 
 typedef struct tr_batch {
   uv_write_t req;
@@ -162,6 +165,18 @@ static void notify_writable(ht_peer *p) {
   p->wfn(p->warg, p);
 }
 
+/* After frames of c finished writing: tell a waiting sender, resume
+ * reading a server connection, notice the end of a drain. */
+static void after_writes(tr_conn *c) {
+  if (atomic_load(&c->state) == TR_CONN_OPEN) {
+    if (c->peer != NULL && !atomic_load(&c->peer->closing))
+      notify_writable(c->peer);
+    else
+      tr_conn_update_reading(c);
+  }
+  tr_check_drained(c->m);
+}
+
 static void on_write(uv_write_t *req, int status) {
   tr_batch *b = req->data;
   tr_conn *c = b->conn;
@@ -172,32 +187,66 @@ static void on_write(uv_write_t *req, int status) {
     tr_log(c->m, HT_LOG_INFO, "%s: write: %s", c->name, uv_strerror(status));
     tr_conn_close(c, HT_ECONNRESET);
   }
-  if (atomic_load(&c->state) == TR_CONN_OPEN) {
-    if (c->peer != NULL && !atomic_load(&c->peer->closing))
-      notify_writable(c->peer);
-    else
-      tr_conn_update_reading(c);
-  }
-  tr_check_drained(c->m);
+  after_writes(c);
   tr_conn_unref(c);
 }
 
-static int flush_batch(tr_conn *c) {
-  uv_buf_t bufs[2 * BATCH_MAX];
+/* Detaches up to BATCH_MAX frames from c's queue into bufs. */
+static tr_out *take_batch(tr_conn *c, uv_buf_t *bufs, unsigned *nbufs,
+                          size_t *bytes) {
   unsigned n = 0, k = 0;
+  size_t total = 0;
   tr_out *first = c->outq_head, *o = first, *last = NULL;
-  for (; o != NULL && k < BATCH_MAX; o = (tr_out *)o->cmd.next, k++) {
+  for (; o != NULL && k < BATCH_MAX && total < BATCH_BYTES;
+       o = (tr_out *)o->cmd.next, k++) {
     bufs[n++] = uv_buf_init((char *)o->header, (unsigned)o->header_len);
     if (o->payload.len > 0) {
       const void *data = o->copy != NULL ? o->copy : o->payload.data;
       bufs[n++] = uv_buf_init((char *)(uintptr_t)data, (unsigned)o->payload.len);
     }
+    total += o->frame_len;
     last = o;
   }
   c->outq_head = o;
   if (o == NULL)
     c->outq_tail = NULL;
   last->cmd.next = NULL;
+  *nbufs = n;
+  *bytes = total;
+  return first;
+}
+
+/* Drops the first `done` bytes from bufs; returns the first buffer left. */
+static unsigned skip_written(uv_buf_t *bufs, unsigned n, size_t done) {
+  unsigned i = 0;
+  while (i < n && done >= bufs[i].len)
+    done -= bufs[i++].len;
+  if (i < n && done > 0) {
+    bufs[i].base += done;
+    bufs[i].len -= (unsigned)done;
+  }
+  return i;
+}
+
+/* Writes one batch: first synchronously (uv_try_write: no request, no
+ * poll re-arm when the socket takes it all, the common case), the rest
+ * through uv_write. */
+static int flush_batch(tr_conn *c) {
+  uv_buf_t bufs[2 * BATCH_MAX];
+  unsigned n;
+  size_t bytes;
+  tr_out *first = take_batch(c, bufs, &n, &bytes);
+  int wrote = uv_try_write(&c->u.s, bufs, n);
+  if (wrote == (int)bytes) {
+    complete_chain(c, first, 0);
+    after_writes(c);
+    return 0;
+  }
+  if (wrote < 0 && wrote != UV_EAGAIN) {
+    complete_chain(c, first, HT_ECONNRESET);
+    return HT_ECONNRESET;
+  }
+  unsigned from = wrote > 0 ? skip_written(bufs, n, (size_t)wrote) : 0;
   tr_batch *b = malloc(sizeof(*b));
   if (b == NULL) {
     complete_chain(c, first, HT_ENOMEM);
@@ -207,7 +256,7 @@ static int flush_batch(tr_conn *c) {
   b->chain = first;
   b->req.data = b;
   tr_conn_ref(c);
-  int rc = uv_write(&b->req, &c->u.s, bufs, n, on_write);
+  int rc = uv_write(&b->req, &c->u.s, bufs + from, n - from, on_write);
   if (rc != 0) {
     complete_chain(c, first, HT_ECONNRESET);
     free(b);
