@@ -121,7 +121,9 @@ int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts);
  * HT_ESHUTDOWN and remaining payload `done` callbacks a negative status,
  * on the loop thread, before this returns. After it returns no callback
  * runs and every ht_peer handle is gone; ht_request handles still held
- * stay valid and answer HT_ESHUTDOWN. Returns 0, HT_ETIMEDOUT when the
+ * stay valid and answer HT_ESHUTDOWN. Other threads may keep sending
+ * while the drain runs (HT_ESHUTDOWN); they must stop using ht_peer
+ * handles before the drain ends. Returns 0, HT_ETIMEDOUT when the
  * drain deadline passed (the messenger is closed anyway), or HT_EPERM
  * (nothing done) when called from inside a callback of this messenger.
  * With opts->loop: call it on the loop thread outside uv_run; it runs the

@@ -5,6 +5,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/address.c
   ${CMAKE_CURRENT_LIST_DIR}/conn.c
   ${CMAKE_CURRENT_LIST_DIR}/dispatch.c
+  ${CMAKE_CURRENT_LIST_DIR}/handlers.c
   ${CMAKE_CURRENT_LIST_DIR}/listener.c
   ${CMAKE_CURRENT_LIST_DIR}/log.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger.c

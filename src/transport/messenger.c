@@ -1,6 +1,6 @@
 /* The messenger core: construction, the loop thread, the cross-thread
  * command queue (mutex + uv_async), synchronous calls onto the loop,
- * handler table, graceful drain and final close. Must never run a user
+ * graceful drain and final close. Must never run a user
  * callback after ht_messenger_close returned, and never free the core
  * while an ht_request token still points at it. */
 #include <signal.h>
@@ -366,69 +366,4 @@ int ht_messenger_close(ht_messenger *m, uint32_t drain_ms) {
   free_parts(m);
   tr_unref(m);
   return rc;
-}
-
-/* --- handlers */
-
-const tr_handler *tr_find_handler(const ht_messenger *m, const char *op) {
-  const char *key = op != NULL ? op : "";
-  for (size_t i = 0; i < m->nhandlers; i++)
-    if (strcmp(m->handlers[i].op, key) == 0)
-      return &m->handlers[i];
-  return m->deflt.fn != NULL ? &m->deflt : NULL;
-}
-
-typedef struct handle_args {
-  const char *op;
-  ht_handler_fn fn;
-  void *arg;
-} handle_args;
-
-static int remove_handler(ht_messenger *m, const char *op) {
-  if (op == NULL) {
-    if (m->deflt.fn == NULL)
-      return HT_ENOENT;
-    m->deflt.fn = NULL;
-    return 0;
-  }
-  for (size_t i = 0; i < m->nhandlers; i++) {
-    if (strcmp(m->handlers[i].op, op) == 0) {
-      free(m->handlers[i].op);
-      m->handlers[i] = m->handlers[--m->nhandlers];
-      return 0;
-    }
-  }
-  return HT_ENOENT;
-}
-
-static int handle_on_loop(ht_messenger *m, void *arg) {
-  handle_args *a = arg;
-  if (a->fn == NULL)
-    return remove_handler(m, a->op);
-  if (a->op == NULL) {
-    if (m->deflt.fn != NULL)
-      return HT_EEXIST;
-    m->deflt = (tr_handler){NULL, a->fn, a->arg};
-    return 0;
-  }
-  for (size_t i = 0; i < m->nhandlers; i++)
-    if (strcmp(m->handlers[i].op, a->op) == 0)
-      return HT_EEXIST;
-  tr_handler *nh = realloc(m->handlers, (m->nhandlers + 1) * sizeof(*nh));
-  if (nh == NULL)
-    return HT_ENOMEM;
-  m->handlers = nh;
-  char *op = strdup(a->op);
-  if (op == NULL)
-    return HT_ENOMEM;
-  m->handlers[m->nhandlers++] = (tr_handler){op, a->fn, a->arg};
-  return 0;
-}
-
-int ht_messenger_handle(ht_messenger *m, const char *operation,
-                        ht_handler_fn fn, void *arg) {
-  if (m == NULL)
-    return HT_EINVAL;
-  handle_args a = {operation, fn, arg};
-  return tr_run_on_loop(m, handle_on_loop, &a);
 }

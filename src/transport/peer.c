@@ -270,11 +270,9 @@ int tr_submit_out(ht_messenger *m, tr_out *o) {
 
 /* --- send calls (any thread) */
 
-static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
-                    const ht_payload *payload, uint32_t timeout_ms,
-                    ht_reply_fn fn, void *arg) {
-  ht_messenger *m = p->m;
-  if (!atomic_load(&m->accepting))
+/* Cheap refusals, before anything is encoded or copied. */
+static int refuse_early(ht_peer *p, const ht_payload *payload) {
+  if (!atomic_load(&p->m->accepting))
     return HT_ESHUTDOWN;
   if (atomic_load(&p->closing))
     return HT_ECLOSED;
@@ -282,11 +280,26 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     return HT_ENOTCONN;
   if (payload != NULL && payload->data == NULL && payload->len > 0)
     return HT_EINVAL;
-  if (payload != NULL && payload->len > m->opts.max_frame)
-    return HT_EFRAMETOOBIG; /* before anything is copied */
+  if (payload != NULL && payload->len > p->m->opts.max_frame)
+    return HT_EFRAMETOOBIG;
+  return 0;
+}
+
+static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
+                    const ht_payload *payload, uint32_t timeout_ms,
+                    ht_reply_fn fn, void *arg) {
+  ht_messenger *m = p->m;
   bool on_loop = tr_on_loop(m);
+  /* Another thread enters first: every exit then passes the messenger's
+   * lock, which orders this call before the final close frees peers. */
   if (!on_loop && tr_enter(m) != 0)
     return HT_ESHUTDOWN;
+  int rc = refuse_early(p, payload);
+  if (rc != 0) {
+    if (!on_loop)
+      tr_leave(m);
+    return rc;
+  }
   ht_envelope env = {.version = HT_WIRE_VERSION,
                      .type = type,
                      .sequence = atomic_fetch_add(&m->next_seq, 1),
@@ -299,7 +312,7 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
   if (m->has_hooks && m->hooks.before_encode != NULL)
     m->hooks.before_encode(m->hooks_arg, &env, p->url, &slot);
   tr_out *o = NULL;
-  int rc = tr_out_new(&env, payload, &o);
+  rc = tr_out_new(&env, payload, &o);
   if (rc == 0 && o->frame_len > m->opts.max_frame + HT_FRAME_PREFIX_LEN) {
     tr_out_discard(o);
     rc = HT_EFRAMETOOBIG;

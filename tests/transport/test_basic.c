@@ -1,41 +1,13 @@
 /* Transport basics on loopback: echo RPC over TCP (IPv4, IPv6) and Unix
  * sockets, one-way messages, error replies, missing handlers, addresses,
- * handler registration, keeping a message, a caller-run loop, replies
- * from a worker thread, timeouts, refused connections and reconnects. */
+ * handler registration, keeping a message, timeouts, refused connections
+ * and reconnects. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
-#include <uv.h>
-
 #include "tt_util.h"
-
-typedef struct reply_box {
-  tt_counter done;
-  int status;
-  int32_t peer_status;
-  char payload[256];
-  size_t len;
-} reply_box;
-
-static void box_init(reply_box *b) {
-  memset(b, 0, sizeof(*b));
-  tt_counter_init(&b->done);
-}
-
-static void on_reply(void *arg, int status, const ht_envelope *reply) {
-  reply_box *b = arg;
-  b->status = status;
-  if (reply != NULL) {
-    b->peer_status = reply->status;
-    b->len = reply->payload_len < sizeof(b->payload) ? reply->payload_len
-                                                      : sizeof(b->payload);
-    if (b->len > 0)
-      memcpy(b->payload, reply->payload, b->len);
-  }
-  tt_counter_add(&b->done, 1);
-}
 
 /* One request, waits for its reply; returns the callback status. */
 static int call(ht_peer *p, const char *op, const char *text, reply_box *b,
@@ -43,7 +15,7 @@ static int call(ht_peer *p, const char *op, const char *text, reply_box *b,
   box_init(b);
   ht_payload pl = {text, strlen(text), NULL, NULL};
   ht_request_options ro = {timeout_ms};
-  int rc = ht_peer_request(p, op, &pl, &ro, on_reply, b);
+  int rc = ht_peer_request(p, op, &pl, &ro, box_reply, b);
   if (rc != 0)
     return rc;
   assert_int_equal(tt_counter_wait(&b->done, 1, 10000), 1);
@@ -220,101 +192,6 @@ static void test_message_copy(void **state) {
   assert_int_equal(ht_message_copy(NULL, &c), HT_EINVAL);
 }
 
-/* --- replies from a worker thread */
-
-typedef struct work_queue {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  ht_envelope *msgs[64];
-  ht_request *reqs[64];
-  int n;
-  bool stop;
-} work_queue;
-
-static void enqueue_handler(void *arg, ht_request *req, const ht_envelope *msg) {
-  work_queue *q = arg;
-  ht_envelope *keep;
-  assert_int_equal(ht_message_copy(msg, &keep), 0);
-  pthread_mutex_lock(&q->lock);
-  assert_true(q->n < 64);
-  q->msgs[q->n] = keep;
-  q->reqs[q->n++] = req;
-  pthread_cond_signal(&q->cond);
-  pthread_mutex_unlock(&q->lock);
-}
-
-static void free_reply(void *arg, int status) {
-  (void)status;
-  free(arg);
-}
-
-static void *worker(void *arg) {
-  work_queue *q = arg;
-  for (;;) {
-    pthread_mutex_lock(&q->lock);
-    while (q->n == 0 && !q->stop)
-      pthread_cond_wait(&q->cond, &q->lock);
-    if (q->n == 0) {
-      pthread_mutex_unlock(&q->lock);
-      return NULL;
-    }
-    ht_envelope *msg = q->msgs[--q->n];
-    ht_request *req = q->reqs[q->n];
-    pthread_mutex_unlock(&q->lock);
-    /* Zero-copy reply: the buffer is freed by done. */
-    char *out = malloc(msg->payload_len + 1);
-    memcpy(out, msg->payload, msg->payload_len);
-    out[msg->payload_len] = '!';
-    ht_payload p = {out, msg->payload_len + 1, free_reply, out};
-    if (ht_request_reply(req, 0, &p) != 0)
-      free(out);
-    ht_message_free(msg);
-  }
-}
-
-static void test_worker_thread_replies(void **state) {
-  (void)state;
-  work_queue q = {.n = 0};
-  pthread_mutex_init(&q.lock, NULL);
-  pthread_cond_init(&q.cond, NULL);
-  pthread_t th[2];
-  for (int i = 0; i < 2; i++)
-    pthread_create(&th[i], NULL, worker, &q);
-  ht_messenger *srv = tt_messenger("srv", NULL, NULL);
-  ht_messenger *cli = tt_messenger("cli", NULL, NULL);
-  assert_int_equal(ht_messenger_handle(srv, "disk", enqueue_handler, &q), 0);
-  char bound[128];
-  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", bound, sizeof(bound)), 0);
-  ht_peer *p;
-  assert_int_equal(ht_messenger_connect(cli, bound, &p), 0);
-  enum { N = 40 };
-  static reply_box boxes[N];
-  char texts[N][16];
-  for (int i = 0; i < N; i++) {
-    box_init(&boxes[i]);
-    snprintf(texts[i], sizeof(texts[i]), "w%d", i);
-    ht_payload pl = {texts[i], strlen(texts[i]), NULL, NULL};
-    assert_int_equal(ht_peer_request(p, "disk", &pl, NULL, on_reply, &boxes[i]), 0);
-  }
-  for (int i = 0; i < N; i++) {
-    assert_int_equal(tt_counter_wait(&boxes[i].done, 1, 10000), 1);
-    assert_int_equal(boxes[i].status, 0);
-    assert_int_equal(boxes[i].len, strlen(texts[i]) + 1);
-    assert_memory_equal(boxes[i].payload, texts[i], strlen(texts[i]));
-    assert_int_equal(boxes[i].payload[strlen(texts[i])], '!');
-  }
-  assert_int_equal(ht_messenger_close(cli, 0), 0);
-  assert_int_equal(ht_messenger_close(srv, 0), 0);
-  pthread_mutex_lock(&q.lock);
-  q.stop = true;
-  pthread_cond_broadcast(&q.cond);
-  pthread_mutex_unlock(&q.lock);
-  for (int i = 0; i < 2; i++)
-    pthread_join(th[i], NULL);
-  pthread_mutex_destroy(&q.lock);
-  pthread_cond_destroy(&q.cond);
-}
-
 /* --- timeouts, refused connections, reconnects */
 
 typedef struct held_list {
@@ -370,7 +247,7 @@ static void test_timeout(void **state) {
     box_init(&boxes[i]);
     ht_request_options ro = {(uint32_t)(20 + 10 * (N - i))};
     ht_payload pl = {"h", 1, NULL, NULL};
-    assert_int_equal(ht_peer_request(p, "hold", &pl, &ro, on_reply, &boxes[i]), 0);
+    assert_int_equal(ht_peer_request(p, "hold", &pl, &ro, box_reply, &boxes[i]), 0);
   }
   for (int i = 0; i < N; i++) {
     assert_int_equal(tt_counter_wait(&boxes[i].done, 1, 5000), 1);
@@ -423,71 +300,6 @@ static void test_refused_then_reconnect(void **state) {
   assert_int_equal(ht_messenger_close(srv, 0), 0);
 }
 
-/* --- a messenger on the caller's loop */
-
-typedef struct ext_state {
-  ht_messenger *cli;
-  ht_peer *peer;
-  int replies;
-  int status;
-  uv_timer_t timer;
-} ext_state;
-
-static void ext_reply(void *arg, int status, const ht_envelope *reply) {
-  ext_state *s = arg;
-  s->status = status;
-  if (status == 0 && reply->payload_len == 3 &&
-      memcmp(reply->payload, "ext", 3) == 0)
-    s->replies++;
-  if (s->replies < 10 && status == 0) {
-    ht_payload pl = {"ext", 3, NULL, NULL};
-    ht_peer_request(s->peer, "echo", &pl, NULL, ext_reply, s);
-  } else {
-    uv_stop(s->timer.loop);
-  }
-}
-
-static void ext_kick(uv_timer_t *t) {
-  ext_state *s = t->data;
-  ht_payload pl = {"ext", 3, NULL, NULL};
-  assert_int_equal(ht_peer_request(s->peer, "echo", &pl, NULL, ext_reply, s), 0);
-}
-
-static void ext_guard(uv_timer_t *t) { uv_stop(t->loop); }
-
-static void test_caller_loop(void **state) {
-  (void)state;
-  ht_messenger *srv = tt_messenger("srv", NULL, NULL);
-  assert_int_equal(ht_messenger_handle(srv, "echo", tt_echo_handler, NULL), 0);
-  char url[128], bound[128];
-  tt_unix_url(url, sizeof(url), "ext");
-  assert_int_equal(ht_messenger_listen(srv, url, bound, sizeof(bound)), 0);
-
-  uv_loop_t loop;
-  uv_loop_init(&loop);
-  ht_messenger_options o;
-  ht_messenger_options_init(&o);
-  o.loop = &loop;
-  o.flavour = HT_MESSENGER_PLAIN;
-  ext_state s = {0};
-  assert_int_equal(ht_messenger_new(&s.cli, &o), 0);
-  assert_int_equal(ht_messenger_connect(s.cli, bound, &s.peer), 0);
-  uv_timer_init(&loop, &s.timer);
-  s.timer.data = &s;
-  uv_timer_start(&s.timer, ext_kick, 1, 0);
-  uv_timer_t guard;
-  uv_timer_init(&loop, &guard);
-  uv_timer_start(&guard, ext_guard, 10000, 0);
-  uv_run(&loop, UV_RUN_DEFAULT);
-  assert_int_equal(s.replies, 10);
-  uv_close((uv_handle_t *)&s.timer, NULL);
-  uv_close((uv_handle_t *)&guard, NULL);
-  assert_int_equal(ht_messenger_close(s.cli, 100), 0);
-  uv_run(&loop, UV_RUN_DEFAULT);
-  assert_int_equal(uv_loop_close(&loop), 0);
-  assert_int_equal(ht_messenger_close(srv, 0), 0);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_echo_tcp4),
@@ -496,10 +308,8 @@ int main(void) {
       cmocka_unit_test(test_oneway_errors_nohandler),
       cmocka_unit_test(test_addresses_and_options),
       cmocka_unit_test(test_message_copy),
-      cmocka_unit_test(test_worker_thread_replies),
       cmocka_unit_test(test_timeout),
       cmocka_unit_test(test_refused_then_reconnect),
-      cmocka_unit_test(test_caller_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,4 +134,31 @@ static inline void tt_unix_url(char *buf, size_t cap, const char *tag) {
   snprintf(buf, cap, "unix:///tmp/ht-tt-%ld-%s.sock", (long)getpid(), tag);
 }
 
+/* One reply, kept: status, the peer's status and payload. */
+typedef struct reply_box {
+  tt_counter done;
+  int status;
+  int32_t peer_status;
+  char payload[256];
+  size_t len;
+} reply_box;
+
+static inline void box_init(reply_box *b) {
+  memset(b, 0, sizeof(*b));
+  tt_counter_init(&b->done);
+}
+
+static inline void box_reply(void *arg, int status, const ht_envelope *reply) {
+  reply_box *b = arg;
+  b->status = status;
+  if (reply != NULL) {
+    b->peer_status = reply->status;
+    b->len = reply->payload_len < sizeof(b->payload) ? reply->payload_len
+                                                      : sizeof(b->payload);
+    if (b->len > 0)
+      memcpy(b->payload, reply->payload, b->len);
+  }
+  tt_counter_add(&b->done, 1);
+}
+
 #endif
