@@ -61,7 +61,8 @@ static void on_connect(uv_connect_t *req, int status) {
     return;
   }
   uv_timer_stop(&p->timer);
-  p->backoff_ms = 0;
+  /* The back-off resets on the first frame received (dispatch.c), not
+   * here: a server that accepts and drops at once is still backed off. */
   if (!p->addr.is_unix)
     uv_tcp_nodelay(&c->u.tcp, 1);
   atomic_store(&p->connected, true);

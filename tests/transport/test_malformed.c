@@ -154,6 +154,35 @@ static void test_connection_limit(void **state) {
   assert_served(f);
 }
 
+static void tweak_backoff(ht_messenger_options *o) {
+  o->reconnect_min_ms = 10;
+  o->reconnect_max_ms = 1000;
+}
+
+/* A server that accepts and drops at once (its limit is reached) must see
+ * the client back off: ~7 attempts in 700 ms, not one every 10 ms. */
+static void test_reconnect_backs_off(void **state) {
+  fixture *f = *state;
+  int fds[MAX_CONNS - 1];
+  for (int i = 0; i < MAX_CONNS - 1; i++)
+    fds[i] = tt_raw_connect(f->url);
+  assert_served(f); /* the limit is now full */
+  long before = tt_counter_get(&f->log.warnings);
+  tt_log quiet;
+  tt_counter_init(&quiet.warnings);
+  ht_messenger *c2 = tt_messenger("c2", &quiet, tweak_backoff);
+  ht_peer *p;
+  assert_int_equal(ht_messenger_connect(c2, f->url, &p), 0);
+  tt_sleep_ms(700);
+  assert_int_equal(ht_messenger_close(c2, 0), 0);
+  long attempts = tt_counter_get(&f->log.warnings) - before;
+  assert_true(attempts >= 2);
+  assert_true(attempts <= 12);
+  for (int i = 0; i < MAX_CONNS - 1; i++)
+    close(fds[i]);
+  tt_counter_destroy(&quiet.warnings);
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
@@ -163,6 +192,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_truncated_then_close, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_bad_clients, setup, teardown),
       cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reconnect_backs_off, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
