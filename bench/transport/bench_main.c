@@ -7,6 +7,8 @@
  *
  *   bench_transport [--seconds S] [--pingpong N] [--repeat R] [--out FILE]
  *                   [--only NAME]
+ * BENCH_CELL=4x256 (connections x depth) runs one pipelined cell only,
+ * for profiling.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -93,10 +95,15 @@ static void run_client(const bench_impl *impl, const char *url, int pp_n,
   r.p50 = lat[pp_n / 2];
   r.p99 = lat[(size_t)((double)pp_n * 0.99)];
   free(lat);
+  const char *cell = getenv("BENCH_CELL"); /* "4x256": profile one cell */
   for (int c = 0; c < 2 && r.ok; c++)
-    for (int d = 0; d < 3 && r.ok; d++)
-      r.ok = impl->pipeline(url, conn_counts[c], depths[d], seconds,
-                            &r.rps[c][d]) == 0;
+    for (int d = 0; d < 3 && r.ok; d++) {
+      char name[16];
+      snprintf(name, sizeof(name), "%dx%d", conn_counts[c], depths[d]);
+      if (cell == NULL || strcmp(cell, name) == 0)
+        r.ok = impl->pipeline(url, conn_counts[c], depths[d], seconds,
+                              &r.rps[c][d]) == 0;
+    }
   (void)!write(fd, &r, sizeof(r));
   _exit(r.ok ? 0 : 1);
 }
