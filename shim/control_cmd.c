@@ -39,12 +39,18 @@ static void put(answer *a, const char *fmt, ...) {
     a->len = (size_t)n < a->cap - a->len ? a->len + (size_t)n : a->cap - 1;
 }
 
+/* "EINVAL" for HT_EINVAL. */
+static const char *code_name(int code) {
+  const char *n = ht_err_name(code);
+  return strncmp(n, "HT_", 3) == 0 ? n + 3 : n;
+}
+
 static int fail(answer *a, int code, const char *what, const char *input) {
   a->len = 0;
   if (input != NULL)
-    put(a, "error %s %s: '%.40s'", ht_err_name(code), what, input);
+    put(a, "error %s %s: '%.40s'", code_name(code), what, input);
   else
-    put(a, "error %s %s", ht_err_name(code), what);
+    put(a, "error %s %s", code_name(code), what);
   return code;
 }
 
