@@ -151,3 +151,79 @@ if grep -q 'procname = "traced_node"' "$base/plain/events.txt"; then
   echo "FAIL: the plain messenger recorded hoptrace events" >&2; exit 1
 fi
 echo "swap: same results, plain recorded nothing"
+
+# --- 4: a remote DEBUG flood (the client marks every request DEBUG)
+# D never samples and does not trust remote DEBUG; E never samples but
+# trusts remote DEBUG at 5 per second (bucket of 5).
+start_server D env HT_MESSENGER=traced HT_SAMPLER=never "$node"
+start_server E env HT_MESSENGER=traced HT_SAMPLER=never HT_TRUST_REMOTE_DEBUG=1 \
+  HT_REMOTE_DEBUG_RATE=5 "$node"
+session_start debug
+HT_MESSENGER=traced client "$base/debug/d" --url "$(url_of D)" --op leaf --count 200 --hint debug
+HT_MESSENGER=traced client "$base/debug/e" --url "$(url_of E)" --op leaf --count 200 --hint debug
+session_stop debug
+stop_servers
+python3 "$here/check_spans.py" count "$base/debug/zipkin.json" "$base/debug/d.traces" "$tag" D 0 0
+e_ms=$(awk '/elapsed_ms/ {print int($2) + 1}' "$base/debug/e.stdout")
+e_max=$(( 5 + 5 * e_ms / 1000 + 1 ))
+python3 "$here/check_spans.py" count "$base/debug/zipkin.json" "$base/debug/e.traces" "$tag" E 1 "$e_max"
+# the flood itself was recorded on the client side (a local DEBUG root)
+python3 - "$base/debug/zipkin.json" "$tag" <<'PY'
+import json, sys
+n = sum(1 for s in json.load(open(sys.argv[1]))
+        if s["localEndpoint"]["serviceName"] == "client-" + sys.argv[2])
+assert n == 400, n
+PY
+echo "debug flood: untrusting server recorded nothing, trusting one at most $e_max of 200"
+
+# --- 5: the control socket on a running server
+sock="$sockdir/f.sock"
+start_server F env HT_MESSENGER=traced HT_SAMPLER=ratio HT_SAMPLE_RATIO=1 \
+  HT_CONTROL_SOCKET="$sock" "$node"
+[[ $(stat -c %a "$sock") == 600 ]] || { echo "FAIL: control socket mode $(stat -c %a "$sock")" >&2; exit 1; }
+session_start control
+CLIENT_ENV="HT_SAMPLER=never" HT_MESSENGER=traced client "$base/control/one" --url "$(url_of F)" --op leaf --count 100
+"$hoptrace" ctl "$sock" sample 0.1 | tee "$base/control/ctl.txt"
+grep -q "^ok sampler=ratio .* ratio=0.10* " "$base/control/ctl.txt" || grep -q "^ok sampler=ratio .* ratio=0.1000000000000000[0-9] " "$base/control/ctl.txt"
+CLIENT_ENV="HT_SAMPLER=never" HT_MESSENGER=traced client "$base/control/two" --url "$(url_of F)" --op leaf --count 300
+"$hoptrace" ctl "$sock" status > "$base/control/status.txt"
+grep -q "remote_received=400 remote_sampled=[0-9]* " "$base/control/status.txt"
+if "$hoptrace" ctl "$sock" sample 7 > "$base/control/bad.txt"; then
+  echo "FAIL: ctl accepted ratio 7" >&2; exit 1
+fi
+grep -q "^error EINVAL" "$base/control/bad.txt"
+
+# another user: the socket's mode refuses the connection ...
+if [[ $(id -u) -eq 0 ]]; then
+  as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  "${as_nobody[@]}" /usr/bin/python3 - "$sock" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1])
+except PermissionError:
+    sys.exit(0)
+print("FAIL: another user connected to the control socket")
+sys.exit(1)
+PY
+  # ... and with the mode opened up, the credential check still does
+  chmod 666 "$sock"
+  "${as_nobody[@]}" /usr/bin/python3 - "$sock" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+answer = s.recv(256)  # refused at once, before any command
+assert answer.startswith(b"error EPERM"), answer
+PY
+  grep -q " ratio=0.1[0-9]* " <("$hoptrace" ctl "$sock" status)
+  echo "control: another user cannot connect (mode 0600) nor command (credentials)"
+else
+  echo "control: not root, permission test skipped" >&2
+fi
+session_stop control
+stop_servers
+[[ ! -e "$sock" ]] || { echo "FAIL: control socket left behind" >&2; exit 1; }
+n1=$(python3 "$here/check_spans.py" count "$base/control/zipkin.json" "$base/control/one.traces" "$tag" F 100 100)
+n2=$(python3 "$here/check_spans.py" count "$base/control/zipkin.json" "$base/control/two.traces" "$tag" F 6 75)
+echo "control: ratio 1 recorded $n1 of 100, ratio 0.1 recorded $n2 of 300"
+echo "messenger_lttng: all passed"
