@@ -50,6 +50,7 @@ typedef struct result {
   double rps, p50_us, p99_us;
   double cpu_us; /* process CPU (user + system) per request, both sides */
   int ok;
+  size_t requests;
 } result;
 
 typedef struct run {
@@ -186,7 +187,7 @@ static result measure(const cell *c, double seconds, uint32_t *lat) {
   ht_messenger_close(srv, 1000);
   pthread_mutex_destroy(&r.lock);
   pthread_cond_destroy(&r.cond);
-  result out = {0, 0, 0, 0, r.failed == 0 && r.n > 0};
+  result out = {0, 0, 0, 0, r.failed == 0 && r.n > 0, r.n};
   if (r.n > 0) {
     qsort(lat, r.n, sizeof(*lat), cmp_u32);
     out.rps = (double)r.n / ((double)(t1 - t0) / 1e9);
@@ -213,8 +214,10 @@ int main(int argc, char **argv) {
       if (only != NULL && (size_t)atoi(only) != i)
         continue;
       result r = measure(&cells[i], seconds, lat);
-      fprintf(stderr, "round %d %-16s %9.0f req/s p99 %7.1f us cpu %5.2f us/req%s\n",
-              round, cells[i].label, r.rps, r.p99_us, r.cpu_us,
+      fprintf(stderr,
+              "round %d %-16s %9.0f req/s p99 %7.1f us cpu %5.2f us/req "
+              "requests %zu%s\n",
+              round, cells[i].label, r.rps, r.p99_us, r.cpu_us, r.requests,
               r.ok ? "" : " (errors)");
       double cpu = round == 0 || r.cpu_us < best[i].cpu_us ? r.cpu_us : best[i].cpu_us;
       if (round == 0 || r.rps > best[i].rps) {
