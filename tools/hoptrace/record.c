@@ -28,6 +28,7 @@
 
 typedef struct record_options {
   const char *name;
+  const char *filter;
   const char *output;
   const char *live_url;
   const char *subbuf_size;
@@ -93,8 +94,11 @@ static int setup_session(const char *name, const record_options *o, const char *
   char *ctx[] = {"lttng", "--quiet", "add-context", arg2, "--userspace",
                  "--channel=hoptrace", "--type=vpid", "--type=vtid",
                  "--type=procname", NULL};
+  char filter[1024];
+  snprintf(filter, sizeof(filter), "--filter=%s", o->filter ? o->filter : "");
   if (spawn_quiet(ctx) != 0 ||
-      lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*", NULL) != 0 ||
+      lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*",
+            o->filter ? filter : NULL) != 0 ||
       lttng("start", name, NULL, NULL, NULL, NULL) != 0)
     return -1;
   return 0;
@@ -127,7 +131,8 @@ static int parse(int argc, char **argv, record_options *o) {
       {"output", required_argument, NULL, 'o'}, {"live", required_argument, NULL, 'l'},
       {"subbuf-size", required_argument, NULL, 's'},
       {"num-subbuf", required_argument, NULL, 'n'},
-      {"name", required_argument, NULL, 'N'}, {0, 0, 0, 0}};
+      {"name", required_argument, NULL, 'N'},
+      {"filter", required_argument, NULL, 'f'}, {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
   int c;
   optind = 1;
@@ -138,6 +143,7 @@ static int parse(int argc, char **argv, record_options *o) {
     case 's': o->subbuf_size = optarg; break;
     case 'n': o->num_subbuf = optarg; break;
     case 'N': o->name = optarg; break;
+    case 'f': o->filter = optarg; break;
     default: return -1;
     }
   }
@@ -151,7 +157,8 @@ int record_main(int argc, char **argv) {
   record_options o;
   if (parse(argc, argv, &o) != 0) {
     fputs("usage: hoptrace record [-o DIR] [--live URL] [--name SESSION] "
-          "[--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n", stderr);
+          "[--filter EXPR] [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
+          stderr);
     return 2;
   }
   char name[64], dir[PATH_MAX];
