@@ -105,7 +105,11 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
   }
 }
 
-/* Client (or producer) span for an outgoing message on this thread. */
+/* Spans leave `endpoint` (the span's own address) empty: the messenger
+ * knows its peer, not its own address, and the peer goes into the
+ * msg_send/msg_recv events, which the tool turns into the remote endpoint.
+ *
+ * Client (or producer) span for an outgoing message on this thread. */
 static void start_client(ht_span *span, const ht_span_info *info) {
   ht_sample_hint hint = ts_take_hint();
   ht_trace_context cur;
@@ -119,12 +123,11 @@ static void start_client(ht_span *span, const ht_span_info *info) {
 
 /* --- client side */
 
-static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
-                           void **slot) {
+static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_PRODUCER
                                        : HT_SPAN_CLIENT,
-                       st->service, peer};
+                       st->service, ""};
   ht_span span;
   start_client(&span, &info);
   ht_span_annotate(&span, HT_ANN_CLIENT_SEND);
@@ -161,10 +164,11 @@ static void encode_reply(ht_envelope *env, void **slot) {
 
 static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
                             void **slot) {
+  (void)peer; /* recorded by on_message with the send event */
   if (env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR)
     encode_reply(env, slot);
   else
-    encode_request(arg, env, peer, slot);
+    encode_request(arg, env, slot);
 }
 
 static void h_on_reply(void *arg, int status, const ht_envelope *reply,
@@ -204,7 +208,7 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_CONSUMER
                                        : HT_SPAN_SERVER,
-                       st->service, peer};
+                       st->service, ""};
   ht_span span;
   if (!env->has_trace || ht_span_start_remote(&span, &env->trace, &info) != 0)
     ht_span_start_root(&span, &info, HT_SAMPLE_DEFAULT);

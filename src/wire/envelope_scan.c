@@ -87,14 +87,25 @@ static int read_tag(cursor *c, field_type_fn type_of, uint64_t *field,
   return 0;
 }
 
-/* Skips a field's value; for WT_LEN sets *len and leaves p at the bytes. */
+static uint64_t load_le64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--)
+    v = v << 8 | p[i];
+  return v;
+}
+
+/* Reads a field's value (fixed64 too); for WT_LEN sets *value to the
+ * length and leaves p at the bytes. */
 static int read_value(cursor *c, int wire_type, uint64_t *value) {
   switch (wire_type) {
   case WT_VARINT:
     return read_varint(c, value);
   case WT_FIXED64:
-    *value = 0;
-    return skip(c, 8);
+    if (c->end - c->p < 8)
+      return HT_ETRUNCATED;
+    *value = load_le64(c->p);
+    c->p += 8;
+    return 0;
   case WT_FIXED32:
     *value = 0;
     return skip(c, 4);
@@ -103,7 +114,20 @@ static int read_value(cursor *c, int wire_type, uint64_t *value) {
   }
 }
 
-static int scan_trace_context(cursor *outer, uint64_t len) {
+/* Keeps the values as protobuf would: the last occurrence of a scalar
+ * wins, and a repeated submessage merges into the earlier one. */
+static void keep_trace_value(envelope_scan *out, uint64_t field, uint64_t value) {
+  switch (field) {
+  case 1: out->trace_hi = value; break;
+  case 2: out->trace_lo = value; break;
+  case 3: out->span_id = value; break;
+  case 4: out->parent_span_id = value; break;
+  case 5: out->trace_flags = (uint32_t)value; break;
+  default: break; /* unknown: skipped */
+  }
+}
+
+static int scan_trace_context(cursor *outer, uint64_t len, envelope_scan *out) {
   if ((uint64_t)(outer->end - outer->p) < len)
     return HT_ETRUNCATED;
   cursor c = {outer->start, outer->p, outer->p + len, outer->unknown_fields};
@@ -117,6 +141,8 @@ static int scan_trace_context(cursor *outer, uint64_t len) {
       rc = skip(&c, value);
     if (rc != 0)
       return rc;
+    if (wire_type != WT_LEN)
+      keep_trace_value(out, field, value);
   }
   outer->unknown_fields = c.unknown_fields;
   outer->p = c.end;
@@ -139,8 +165,13 @@ static int scan_field(cursor *c, envelope_scan *out) {
     }
     return 0;
   }
-  if (field == 6)
-    return scan_trace_context(c, value);
+  if (field == 6) {
+    int rc6 = scan_trace_context(c, value, out);
+    out->trace_fields++;
+    out->trace_tag_at = tag_at;
+    out->trace_end = (size_t)(c->p - c->start);
+    return rc6;
+  }
   if (field == 15) {
     out->payload_fields++;
     out->payload_tag_at = tag_at;

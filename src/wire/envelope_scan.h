@@ -10,6 +10,12 @@
 #include <stdint.h>
 
 typedef struct envelope_scan {
+  /* The trace context, read here so protobuf-c need not parse it. */
+  size_t trace_fields;    /* occurrences of the trace field */
+  size_t trace_tag_at;    /* offset of the last one's tag */
+  size_t trace_end;       /* offset just past it */
+  uint64_t trace_hi, trace_lo, span_id, parent_span_id;
+  uint32_t trace_flags;
   bool has_version;
   uint64_t version;
   size_t payload_fields;  /* occurrences of the payload field */
