@@ -10,9 +10,14 @@ check_include_file(sys/sdt.h HT_HAVE_SYS_SDT_H)
 unset(CMAKE_REQUIRED_QUIET)
 
 target_sources(hoptrace_objects PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/control_cmd.c
+  ${CMAKE_CURRENT_LIST_DIR}/control_env.c
+  ${CMAKE_CURRENT_LIST_DIR}/control_socket.c
+  ${CMAKE_CURRENT_LIST_DIR}/dispatch_context.c
   ${CMAKE_CURRENT_LIST_DIR}/join_kvs.c
   ${CMAKE_CURRENT_LIST_DIR}/loader.c
-  ${CMAKE_CURRENT_LIST_DIR}/recorder.c)
+  ${CMAKE_CURRENT_LIST_DIR}/recorder.c
+  ${CMAKE_CURRENT_LIST_DIR}/traced_messenger.c)
 # Headers only (tracepoint.h, no library): the call sites find lttng-ust
 # at run time through dlopen.
 target_include_directories(hoptrace_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}

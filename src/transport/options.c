@@ -84,6 +84,10 @@ int ht_transport_flavour_resolve(const ht_messenger_options *opts,
   return 0;
 }
 
+/* The traced flavour's factory (shim/traced_messenger.c, issue 6). */
+int ht_shim_traced_messenger_new(ht_messenger **out,
+                                 const ht_messenger_options *opts);
+
 int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts) {
   if (out == NULL)
     return HT_EINVAL;
@@ -92,6 +96,6 @@ int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts) {
   if (rc != 0)
     return rc;
   if (f == HT_MESSENGER_TRACED)
-    return HT_ENOTSUP; /* issue 6: the shim's factory goes here */
+    return ht_shim_traced_messenger_new(out, opts);
   return ht_transport_messenger_new(out, opts, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "pipeline.h"
 #include "record.h"
 
@@ -25,6 +26,7 @@ static void usage(FILE *out) {
         "  hoptrace view [options] INPUT          (writes waterfall.html by default)\n"
         "  hoptrace record [-o DIR] [--live URL] [--subbuf-size SIZE] [--num-subbuf N]\n"
         "                  -- COMMAND [ARG...]\n"
+        "  hoptrace ctl SOCKET status|sample RATIO|sampler KIND [k=v...]|set k=v...|trust-debug on|off [RATE]\n"
         "options of export, report and view:\n"
         "  -o, --output FILE   write there instead of stdout\n"
         "  --trace-id HEX      only this trace (16 or 32 hex digits)\n"
@@ -155,6 +157,8 @@ int main(int argc, char **argv) {
     return run_reader(argc - 1, argv + 1, command);
   if (strcmp(command, "record") == 0)
     return record_main(argc - 1, argv + 1);
+  if (strcmp(command, "ctl") == 0)
+    return ctl_main(argc - 1, argv + 1);
   if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
     printf("hoptrace %s\n", HOPTRACE_TOOL_VERSION);
     return 0;

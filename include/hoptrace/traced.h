@@ -1,0 +1,86 @@
+/* The traced messenger: the plain messenger's API, with every hop traced.
+ *
+ * Build it with opts.flavour = HT_MESSENGER_TRACED, or leave the flavour
+ * at HT_MESSENGER_DEFAULT and set HT_MESSENGER=traced in the environment.
+ * Handlers, send calls and replies do not change. What it adds:
+ *
+ *  - an outgoing request or one-way with no current context starts a new
+ *    trace (the sampler decides at the root); with a current context it
+ *    becomes a child span. "cs" is recorded and the span's context is
+ *    stamped into the envelope;
+ *  - an incoming request or one-way continues the sender's trace in a
+ *    server span ("sr"); while its handler runs, that span is the calling
+ *    thread's current context, so whatever the handler sends is its child;
+ *  - the reply records "ss" (server) and "cr" (client) and finishes both
+ *    spans; timeouts, resets and error statuses are recorded on the span;
+ *  - message events (send/receive, size, peer) on every sampled hop, and
+ *    counters for all of them (ht_traced_get_stats).
+ *
+ * The functions below work on plain messengers too (they only touch the
+ * calling thread's state or read a request); they matter only to traced
+ * ones. All are lock-free and never allocate.
+ *
+ * Replying or sending later (timer, worker thread): the current context
+ * belongs to the thread, so carry it. In the handler:
+ *     ht_trace_context ctx = ht_context_capture();
+ * and on the thread that later sends:
+ *     ht_trace_context prev = ht_context_restore(&ctx);
+ *     ht_peer_request(...);            // a child of the handler's span
+ *     ht_context_restore(&prev);       // put the thread back as it was
+ * Replying needs no capture: ht_request_reply records "ss" on the
+ * request's own span from whichever thread answers.
+ */
+#ifndef HOPTRACE_TRACED_H
+#define HOPTRACE_TRACED_H
+
+#include <stdint.h>
+
+#include "hoptrace/context.h"
+#include "hoptrace/messenger.h"
+#include "hoptrace/sampler.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The calling thread's current context: the span of the handler running
+ * on it, or what ht_context_restore set; zero ids (ht_context_validate
+ * fails) when there is none. A plain value: copy it anywhere. */
+ht_trace_context ht_context_capture(void);
+
+/* Makes ctx the calling thread's current context (NULL or zero ids:
+ * none) and returns the previous one, to be restored when done. Sends
+ * from this thread then become children of ctx. ctx is only read. */
+ht_trace_context ht_context_restore(const ht_trace_context *ctx);
+
+/* The context of an open request's server span (what its handler had as
+ * current context), for code that holds only the ht_request. Any thread,
+ * while req is open and its messenger is not closed. HT_EINVAL for NULL,
+ * HT_ENOENT when req does not come from a traced messenger. */
+int ht_request_context(const ht_request *req, ht_trace_context *out);
+
+/* Per-message sampling: the next request or one-way sent from the
+ * calling thread (through a traced messenger) is recorded (HT_SAMPLE_YES),
+ * not recorded (HT_SAMPLE_NO) or recorded and marked DEBUG for downstream
+ * peers (HT_SAMPLE_DEBUG), whatever the sampler or the current context
+ * says; HT_SAMPLE_DEFAULT cancels. The flag is used up by that one send.
+ * Downstream processes decide by their own policy (a remote DEBUG flag is
+ * honoured only by servers that trust it, within their rate limit). */
+void ht_message_sample(ht_sample_hint hint);
+
+/* Process-wide message counters of traced messengers (relaxed atomics:
+ * a snapshot). Sampled counts are the hops whose events were recorded. */
+typedef struct ht_traced_stats {
+  uint64_t msgs_sent, msgs_received;
+  uint64_t bytes_sent, bytes_received; /* frame bytes, prefix included */
+  uint64_t msgs_sent_sampled, msgs_received_sampled;
+  uint64_t requests_failed; /* client spans ended by an error */
+} ht_traced_stats;
+
+void ht_traced_get_stats(ht_traced_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOPTRACE_TRACED_H */

@@ -1,0 +1,329 @@
+/* The traced messenger: the transport's hook table filled with spans.
+ * Client side: before_encode starts a client span (root or child of the
+ * thread's current context), records "cs" and stamps the envelope;
+ * on_reply records "cr" or the error and finishes it. Server side:
+ * before_dispatch continues the sender's trace in a server span ("sr")
+ * and makes it the current context while the handler runs; the reply's
+ * before_encode records "ss" and stamps it; request_done finishes it.
+ * Message events go to the span of the hop's own decision.
+ *
+ * Must never: call back into the messenger, block (one short lock per
+ * live span, to find leftovers at close), record anything for an
+ * unsampled span, or trust the incoming SAMPLED/DEBUG flags beyond what
+ * the sampling policy allows (ht_span_start_remote decides).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "hoptrace/span.h"
+#include "hoptrace/tracing.h"
+#include "hoptrace/traced.h"
+#include "propagate/events.h"
+#include "traced_internal.h"
+#include "transport/hooks.h"
+
+typedef struct ts_state ts_state;
+
+/* A span the shim owns between two hooks (client call, server request or
+ * one-way), linked into its messenger's live list so close frees it. */
+typedef struct ts_slot {
+  ht_span span;
+  bool replied;        /* server: the reply was encoded ("ss") ... */
+  int32_t sent_status; /* ... with this status */
+  ts_state *st;
+  struct ts_slot *prev, *next;
+} ts_slot;
+
+struct ts_state {
+  char *service;
+  pthread_mutex_t lock;
+  ts_slot live; /* sentinel of the live list */
+  /* Loop thread only: the frame on_message(RECV) just saw, so the span
+   * that receives it (decided after) can record its size. */
+  const ht_envelope *rx_env;
+  size_t rx_len;
+};
+
+/* The context the thread had before the handler running on it. */
+static _Thread_local ht_trace_context tl_saved;
+static _Thread_local bool tl_saved_has;
+
+/* --- live list */
+
+static ts_slot *slot_new(ts_state *st) {
+  ts_slot *s = malloc(sizeof(*s));
+  if (s == NULL)
+    return NULL;
+  s->st = st;
+  s->replied = false;
+  pthread_mutex_lock(&st->lock);
+  s->next = st->live.next;
+  s->prev = &st->live;
+  st->live.next->prev = s;
+  st->live.next = s;
+  pthread_mutex_unlock(&st->lock);
+  return s;
+}
+
+static void slot_free(ts_slot *s) {
+  ts_state *st = s->st;
+  pthread_mutex_lock(&st->lock);
+  s->prev->next = s->next;
+  s->next->prev = s->prev;
+  pthread_mutex_unlock(&st->lock);
+  free(s);
+}
+
+/* --- small helpers */
+
+static const char *op_of(const ht_envelope *env) {
+  return env->operation != NULL ? env->operation : "";
+}
+
+static void record_msg(const ht_trace_context *ctx, int dir,
+                       const ht_envelope *env, size_t size,
+                       const char *peer) {
+  const ht_event_ops *ops = ht_events_current();
+  if (ops != NULL)
+    ops->msg(ctx, dir, (uint32_t)env->type, env->sequence, size,
+             peer != NULL ? peer : "");
+}
+
+/* The flags a per-message hint gives a child of ctx. */
+static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
+  switch (hint) {
+  case HT_SAMPLE_YES:
+    return (flags | HT_FLAG_SAMPLED) & ~HT_FLAG_DEBUG;
+  case HT_SAMPLE_NO:
+    return flags & ~(HT_FLAG_SAMPLED | HT_FLAG_DEBUG);
+  case HT_SAMPLE_DEBUG:
+    return flags | HT_FLAG_SAMPLED | HT_FLAG_DEBUG;
+  default:
+    return flags;
+  }
+}
+
+/* Client (or producer) span for an outgoing message on this thread. */
+static void start_client(ht_span *span, const ht_span_info *info) {
+  ht_sample_hint hint = ts_take_hint();
+  ht_trace_context cur;
+  if (ts_current(&cur)) {
+    cur.flags = hinted_flags(cur.flags, hint);
+    if (ht_span_start_local(span, &cur, info) == 0)
+      return;
+  }
+  ht_span_start_root(span, info, hint);
+}
+
+/* --- client side */
+
+static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
+                           void **slot) {
+  ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
+                                       ? HT_SPAN_PRODUCER
+                                       : HT_SPAN_CLIENT,
+                       st->service, peer};
+  ht_span span;
+  start_client(&span, &info);
+  ht_span_annotate(&span, HT_ANN_CLIENT_SEND);
+  env->has_trace = true;
+  env->trace = span.ctx;
+  if (env->type == HT_MSG_ONEWAY || !ht_span_is_sampled(&span)) {
+    ht_span_finish(&span); /* nothing to wait for (or nothing recorded) */
+    return;
+  }
+  ts_slot *s = slot_new(st);
+  if (s == NULL) {
+    ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
+    ht_span_finish(&span);
+    return;
+  }
+  s->span = span;
+  *slot = s;
+}
+
+/* --- server side: the reply */
+
+static void encode_reply(ht_envelope *env, void **slot) {
+  ts_slot *s = *slot;
+  if (s == NULL)
+    return;
+  if (env->status != 0)
+    ht_span_set_error(&s->span, env->status, ht_strerror(env->status));
+  ht_span_annotate(&s->span, HT_ANN_SERVER_SEND);
+  s->replied = true;
+  s->sent_status = env->status;
+  env->has_trace = true;
+  env->trace = s->span.ctx;
+}
+
+static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
+                            void **slot) {
+  if (env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR)
+    encode_reply(env, slot);
+  else
+    encode_request(arg, env, peer, slot);
+}
+
+static void h_on_reply(void *arg, int status, const ht_envelope *reply,
+                       void *slot) {
+  ts_state *st = arg;
+  ts_slot *s = slot;
+  if (s == NULL) {
+    if (status != 0)
+      ts_count_failed();
+    return;
+  }
+  ht_span *span = &s->span;
+  if (reply != NULL && reply == st->rx_env) {
+    record_msg(&span->ctx, 1, reply, st->rx_len, NULL);
+    ts_count_recv_sampled();
+  }
+  if (reply != NULL)
+    ht_span_annotate(span, HT_ANN_CLIENT_RECV);
+  if (status == HT_EPEERERROR && reply != NULL) {
+    ht_span_kv_int(span, "error.status", reply->status);
+    ht_span_set_error(span, reply->status, ht_strerror(reply->status));
+  } else if (status != 0) {
+    ht_span_kv_str(span, "error", ht_err_name(status));
+    ht_span_set_error(span, status, ht_strerror(status));
+  }
+  if (status != 0)
+    ts_count_failed();
+  ht_span_finish(span);
+  slot_free(s);
+}
+
+/* --- server side: dispatch */
+
+static void h_before_dispatch(void *arg, const ht_envelope *env,
+                              const char *peer, void **dispatch_slot) {
+  ts_state *st = arg;
+  ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
+                                       ? HT_SPAN_CONSUMER
+                                       : HT_SPAN_SERVER,
+                       st->service, peer};
+  ht_span span;
+  if (!env->has_trace || ht_span_start_remote(&span, &env->trace, &info) != 0)
+    ht_span_start_root(&span, &info, HT_SAMPLE_DEFAULT);
+  ht_span_annotate(&span, HT_ANN_SERVER_RECV);
+  if (ht_span_is_sampled(&span) && env == st->rx_env) {
+    record_msg(&span.ctx, 1, env, st->rx_len, peer);
+    ts_count_recv_sampled();
+  }
+  tl_saved_has = ts_current(&tl_saved);
+  ts_set_current(&span.ctx);
+  ts_slot *s = slot_new(st);
+  if (s == NULL) {
+    ht_span_set_error(&span, HT_ENOMEM, "no memory for the server span");
+    ht_span_finish(&span); /* the handler still runs in its context */
+    return;
+  }
+  s->span = span;
+  *dispatch_slot = s;
+}
+
+static void h_after_dispatch(void *arg, const ht_envelope *env,
+                             void *oneway_slot) {
+  (void)arg;
+  (void)env;
+  ts_set_current(tl_saved_has ? &tl_saved : NULL);
+  ts_slot *s = oneway_slot;
+  if (s != NULL) {
+    ht_span_finish(&s->span);
+    slot_free(s);
+  }
+}
+
+static void h_request_done(void *arg, void *dispatch_slot, int status) {
+  (void)arg;
+  ts_slot *s = dispatch_slot;
+  if (s == NULL)
+    return;
+  if (status == 1) {
+    ht_span_annotate(&s->span, "dropped");
+    ht_span_set_error(&s->span, HT_ETIMEDOUT, "request dropped unanswered");
+  } else if (!s->replied || status != s->sent_status) {
+    ht_span_set_error(&s->span, status, ht_strerror(status));
+  }
+  ht_span_finish(&s->span);
+  slot_free(s);
+}
+
+/* --- message events and counters */
+
+static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
+                         size_t frame_len, const char *peer) {
+  ts_state *st = arg;
+  if (dir == HT_HOOK_RECV) {
+    st->rx_env = env;
+    st->rx_len = frame_len;
+    ts_count_recv(frame_len);
+    return;
+  }
+  bool sampled = env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED);
+  ts_count_send(frame_len, sampled);
+  if (sampled)
+    record_msg(&env->trace, 0, env, frame_len, peer);
+}
+
+/* --- life cycle */
+
+/* Spans still open at close (requests never answered before the
+ * messenger went away): recorded as such, then freed. */
+static void h_destroy(void *arg) {
+  ts_state *st = arg;
+  while (st->live.next != &st->live) {
+    ts_slot *s = st->live.next;
+    ht_span_set_error(&s->span, HT_ESHUTDOWN, "messenger closed");
+    ht_span_finish(&s->span);
+    slot_free(s);
+  }
+  pthread_mutex_destroy(&st->lock);
+  free(st->service);
+  free(st);
+  ts_control_env_release();
+}
+
+static const ht_transport_hooks traced_hooks = {
+    .before_encode = h_before_encode,
+    .before_dispatch = h_before_dispatch,
+    .after_dispatch = h_after_dispatch,
+    .request_done = h_request_done,
+    .on_reply = h_on_reply,
+    .on_message = h_on_message,
+    .destroy = h_destroy,
+};
+
+int ht_shim_traced_messenger_new(ht_messenger **out,
+                                 const ht_messenger_options *opts) {
+  ht_tracing_init();
+  ts_state *st = calloc(1, sizeof(*st));
+  if (st == NULL)
+    return HT_ENOMEM;
+  const char *name = NULL;
+  if (opts != NULL &&
+      opts->size >= offsetof(ht_messenger_options, name) + sizeof(opts->name))
+    name = opts->name;
+  st->service = strdup(name != NULL ? name : "hoptrace");
+  if (st->service == NULL || pthread_mutex_init(&st->lock, NULL) != 0) {
+    free(st->service);
+    free(st);
+    return HT_ENOMEM;
+  }
+  st->live.next = st->live.prev = &st->live;
+  ts_control_env_acquire(); /* released by h_destroy, even on failure */
+  return ht_transport_messenger_new(out, opts, &traced_hooks, st);
+}
+
+int ht_request_context(const ht_request *req, ht_trace_context *out) {
+  if (req == NULL || out == NULL)
+    return HT_EINVAL;
+  const ts_slot *s = ht_transport_request_slot(req);
+  if (s == NULL)
+    return HT_ENOENT;
+  *out = s->span.ctx;
+  return 0;
+}

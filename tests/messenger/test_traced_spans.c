@@ -1,0 +1,450 @@
+/* The traced messenger in one process, with the event recorder replaced
+ * by a capture table: every hop's spans, parents, annotations, errors,
+ * the dispatch context, capture/restore from a worker thread, and
+ * per-message sampling. Real messengers over loopback TCP. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hoptrace/error.h"
+#include "hoptrace/messenger.h"
+#include "hoptrace/sampler.h"
+#include "hoptrace/tracing.h"
+#include "hoptrace/traced.h"
+#include "propagate/events.h"
+
+/* --- capture recorder */
+
+enum ev_kind { EV_START, EV_END, EV_ANN, EV_STATUS, EV_MSG, EV_OTHER };
+
+typedef struct ev {
+  enum ev_kind kind;
+  ht_trace_context ctx;
+  ht_span_kind span_kind;
+  char name[32];
+  char service[16];
+  int32_t code;
+  int dir;
+} ev;
+
+#define MAX_EVS 4096
+static ev evs[MAX_EVS];
+static size_t n_evs;
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ev *add_ev(enum ev_kind kind, const ht_trace_context *ctx) {
+  pthread_mutex_lock(&ev_lock);
+  ev *e = n_evs < MAX_EVS ? &evs[n_evs++] : NULL;
+  if (e != NULL) {
+    memset(e, 0, sizeof(*e));
+    e->kind = kind;
+    e->ctx = *ctx;
+  }
+  pthread_mutex_unlock(&ev_lock);
+  return e;
+}
+
+static void c_start(const ht_trace_context *ctx, const ht_span_info *info) {
+  ev *e = add_ev(EV_START, ctx);
+  if (e) {
+    e->span_kind = info->kind;
+    snprintf(e->name, sizeof(e->name), "%s", info->name);
+    snprintf(e->service, sizeof(e->service), "%s", info->service);
+  }
+}
+static void c_end(const ht_trace_context *ctx, int32_t status) {
+  ev *e = add_ev(EV_END, ctx);
+  if (e)
+    e->code = status;
+}
+static void c_ann(const ht_trace_context *ctx, const char *name) {
+  ev *e = add_ev(EV_ANN, ctx);
+  if (e)
+    snprintf(e->name, sizeof(e->name), "%s", name);
+}
+static void c_kv_str(const ht_trace_context *ctx, const char *k,
+                     const char *v) {
+  (void)k, (void)v;
+  add_ev(EV_OTHER, ctx);
+}
+static void c_kv_int(const ht_trace_context *ctx, const char *k, int64_t v) {
+  (void)k, (void)v;
+  add_ev(EV_OTHER, ctx);
+}
+static void c_kvs(const ht_trace_context *ctx, const ht_kv *kvs, size_t n) {
+  (void)kvs, (void)n;
+  add_ev(EV_OTHER, ctx);
+}
+static void c_status(const ht_trace_context *ctx, int32_t code,
+                     const char *msg) {
+  (void)msg;
+  ev *e = add_ev(EV_STATUS, ctx);
+  if (e)
+    e->code = code;
+}
+static void c_msg(const ht_trace_context *ctx, int dir, uint32_t type,
+                  uint64_t seq, uint64_t size, const char *peer) {
+  (void)type, (void)seq, (void)size, (void)peer;
+  ev *e = add_ev(EV_MSG, ctx);
+  if (e)
+    e->dir = dir;
+}
+
+static const ht_event_ops capture_ops = {c_start,  c_end,  c_ann,   c_kv_str,
+                                         c_kv_int, c_kvs,  c_status, c_msg};
+
+static void reset_events(void) {
+  pthread_mutex_lock(&ev_lock);
+  n_evs = 0;
+  pthread_mutex_unlock(&ev_lock);
+}
+
+/* The span_start of the span with this name and kind (first match). */
+static const ev *find_start(const char *name, ht_span_kind kind, int nth) {
+  for (size_t i = 0; i < n_evs; i++)
+    if (evs[i].kind == EV_START && evs[i].span_kind == kind &&
+        strcmp(evs[i].name, name) == 0 && nth-- == 0)
+      return &evs[i];
+  return NULL;
+}
+
+static int count(enum ev_kind kind, uint64_t span_id, const char *name) {
+  int n = 0;
+  for (size_t i = 0; i < n_evs; i++)
+    if (evs[i].kind == kind && evs[i].ctx.span_id == span_id &&
+        (name == NULL || strcmp(evs[i].name, name) == 0))
+      n++;
+  return n;
+}
+
+static int32_t status_of(uint64_t span_id) {
+  for (size_t i = 0; i < n_evs; i++)
+    if (evs[i].kind == EV_STATUS && evs[i].ctx.span_id == span_id)
+      return evs[i].code;
+  return 0;
+}
+
+/* --- a small cluster: client -> A -> (B, C) */
+
+typedef struct waiter {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done;
+  int status;
+} waiter;
+
+static waiter *waiter_new(void) {
+  waiter *w = calloc(1, sizeof(*w));
+  pthread_mutex_init(&w->lock, NULL);
+  pthread_cond_init(&w->cond, NULL);
+  return w;
+}
+
+static void waiter_free(waiter *w) {
+  pthread_mutex_destroy(&w->lock);
+  pthread_cond_destroy(&w->cond);
+  free(w);
+}
+
+static void waiter_reply(void *arg, int status, const ht_envelope *reply) {
+  (void)reply;
+  waiter *w = arg;
+  pthread_mutex_lock(&w->lock);
+  w->status = status;
+  w->done++;
+  pthread_cond_broadcast(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+}
+
+static void waiter_wait(waiter *w, int n) {
+  struct timespec dl;
+  clock_gettime(CLOCK_REALTIME, &dl);
+  dl.tv_sec += 10;
+  pthread_mutex_lock(&w->lock);
+  while (w->done < n)
+    if (pthread_cond_timedwait(&w->cond, &w->lock, &dl) != 0)
+      break;
+  int done = w->done;
+  pthread_mutex_unlock(&w->lock);
+  assert_int_equal(done, n);
+}
+
+typedef struct cluster {
+  ht_messenger *client, *a, *b;
+  ht_peer *to_a, *a_to_b;
+  char url_a[128], url_b[128];
+  ht_trace_context seen_a, seen_b; /* handlers' current contexts */
+} cluster;
+
+static cluster *the; /* handlers reach the cluster through this */
+
+static ht_messenger *traced(const char *name) {
+  ht_messenger_options o;
+  ht_messenger_options_init(&o);
+  o.flavour = HT_MESSENGER_TRACED;
+  o.name = name;
+  o.request_timeout_ms = 2000;
+  ht_messenger *m = NULL;
+  assert_int_equal(ht_messenger_new(&m, &o), 0);
+  return m;
+}
+
+static void on_b(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  the->seen_b = ht_context_capture();
+  ht_request_reply(req, 0, NULL);
+}
+
+/* A: fan out to B from inside the handler, reply when B answered. */
+static void a_reply_after_b(void *arg, int status, const ht_envelope *r) {
+  (void)r;
+  ht_request_reply(arg, status == 0 ? 0 : 5, NULL);
+}
+
+static void on_a(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  the->seen_a = ht_context_capture();
+  if (ht_peer_request(the->a_to_b, "b_op", NULL, NULL, a_reply_after_b,
+                      req) != 0)
+    ht_request_reply(req, 6, NULL);
+}
+
+/* A, later from a worker: capture in the handler, restore there. */
+typedef struct work {
+  ht_request *req;
+  ht_trace_context ctx;
+} work;
+
+static void *worker(void *arg) {
+  work *w = arg;
+  ht_trace_context prev = ht_context_restore(&w->ctx);
+  if (ht_peer_request(the->a_to_b, "b_op", NULL, NULL, a_reply_after_b,
+                      w->req) != 0)
+    ht_request_reply(w->req, 6, NULL);
+  ht_context_restore(&prev);
+  free(w);
+  return NULL;
+}
+
+static void on_a_later(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  the->seen_a = ht_context_capture();
+  work *w = malloc(sizeof(*w));
+  w->req = req;
+  w->ctx = ht_context_capture();
+  ht_trace_context via_req;
+  assert_int_equal(ht_request_context(req, &via_req), 0);
+  assert_true(ht_context_equal(&via_req, &w->ctx));
+  pthread_t t;
+  pthread_create(&t, NULL, worker, w);
+  pthread_detach(t);
+}
+
+static void on_a_drop(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  ht_request_drop(req);
+}
+
+static int setup(void **state) {
+  ht_tracing_init();
+  ht_events_install(&capture_ops);
+  ht_sampling_config cfg;
+  ht_sampling_config_default(&cfg); /* parent, roots always */
+  assert_int_equal(ht_sampling_set(&cfg), 0);
+  cluster *c = calloc(1, sizeof(*c));
+  the = c;
+  c->client = traced("client");
+  c->a = traced("A");
+  c->b = traced("B");
+  assert_int_equal(ht_messenger_listen(c->b, "tcp://127.0.0.1:0", c->url_b,
+                                       sizeof(c->url_b)), 0);
+  assert_int_equal(ht_messenger_listen(c->a, "tcp://127.0.0.1:0", c->url_a,
+                                       sizeof(c->url_a)), 0);
+  assert_int_equal(ht_messenger_handle(c->b, "b_op", on_b, NULL), 0);
+  assert_int_equal(ht_messenger_handle(c->a, "fan", on_a, NULL), 0);
+  assert_int_equal(ht_messenger_handle(c->a, "later", on_a_later, NULL), 0);
+  assert_int_equal(ht_messenger_handle(c->a, "drop", on_a_drop, NULL), 0);
+  assert_int_equal(ht_messenger_connect(c->client, c->url_a, &c->to_a), 0);
+  assert_int_equal(ht_messenger_connect(c->a, c->url_b, &c->a_to_b), 0);
+  *state = c;
+  return 0;
+}
+
+static int teardown(void **state) {
+  cluster *c = *state;
+  assert_int_equal(ht_messenger_close(c->client, 1000), 0);
+  assert_int_equal(ht_messenger_close(c->a, 1000), 0);
+  assert_int_equal(ht_messenger_close(c->b, 1000), 0);
+  free(c);
+  ht_events_install(NULL);
+  return 0;
+}
+
+static int call(cluster *c, const char *op, ht_sample_hint hint) {
+  waiter *w = waiter_new();
+  ht_message_sample(hint);
+  int rc = ht_peer_request(c->to_a, op, NULL, NULL, waiter_reply, w);
+  assert_int_equal(rc, 0);
+  waiter_wait(w, 1);
+  int status = w->status;
+  waiter_free(w);
+  return status;
+}
+
+/* The chain client -> A -> B, each hop's parent and annotations. */
+static void check_chain(const char *op) {
+  const ev *cl = find_start(op, HT_SPAN_CLIENT, 0);
+  const ev *sa = find_start(op, HT_SPAN_SERVER, 0);
+  const ev *ca = find_start("b_op", HT_SPAN_CLIENT, 0);
+  const ev *sb = find_start("b_op", HT_SPAN_SERVER, 0);
+  assert_non_null(cl);
+  assert_non_null(sa);
+  assert_non_null(ca);
+  assert_non_null(sb);
+  assert_int_equal(cl->ctx.parent_span_id, 0);
+  assert_int_equal(sa->ctx.parent_span_id, cl->ctx.span_id);
+  assert_int_equal(ca->ctx.parent_span_id, sa->ctx.span_id);
+  assert_int_equal(sb->ctx.parent_span_id, ca->ctx.span_id);
+  for (const ev *const *s = (const ev *const[]){sa, ca, sb}; *s != sb; s++)
+    assert_int_equal((*s)->ctx.trace_id_lo, cl->ctx.trace_id_lo);
+  assert_int_equal(sb->ctx.trace_id_lo, cl->ctx.trace_id_lo);
+  assert_string_equal(cl->service, "client");
+  assert_string_equal(sa->service, "A");
+  assert_string_equal(sb->service, "B");
+  for (const ev *const *s = (const ev *const[]){cl, ca, NULL}; *s; s++) {
+    assert_int_equal(count(EV_ANN, (*s)->ctx.span_id, "cs"), 1);
+    assert_int_equal(count(EV_ANN, (*s)->ctx.span_id, "cr"), 1);
+    assert_int_equal(count(EV_END, (*s)->ctx.span_id, NULL), 1);
+    assert_int_equal(count(EV_MSG, (*s)->ctx.span_id, NULL), 2);
+  }
+  for (const ev *const *s = (const ev *const[]){sa, sb, NULL}; *s; s++) {
+    assert_int_equal(count(EV_ANN, (*s)->ctx.span_id, "sr"), 1);
+    assert_int_equal(count(EV_ANN, (*s)->ctx.span_id, "ss"), 1);
+    assert_int_equal(count(EV_END, (*s)->ctx.span_id, NULL), 1);
+    assert_int_equal(count(EV_MSG, (*s)->ctx.span_id, NULL), 2);
+  }
+  /* the handlers saw their own server span as the current context */
+  assert_int_equal(the->seen_a.span_id, sa->ctx.span_id);
+  assert_int_equal(the->seen_b.span_id, sb->ctx.span_id);
+}
+
+static void test_fanout_in_handler(void **state) {
+  reset_events();
+  assert_int_equal(call(*state, "fan", HT_SAMPLE_DEFAULT), 0);
+  usleep(50 * 1000); /* A's server span ends on A's loop after the reply */
+  check_chain("fan");
+  /* nothing leaks into the client thread: the next call is a new root */
+  ht_trace_context none = ht_context_capture();
+  assert_int_equal(ht_context_validate(&none), HT_EBADCONTEXT);
+}
+
+static void test_worker_with_captured_context(void **state) {
+  reset_events();
+  assert_int_equal(call(*state, "later", HT_SAMPLE_DEFAULT), 0);
+  usleep(50 * 1000);
+  check_chain("later");
+}
+
+static void test_unsampled_propagates_ids(void **state) {
+  reset_events();
+  memset(&the->seen_a, 0, sizeof(the->seen_a));
+  assert_int_equal(call(*state, "fan", HT_SAMPLE_NO), 0);
+  usleep(50 * 1000);
+  assert_int_equal(n_evs, 0);
+  assert_int_equal(ht_context_validate(&the->seen_a), 0);
+  assert_int_equal(ht_context_validate(&the->seen_b), 0);
+  assert_int_equal(the->seen_a.trace_id_lo, the->seen_b.trace_id_lo);
+  assert_int_equal(the->seen_a.flags & HT_FLAG_SAMPLED, 0);
+}
+
+static void test_errors_recorded(void **state) {
+  cluster *c = *state;
+  reset_events();
+  assert_int_equal(call(c, "no_such_op", HT_SAMPLE_YES), HT_EPEERERROR);
+  usleep(50 * 1000);
+  const ev *cl = find_start("no_such_op", HT_SPAN_CLIENT, 0);
+  const ev *sa = find_start("no_such_op", HT_SPAN_SERVER, 0);
+  assert_non_null(cl);
+  assert_non_null(sa);
+  assert_int_equal(status_of(cl->ctx.span_id), HT_ENOHANDLER);
+  assert_int_equal(status_of(sa->ctx.span_id), HT_ENOHANDLER);
+  assert_int_equal(count(EV_ANN, cl->ctx.span_id, "cr"), 1);
+
+  reset_events();
+  waiter *w = waiter_new();
+  ht_request_options ro = {200};
+  assert_int_equal(ht_peer_request(c->to_a, "drop", NULL, &ro, waiter_reply,
+                                   w), 0);
+  waiter_wait(w, 1);
+  assert_int_equal(w->status, HT_ETIMEDOUT);
+  waiter_free(w);
+  cl = find_start("drop", HT_SPAN_CLIENT, 0);
+  sa = find_start("drop", HT_SPAN_SERVER, 0);
+  assert_non_null(cl);
+  assert_non_null(sa);
+  assert_int_equal(status_of(cl->ctx.span_id), HT_ETIMEDOUT);
+  assert_int_equal(count(EV_ANN, cl->ctx.span_id, "cr"), 0);
+  assert_int_equal(count(EV_END, cl->ctx.span_id, NULL), 1);
+  assert_int_equal(count(EV_ANN, sa->ctx.span_id, "dropped"), 1);
+}
+
+static void test_debug_flag_and_sampler_off(void **state) {
+  ht_sampling_config cfg;
+  ht_sampling_config_default(&cfg);
+  cfg.kind = HT_SAMPLER_NEVER;
+  assert_int_equal(ht_sampling_set(&cfg), 0);
+  reset_events();
+  assert_int_equal(call(*state, "fan", HT_SAMPLE_DEFAULT), 0);
+  usleep(50 * 1000);
+  assert_int_equal(n_evs, 0); /* sampler says never: nothing anywhere */
+  /* a DEBUG message is recorded at the root; the servers, in this same
+   * process, do not trust remote DEBUG and record nothing */
+  assert_int_equal(call(*state, "fan", HT_SAMPLE_DEBUG), 0);
+  usleep(50 * 1000);
+  const ev *cl = find_start("fan", HT_SPAN_CLIENT, 0);
+  assert_non_null(cl);
+  assert_true(cl->ctx.flags & HT_FLAG_DEBUG);
+  assert_null(find_start("fan", HT_SPAN_SERVER, 0));
+  cfg.trust_remote_debug = 1;
+  cfg.remote_debug_rate = 1000;
+  assert_int_equal(ht_sampling_set(&cfg), 0);
+  reset_events();
+  assert_int_equal(call(*state, "fan", HT_SAMPLE_DEBUG), 0);
+  usleep(50 * 1000);
+  check_chain("fan");
+  ht_sampling_config_default(&cfg);
+  assert_int_equal(ht_sampling_set(&cfg), 0);
+}
+
+static void test_stats_count_every_hop(void **state) {
+  ht_traced_stats before, after;
+  ht_traced_get_stats(&before);
+  assert_int_equal(call(*state, "fan", HT_SAMPLE_NO), 0);
+  usleep(50 * 1000);
+  ht_traced_get_stats(&after);
+  /* client->A, A->B requests and both replies: 4 sent, 4 received */
+  assert_int_equal(after.msgs_sent - before.msgs_sent, 4);
+  assert_int_equal(after.msgs_received - before.msgs_received, 4);
+  assert_int_equal(after.msgs_sent_sampled, before.msgs_sent_sampled);
+  assert_true(after.bytes_sent > before.bytes_sent);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fanout_in_handler),
+      cmocka_unit_test(test_worker_with_captured_context),
+      cmocka_unit_test(test_unsampled_propagates_ids),
+      cmocka_unit_test(test_errors_recorded),
+      cmocka_unit_test(test_debug_flag_and_sampler_off),
+      cmocka_unit_test(test_stats_count_every_hop),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
