@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "hoptrace/error.h"
@@ -185,6 +186,7 @@ static void run(client *c) {
   c->end_ns = c->start_ns + (uint64_t)(c->cfg.duration_s * 1e9);
   timers.ratio_next = c->cfg.ratio_at;
   timers.next_drop_ns = c->start_ns + (uint64_t)c->cfg.drop_conn_ms * 1000000ull;
+  fprintf(stderr, "%s: running for %g s (pid %d)\n", c->name, c->cfg.duration_s, (int)getpid());
   ratio_step(c, c->start_ns);
   workload_fill(c);
   uv_timer_start(&c->tick, on_tick, 1, 1);

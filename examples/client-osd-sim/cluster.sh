@@ -130,13 +130,19 @@ echo "cluster: $clients clients running for $duration s (messenger ${messenger:-
 
 if [[ $use_ctl == 1 ]]; then
   (
-    start=$(date +%s.%N)
+    # the schedule starts with the workload (LTTng registration can delay it)
+    for ((t = 0; t < 100; t++)); do
+      n=$(cat "$work"/logs/client.*.log 2>/dev/null | grep -c ": running for" || true)
+      [[ $n -ge $clients ]] && break
+      sleep 0.1
+    done
+    start_ms=$(date +%s%3N)
     IFS=, read -ra steps <<< "$schedule"
     for step in "${steps[@]}"; do
       at=${step%%:*} r=${step#*:}
-      now=$(date +%s.%N)
-      sleep "$(python3 -c "print(max(0.0, $start + $at - $now))")"
-      for s in "$work"/ctl/*.sock; do "$hoptrace" ctl "$s" sample "$r" >/dev/null 2>&1 || true; done
+      due_ms=$(awk -v s="$start_ms" -v a="$at" 'BEGIN { printf "%.0f", s + a * 1000 }')
+      while (( $(date +%s%3N) < due_ms )); do sleep 0.02; done
+      for s in "$work"/ctl/*.sock; do "$hoptrace" ctl "$s" set "ratio=$r" >/dev/null 2>&1 || true; done
       echo "cluster: t=${at}s sampling ratio -> $r (hoptrace ctl, every process)" >&2
     done
   ) &
@@ -167,8 +173,10 @@ done
 wait 2>/dev/null || true
 pids=()
 
-# --- one summary over all clients
+# --- one summary over all clients; the pids of the cluster (a recording
+# session on a shared host may hold other processes' traces too)
 cat "$work"/logs/client.*.out > "$work/clients.txt"
+cat "$work"/logs/*.log | sed -n 's/.*(.*pid \([0-9]*\))$/\1/p' > "$work/pids"
 python3 - "$work/clients.txt" <<'PY' | tee "$work/summary.txt"
 import sys
 rows = []

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hoptrace/error.h"
 #include "osd.h"
@@ -129,8 +130,8 @@ static int start(osd *o, const osd_args *a) {
   }
   if (connect_peers(o) != 0)
     return -1;
-  fprintf(stderr, "%s: serving on %s (%u workers%s)\n", o->name, bound, (unsigned)a->workers,
-          o->slow_ms ? ", slow disk" : "");
+  fprintf(stderr, "%s: serving on %s (%u workers%s, pid %d)\n", o->name, bound,
+          (unsigned)a->workers, o->slow_ms ? ", slow disk" : "", (int)getpid());
   if (a->ready_file != NULL) {
     FILE *f = fopen(a->ready_file, "w");
     if (f == NULL)

@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 out="" build="$root/build" duration=20 osds=4 clients=3 rate=250 inflight=16
-slow_osd="" slow_ms=20 kill_spec="" drop_ms=0 messenger=traced ratio=0.1
+slow_osd="" slow_ms=10 kill_spec="" drop_ms=0 messenger=traced ratio=0.1
 schedule="" record=1
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
@@ -111,7 +111,12 @@ Outputs in $out:
   cluster/            cluster map, OSD and client logs, summaries
 
 TXT
-sed -n '1,/^$/p' "$out/report.txt" | head -n 5
-awk '/->/ {print}' "$out/report.txt" | head -n 40
-[[ -n $slow_osd ]] && echo && echo "osd.$slow_osd was slowed down by ${slow_ms} ms a disk write: look for it in the rows above."
+python3 "$here/sim_summary.py" "$out/zipkin.json" "$out/cluster/pids" "$schedule" "$ratio" || true
+echo
+sed -n '/^Slowest traces/,/^$/p' "$out/report.txt" | head -n 16
+if [[ -n $slow_osd ]]; then
+  echo "osd.$slow_osd adds ${slow_ms} ms to every disk write: it is the slowest replica above,"
+  echo "on the critical path of the slowest traces, and its rows in $out/report.txt"
+  echo "(\"osd.N -> osd.$slow_osd replica_write\": service) stand out."
+fi
 exit $status

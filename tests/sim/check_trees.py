@@ -12,7 +12,10 @@ with correct parentage, server spans nested in their client spans, and
 first (no OSD was down). The number of write trees must equal the writes
 the clients acknowledged (sampling ratio 1, no faults).
 
-usage: check_trees.py ZIPKIN MAP WRITES"""
+Only spans of the cluster's processes count (PIDS file): a session on a
+shared host also records any other traced process of the user.
+
+usage: check_trees.py ZIPKIN MAP PIDS WRITES"""
 import collections
 import json
 import sys
@@ -98,9 +101,12 @@ def check_write(root, children, size, sets):
 
 
 def main():
-    zipkin, map_path, writes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    zipkin, map_path, pid_path, writes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     size, sets = load_map(map_path)
-    spans = json.load(open(zipkin))
+    pids = set(open(pid_path).read().split())
+    if not pids:
+        fail("no cluster pids in %s" % pid_path)
+    spans = [s for s in json.load(open(zipkin)) if s.get("tags", {}).get("hoptrace.pid") in pids]
     traces = collections.defaultdict(list)
     for s in spans:
         if "hoptrace.incomplete" in s.get("tags", {}):
