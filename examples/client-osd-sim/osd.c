@@ -91,7 +91,8 @@ static int parse_args(int argc, char **argv, osd_args *a) {
   return 0;
 }
 
-/* Connects to every other OSD; waits up to 5 s for all connections. */
+/* Creates a peer for every other OSD. Before any handler is registered:
+ * handlers read o->peers without a lock. */
 static int connect_peers(osd *o) {
   for (unsigned i = 0; i < o->map.n_osds; i++) {
     if (i == o->id)
@@ -102,13 +103,18 @@ static int connect_peers(osd *o) {
       return -1;
     }
   }
+  return 0;
+}
+
+/* Waits up to 5 s until every peer is connected (they start together). */
+static void wait_peers(const osd *o) {
   uint64_t deadline = sim_now_ns() + 5000000000ull;
   for (;;) {
     unsigned up = 0;
     for (unsigned i = 0; i < o->map.n_osds; i++)
       up += i == o->id || ht_peer_connected(o->peers[i]);
     if (up == o->map.n_osds || sim_now_ns() > deadline)
-      return 0;
+      return;
     nanosleep(&(struct timespec){0, 20000000}, NULL);
   }
 }
@@ -123,13 +129,14 @@ static int start(osd *o, const osd_args *a) {
   }
   if (sim_messenger_create(&o->m, &a->common, o->name, NULL, o->replica_timeout_ms) != 0)
     return -1;
+  if (connect_peers(o) != 0)
+    return -1;
   if ((rc = osd_handlers_register(o)) != 0 ||
       (rc = ht_messenger_listen(o->m, o->map.urls[o->id], bound, sizeof(bound))) != 0) {
     fprintf(stderr, "%s: listen %s: %s\n", o->name, o->map.urls[o->id], ht_strerror(rc));
     return -1;
   }
-  if (connect_peers(o) != 0)
-    return -1;
+  wait_peers(o);
   fprintf(stderr, "%s: serving on %s (%u workers%s, pid %d)\n", o->name, bound,
           (unsigned)a->workers, o->slow_ms ? ", slow disk" : "", (int)getpid());
   if (a->ready_file != NULL) {
