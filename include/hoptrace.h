@@ -6,6 +6,7 @@
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
 #include "hoptrace/ids.h"
+#include "hoptrace/messenger.h"
 #include "hoptrace/sampler.h"
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"

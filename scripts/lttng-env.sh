@@ -1,50 +1,37 @@
 # Sourced by the scripts: start an LTTng session daemon (and relay) when
-# none runs, and stop only what we started. Functions, no side effects on
-# sourcing.
+# none runs, and stop only what we started. Functions only; sourcing has
+# no side effects.
 
-# Starts lttng-sessiond if absent; remembers the pid we started.
-ht_sessiond_ensure() {
-  HT_STARTED_SESSIOND=""
-  if pgrep -u "$(id -u)" -x lttng-sessiond >/dev/null 2>&1; then
+# ht_daemon_ensure NAME VAR: starts daemon NAME (--daemonize) unless one
+# of ours runs; stores the pid we started (or "") in variable VAR.
+ht_daemon_ensure() {
+  local name=$1 var=$2
+  printf -v "$var" '%s' ""
+  if pgrep -u "$(id -u)" -x "$name" >/dev/null 2>&1; then
     return 0
   fi
-  lttng-sessiond --daemonize >/dev/null 2>&1 || {
-    echo "hoptrace: could not start lttng-sessiond" >&2
+  "$name" --daemonize >/dev/null 2>&1 || {
+    echo "hoptrace: could not start $name" >&2
     return 1
   }
-  HT_STARTED_SESSIOND=$(pgrep -n -u "$(id -u)" -x lttng-sessiond || true)
-  echo "hoptrace: started lttng-sessiond (pid ${HT_STARTED_SESSIOND:-?})" >&2
+  printf -v "$var" '%s' "$(pgrep -n -u "$(id -u)" -x "$name" || true)"
+  echo "hoptrace: started $name (pid ${!var:-?})" >&2
 }
 
-# Stops the session daemon only if ht_sessiond_ensure started it.
-ht_sessiond_release() {
-  if [[ -n "${HT_STARTED_SESSIOND:-}" ]]; then
-    kill "$HT_STARTED_SESSIOND" 2>/dev/null || true
-    for _ in $(seq 50); do
-      kill -0 "$HT_STARTED_SESSIOND" 2>/dev/null || break
-      sleep 0.1
-    done
-    echo "hoptrace: stopped lttng-sessiond (pid $HT_STARTED_SESSIOND)" >&2
-    HT_STARTED_SESSIOND=""
-  fi
+# ht_daemon_release NAME VAR: stops the daemon whose pid VAR holds, if any.
+ht_daemon_release() {
+  local name=$1 var=$2 pid=${!2:-}
+  [[ -n "$pid" ]] || return 0
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "hoptrace: stopped $name (pid $pid)" >&2
+  printf -v "$var" '%s' ""
 }
 
-# Starts lttng-relayd if absent; remembers the pid we started.
-ht_relayd_ensure() {
-  HT_STARTED_RELAYD=""
-  if pgrep -u "$(id -u)" -x lttng-relayd >/dev/null 2>&1; then
-    return 0
-  fi
-  lttng-relayd --daemonize >/dev/null 2>&1 || {
-    echo "hoptrace: could not start lttng-relayd" >&2
-    return 1
-  }
-  HT_STARTED_RELAYD=$(pgrep -n -u "$(id -u)" -x lttng-relayd || true)
-}
-
-ht_relayd_release() {
-  if [[ -n "${HT_STARTED_RELAYD:-}" ]]; then
-    kill "$HT_STARTED_RELAYD" 2>/dev/null || true
-    HT_STARTED_RELAYD=""
-  fi
-}
+ht_sessiond_ensure() { ht_daemon_ensure lttng-sessiond HT_STARTED_SESSIOND; }
+ht_sessiond_release() { ht_daemon_release lttng-sessiond HT_STARTED_SESSIOND; }
+ht_relayd_ensure() { ht_daemon_ensure lttng-relayd HT_STARTED_RELAYD; }
+ht_relayd_release() { ht_daemon_release lttng-relayd HT_STARTED_RELAYD; }

@@ -1,9 +1,12 @@
 /* The calling thread's current trace context (the dispatch context while
  * a handler runs, or what ht_context_restore set), the pending
  * per-message sampling hint, and the message counters.
- * Must never: allocate, lock, or keep anything but plain values (a
+ * Must never: lock or allocate on the hot path (a thread's counter block
+ * is allocated once), or keep anything but plain values in a context (a
  * context outlives every span and messenger it came from). */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hoptrace/error.h"
@@ -53,43 +56,98 @@ ht_sample_hint ts_take_hint(void) {
   return h;
 }
 
-/* --- counters */
+/* --- counters: per thread (no shared cache line on the hot path),
+ * summed on read; a thread's counts are folded into `retired` when it
+ * exits. */
 
-static atomic_uint_fast64_t n_sent, n_recv, b_sent, b_recv, s_sent, s_recv,
-    n_failed;
+enum { C_SENT, C_RECV, C_BSENT, C_BRECV, C_SSENT, C_SRECV, C_FAILED, C_N };
 
-static void add(atomic_uint_fast64_t *c, uint64_t v) {
-  atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+typedef struct tcounters {
+  atomic_uint_fast64_t v[C_N]; /* written by the owner, read by anyone */
+  struct tcounters *prev, *next;
+} tcounters;
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static tcounters reg = {.prev = &reg, .next = &reg};
+static uint64_t retired[C_N];
+static pthread_key_t reg_key;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+static _Thread_local tcounters *tl_counters;
+static tcounters fallback; /* when a block cannot be allocated */
+
+static void retire(void *arg) {
+  tcounters *c = arg;
+  pthread_mutex_lock(&reg_lock);
+  for (int i = 0; i < C_N; i++)
+    retired[i] += atomic_load_explicit(&c->v[i], memory_order_relaxed);
+  c->prev->next = c->next;
+  c->next->prev = c->prev;
+  pthread_mutex_unlock(&reg_lock);
+  free(c);
+}
+
+static void make_key(void) { pthread_key_create(&reg_key, retire); }
+
+static tcounters *mine(void) {
+  tcounters *c = tl_counters;
+  if (__builtin_expect(c != NULL, 1))
+    return c;
+  pthread_once(&reg_once, make_key);
+  c = calloc(1, sizeof(*c));
+  if (c == NULL)
+    return &fallback; /* counts still go somewhere (racy, never lost) */
+  pthread_mutex_lock(&reg_lock);
+  c->next = reg.next;
+  c->prev = &reg;
+  reg.next->prev = c;
+  reg.next = c;
+  pthread_mutex_unlock(&reg_lock);
+  pthread_setspecific(reg_key, c);
+  tl_counters = c;
+  return c;
+}
+
+static void add(tcounters *c, int i, uint64_t n) {
+  atomic_store_explicit(
+      &c->v[i], atomic_load_explicit(&c->v[i], memory_order_relaxed) + n,
+      memory_order_relaxed);
 }
 
 void ts_count_send(size_t bytes, bool sampled) {
-  add(&n_sent, 1);
-  add(&b_sent, bytes);
+  tcounters *c = mine();
+  add(c, C_SENT, 1);
+  add(c, C_BSENT, bytes);
   if (sampled)
-    add(&s_sent, 1);
+    add(c, C_SSENT, 1);
 }
 
 void ts_count_recv(size_t bytes) {
-  add(&n_recv, 1);
-  add(&b_recv, bytes);
+  tcounters *c = mine();
+  add(c, C_RECV, 1);
+  add(c, C_BRECV, bytes);
 }
 
-void ts_count_recv_sampled(void) { add(&s_recv, 1); }
+void ts_count_recv_sampled(void) { add(mine(), C_SRECV, 1); }
 
-void ts_count_failed(void) { add(&n_failed, 1); }
-
-static uint64_t get(atomic_uint_fast64_t *c) {
-  return atomic_load_explicit(c, memory_order_relaxed);
-}
+void ts_count_failed(void) { add(mine(), C_FAILED, 1); }
 
 void ht_traced_get_stats(ht_traced_stats *out) {
   if (out == NULL)
     return;
-  out->msgs_sent = get(&n_sent);
-  out->msgs_received = get(&n_recv);
-  out->bytes_sent = get(&b_sent);
-  out->bytes_received = get(&b_recv);
-  out->msgs_sent_sampled = get(&s_sent);
-  out->msgs_received_sampled = get(&s_recv);
-  out->requests_failed = get(&n_failed);
+  uint64_t sum[C_N];
+  pthread_mutex_lock(&reg_lock);
+  for (int i = 0; i < C_N; i++) {
+    sum[i] = retired[i] +
+             atomic_load_explicit(&fallback.v[i], memory_order_relaxed);
+    for (tcounters *c = reg.next; c != &reg; c = c->next)
+      sum[i] += atomic_load_explicit(&c->v[i], memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&reg_lock);
+  out->msgs_sent = sum[C_SENT];
+  out->msgs_received = sum[C_RECV];
+  out->bytes_sent = sum[C_BSENT];
+  out->bytes_received = sum[C_BRECV];
+  out->msgs_sent_sampled = sum[C_SSENT];
+  out->msgs_received_sampled = sum[C_SRECV];
+  out->requests_failed = sum[C_FAILED];
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench_report.h"
 #include "hoptrace/error.h"
@@ -47,7 +48,9 @@ static const cell cells[] = {
 
 typedef struct result {
   double rps, p50_us, p99_us;
+  double cpu_us; /* process CPU (user + system) per request, both sides */
   int ok;
+  size_t requests;
 } result;
 
 typedef struct run {
@@ -136,6 +139,13 @@ static void session_ctl(const char *verb) {
     fprintf(stderr, "bench: '%s' failed\n", cmd);
 }
 
+static double cpu_seconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 static result measure(const cell *c, double seconds, uint32_t *lat) {
   ht_sampling_config cfg;
   ht_sampling_config_default(&cfg);
@@ -154,6 +164,7 @@ static result measure(const cell *c, double seconds, uint32_t *lat) {
   ht_messenger_connect(cli, url, &r.peer);
   if (c->session)
     session_ctl("start");
+  double cpu0 = cpu_seconds();
   uint64_t t0 = bench_now_ns();
   r.deadline_ns = t0 + (uint64_t)(seconds * 1e9);
   pthread_mutex_lock(&r.lock);
@@ -169,18 +180,20 @@ static result measure(const cell *c, double seconds, uint32_t *lat) {
     pthread_cond_wait(&r.cond, &r.lock);
   pthread_mutex_unlock(&r.lock);
   uint64_t t1 = bench_now_ns();
+  double cpu1 = cpu_seconds();
   if (c->session)
     session_ctl("stop");
   ht_messenger_close(cli, 1000);
   ht_messenger_close(srv, 1000);
   pthread_mutex_destroy(&r.lock);
   pthread_cond_destroy(&r.cond);
-  result out = {0, 0, 0, r.failed == 0 && r.n > 0};
+  result out = {0, 0, 0, 0, r.failed == 0 && r.n > 0, r.n};
   if (r.n > 0) {
     qsort(lat, r.n, sizeof(*lat), cmp_u32);
     out.rps = (double)r.n / ((double)(t1 - t0) / 1e9);
     out.p50_us = lat[r.n / 2] / 1e3;
     out.p99_us = lat[r.n * 99 / 100] / 1e3;
+    out.cpu_us = (cpu1 - cpu0) * 1e6 / (double)r.n;
   }
   return out;
 }
@@ -201,8 +214,12 @@ int main(int argc, char **argv) {
       if (only != NULL && (size_t)atoi(only) != i)
         continue;
       result r = measure(&cells[i], seconds, lat);
-      fprintf(stderr, "round %d %-16s %9.0f req/s p99 %7.1f us%s\n", round,
-              cells[i].label, r.rps, r.p99_us, r.ok ? "" : " (errors)");
+      fprintf(stderr,
+              "round %d %-16s %9.0f req/s p99 %7.1f us cpu %5.2f us/req "
+              "requests %zu%s\n",
+              round, cells[i].label, r.rps, r.p99_us, r.cpu_us, r.requests,
+              r.ok ? "" : " (errors)");
+      double cpu = round == 0 || r.cpu_us < best[i].cpu_us ? r.cpu_us : best[i].cpu_us;
       if (round == 0 || r.rps > best[i].rps) {
         double p50 = round == 0 || r.p50_us < best[i].p50_us ? r.p50_us : best[i].p50_us;
         double p99 = round == 0 || r.p99_us < best[i].p99_us ? r.p99_us : best[i].p99_us;
@@ -213,6 +230,7 @@ int main(int argc, char **argv) {
         if (r.p50_us < best[i].p50_us) best[i].p50_us = r.p50_us;
         if (r.p99_us < best[i].p99_us) best[i].p99_us = r.p99_us;
       }
+      best[i].cpu_us = cpu;
     }
   }
   free(lat);
@@ -229,8 +247,9 @@ int main(int argc, char **argv) {
                     DEPTH, PAYLOAD);
   bench_report_line(rep, "# each figure: best of %d interleaved rounds of "
                          "%.1f s (shared machine)\n\n", rounds, seconds);
-  bench_report_line(rep, "%-16s %10s %8s %9s %9s %8s\n", "cell", "req/s",
-                    "vs plain", "p50 us", "p99 us", "p99 x");
+  bench_report_line(rep, "%-16s %10s %8s %9s %9s %8s %12s %8s\n", "cell",
+                    "req/s", "vs plain", "p50 us", "p99 us", "p99 x",
+                    "cpu us/req", "cpu x");
   const result *plain = &best[0];
   for (size_t i = 0; i < N_CELLS; i++) {
     if (cells[i].session && !have_session) {
@@ -238,10 +257,11 @@ int main(int argc, char **argv) {
                         cells[i].label, "-");
       continue;
     }
-    bench_report_line(rep, "%-16s %10.0f %7.1f%% %9.1f %9.1f %8.2f%s\n",
+    bench_report_line(rep, "%-16s %10.0f %7.1f%% %9.1f %9.1f %8.2f %12.2f %8.2f%s\n",
                       cells[i].label, best[i].rps,
                       100.0 * best[i].rps / plain->rps, best[i].p50_us,
                       best[i].p99_us, best[i].p99_us / plain->p99_us,
+                      best[i].cpu_us, best[i].cpu_us / plain->cpu_us,
                       best[i].ok ? "" : "  (errors)");
   }
   double r1 = best[2].rps / plain->rps, rrec = best[4].rps / plain->rps;

@@ -25,5 +25,14 @@ HT_BENCH_SESSION=$session HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so.0" \
 # how much the recording cell wrote, and whether LTTng had to drop any
 lttng stop "$session" >/dev/null 2>&1 || true
 events=$(timeout 300 babeltrace2 "$out/trace" 2>"$out/bt.err" | wc -l || true)
+results="$root/bench/results/messenger.txt"
 echo "recording cell: $events events in the session; $(grep -ci discarded "$out/bt.err" || true) discard warnings" \
-  | tee -a "$root/bench/results/messenger.txt"
+  | tee -a "$results"
+# Closing note: where the traced messenger's time goes, in exact
+# instruction counts (wall-clock ratios on a shared 2-CPU machine move by
+# 10-20 % between runs; the "cpu x" column and this attribution do not).
+{
+  echo
+  echo "## where the cost goes (callgrind, bench/messenger/attribute.sh: plain vs traced 0 %)"
+  "$root/bench/messenger/attribute.sh" "$build" 0 1 | head -22
+} | tee -a "$results"

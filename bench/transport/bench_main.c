@@ -6,11 +6,10 @@
  * commit, to bench/results/transport.txt (or --out FILE).
  *
  *   bench_transport [--seconds S] [--pingpong N] [--repeat R] [--out FILE]
- *                   [--only NAME]
- * BENCH_CELL=4x256 (connections x depth) runs one pipelined cell only,
- * for profiling.
+ *                   [--only NAME] [--pin]
  */
 #include <arpa/inet.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,6 +50,21 @@ static const bench_impl *impls[] = {
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
+/* --pin: server threads on CPU 0, client threads on CPU 1, for every
+ * implementation alike. Without it the scheduler may pack both processes
+ * on one CPU after a ping-pong phase (wake-affine), which halves the
+ * pipelined figures at random. */
+static int g_pin = 0;
+
+static void pin_to(int cpu) {
+  if (!g_pin)
+    return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu % (int)sysconf(_SC_NPROCESSORS_ONLN), &set);
+  sched_setaffinity(0, sizeof(set), &set);
+}
+
 static int free_port(void) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in sa = {.sin_family = AF_INET};
@@ -85,25 +99,26 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Client process body: every workload, result written to fd. */
-static void run_client(const bench_impl *impl, const char *url, int pp_n,
-                       double seconds, int fd) {
-  result r = {0};
-  double *lat = calloc((size_t)pp_n, sizeof(*lat));
-  r.ok = impl->pingpong(url, pp_n, lat) == 0;
-  qsort(lat, (size_t)pp_n, sizeof(*lat), cmp_double);
-  r.p50 = lat[pp_n / 2];
-  r.p99 = lat[(size_t)((double)pp_n * 0.99)];
-  free(lat);
-  const char *cell = getenv("BENCH_CELL"); /* "4x256": profile one cell */
-  for (int c = 0; c < 2 && r.ok; c++)
-    for (int d = 0; d < 3 && r.ok; d++) {
-      char name[16];
-      snprintf(name, sizeof(name), "%dx%d", conn_counts[c], depths[d]);
-      if (cell == NULL || strcmp(cell, name) == 0)
-        r.ok = impl->pipeline(url, conn_counts[c], depths[d], seconds,
-                              &r.rps[c][d]) == 0;
-    }
+/* Client process body: one workload (cell -1: ping-pong; else index
+ * conns*3 + depth of a pipelined cell), result written to fd. Every cell
+ * gets a fresh client process, so no cell inherits another's scheduler
+ * placement or heap (a low-depth phase teaches the kernel to keep client
+ * and server on one CPU, which skews whatever runs after it). */
+static void run_client(const bench_impl *impl, const char *url, int cell,
+                       int pp_n, double seconds, int fd) {
+  result r = {.ok = 1};
+  if (cell < 0) {
+    double *lat = calloc((size_t)pp_n, sizeof(*lat));
+    r.ok = impl->pingpong(url, pp_n, lat) == 0;
+    qsort(lat, (size_t)pp_n, sizeof(*lat), cmp_double);
+    r.p50 = lat[pp_n / 2];
+    r.p99 = lat[(size_t)((double)pp_n * 0.99)];
+    free(lat);
+  } else {
+    int c = cell / 3, d = cell % 3;
+    r.ok = impl->pipeline(url, conn_counts[c], depths[d], seconds,
+                          &r.rps[c][d]) == 0;
+  }
   (void)!write(fd, &r, sizeof(r));
   _exit(r.ok ? 0 : 1);
 }
@@ -117,8 +132,10 @@ static int start_server(const bench_impl *impl, server *sv) {
   int port = free_port();
   snprintf(sv->url, sizeof(sv->url), "tcp://127.0.0.1:%d", port);
   sv->pid = fork();
-  if (sv->pid == 0)
+  if (sv->pid == 0) {
+    pin_to(0);
     _exit(impl->serve(sv->url));
+  }
   if (sv->pid < 0 || wait_port(port) != 0) {
     fprintf(stderr, "%s: server did not start\n", impl->name);
     if (sv->pid > 0)
@@ -136,9 +153,9 @@ static long stop_server(server *sv) {
   return ru.ru_maxrss;
 }
 
-/* One client process running every workload against sv. */
+/* One client process for one cell against sv. */
 static result run_client_process(const bench_impl *impl, const server *sv,
-                                 int pp_n, double seconds) {
+                                 int cell, int pp_n, double seconds) {
   result r = {0};
   int fds[2];
   if (pipe(fds) != 0)
@@ -146,7 +163,7 @@ static result run_client_process(const bench_impl *impl, const server *sv,
   pid_t client = fork();
   if (client == 0) {
     close(fds[0]);
-    run_client(impl, sv->url, pp_n, seconds, fds[1]);
+    run_client(impl, sv->url, cell, pp_n, seconds, fds[1]);
   }
   close(fds[1]);
   if (read(fds[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
@@ -157,6 +174,20 @@ static result run_client_process(const bench_impl *impl, const server *sv,
   wait4(client, &status, 0, &ru);
   r.client_rss_kb = ru.ru_maxrss;
   return r;
+}
+
+/* Every cell once, each in its own client process; merged into one. */
+static result run_round(const bench_impl *impl, const server *sv, int pp_n,
+                        double seconds) {
+  result all = run_client_process(impl, sv, -1, pp_n, seconds);
+  for (int cell = 0; cell < 6; cell++) {
+    result r = run_client_process(impl, sv, cell, pp_n, seconds);
+    all.ok = all.ok && r.ok;
+    all.rps[cell / 3][cell % 3] = r.rps[cell / 3][cell % 3];
+    if (r.client_rss_kb > all.client_rss_kb)
+      all.client_rss_kb = r.client_rss_kb;
+  }
+  return all;
 }
 
 /* Keeps the best of each figure over the rounds (the machine is shared:
@@ -221,7 +252,11 @@ static void print_table(FILE *out, const result *rs, int pp_n, double seconds) {
                "%.1f s after %.1f s warm-up; depth = requests in flight per "
                "connection\n", pp_n, seconds, BENCH_WARMUP_S);
   fprintf(out, "# each figure: best of %d interleaved rounds (shared machine); "
-               "RSS: largest client, server over all rounds\n\n", g_repeat);
+               "each cell in a fresh client process, one server process per "
+               "implementation; %s\n# RSS: largest client process, the "
+               "server over all rounds\n\n", g_repeat,
+          g_pin ? "server pinned to CPU 0, client to CPU 1"
+                : "no CPU pinning");
   fprintf(out, "%-18s %9s %9s | %9s %9s %9s | %9s %9s %9s | %8s %8s\n",
           "implementation", "p50 us", "p99 us", "1c x1", "1c x16", "1c x256",
           "4c x1", "4c x16", "4c x256", "cli MB", "srv MB");
@@ -249,8 +284,13 @@ int main(int argc, char **argv) {
   const char *out_path = HT_SOURCE_DIR "/bench/results/transport.txt";
   const char *only = NULL;
   int repeat = 3;
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--pin") == 0)
+      g_pin = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--seconds") == 0)
+    if (strcmp(argv[i], "--pin") == 0)
+      i--;
+    else if (strcmp(argv[i], "--seconds") == 0)
       seconds = atof(argv[i + 1]);
     else if (strcmp(argv[i], "--pingpong") == 0)
       pp_n = atoi(argv[i + 1]);
@@ -262,7 +302,7 @@ int main(int argc, char **argv) {
       repeat = atoi(argv[i + 1]);
   }
   if (pp_n < 100 || seconds <= 0 || repeat < 1) {
-    fprintf(stderr, "usage: %s [--seconds S] [--pingpong N>=100] [--repeat R] [--out FILE] [--only NAME]\n", argv[0]);
+    fprintf(stderr, "usage: %s [--seconds S] [--pingpong N>=100] [--repeat R] [--out FILE] [--only NAME] [--pin]\n", argv[0]);
     return 2;
   }
   result rs[NIMPLS];
@@ -285,7 +325,7 @@ int main(int argc, char **argv) {
       if (svs[i].pid <= 0)
         continue;
       fprintf(stderr, "round %d: %s...\n", round + 1, impls[i]->name);
-      result r = run_client_process(impls[i], &svs[i], pp_n, seconds);
+      result r = run_round(impls[i], &svs[i], pp_n, seconds);
       keep_best(&rs[i], &r, round == 0);
       rs[i].ran = 1;
     }

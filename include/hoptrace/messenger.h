@@ -125,7 +125,8 @@ int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts);
  * while the drain runs (HT_ESHUTDOWN); they must stop using ht_peer
  * handles before the drain ends. Returns 0, HT_ETIMEDOUT when the
  * drain deadline passed (the messenger is closed anyway), or HT_EPERM
- * (nothing done) when called from inside a callback of this messenger.
+ * (nothing done) when called on the messenger's own loop thread, i.e.
+ * from one of its callbacks.
  * With opts->loop: call it on the loop thread outside uv_run; it runs the
  * loop itself until the messenger's handles are closed. */
 int ht_messenger_close(ht_messenger *m, uint32_t drain_ms);
@@ -135,7 +136,9 @@ int ht_messenger_close(ht_messenger *m, uint32_t drain_ms);
 /* Listens on url. If bound is not NULL, the actual address (port 0
  * resolved) is written there as a URL, NUL-terminated (HT_ENOSPC if cap is
  * too small; the listener stays). An existing Unix socket file is
- * replaced. Errors: HT_EADDR, HT_EIO (bind/listen failed), HT_ESHUTDOWN. */
+ * replaced; its file is removed when the listener closes. Errors:
+ * HT_EADDR, HT_EEXIST (a non-socket file is at the Unix path), HT_EIO
+ * (bind/listen failed), HT_ESHUTDOWN. */
 int ht_messenger_listen(ht_messenger *m, const char *url, char *bound,
                         size_t bound_cap);
 

@@ -53,7 +53,10 @@ typedef struct ht_transport_hooks {
   /* Loop thread: a request's outcome, just before its reply callback
    * (same status/reply as the callback). Last sight of the request slot.
    * Also runs (on the sending thread, no user callback follows) when the
-   * send call fails after before_encode, so a slot never leaks. */
+   * send call fails after before_encode, so a slot does not leak; except
+   * for HT_ESHUTDOWN from a send racing the messenger's final close,
+   * where the table may already be destroyed (destroy must then free
+   * whatever slots it still tracks). */
   void (*on_reply)(void *arg, int status, const ht_envelope *reply,
                    void *slot);
 

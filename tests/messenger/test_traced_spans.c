@@ -437,6 +437,79 @@ static void test_stats_count_every_hop(void **state) {
   assert_true(after.bytes_sent > before.bytes_sent);
 }
 
+/* A one-way: PRODUCER span at the sender, CONSUMER child at the receiver
+ * (ended once the handler returned, here the no-handler path). */
+static void test_oneway_spans(void **state) {
+  cluster *c = *state;
+  reset_events();
+  ht_message_sample(HT_SAMPLE_YES);
+  assert_int_equal(ht_peer_send(c->to_a, "note", NULL), 0);
+  const ev *prod = NULL, *cons = NULL;
+  int ended = 0;
+  for (int i = 0; i < 200 && !ended; i++) {
+    usleep(10 * 1000);
+    pthread_mutex_lock(&ev_lock);
+    prod = find_start("note", HT_SPAN_PRODUCER, 0);
+    cons = find_start("note", HT_SPAN_CONSUMER, 0);
+    ended = cons != NULL && count(EV_END, cons->ctx.span_id, NULL) == 1;
+    pthread_mutex_unlock(&ev_lock);
+  }
+  assert_non_null(prod);
+  assert_non_null(cons);
+  assert_int_equal(cons->ctx.parent_span_id, prod->ctx.span_id);
+  assert_int_equal(count(EV_ANN, prod->ctx.span_id, "cs"), 1);
+  assert_int_equal(count(EV_END, prod->ctx.span_id, NULL), 1);
+  assert_int_equal(count(EV_ANN, cons->ctx.span_id, "sr"), 1);
+  assert_int_equal(count(EV_END, cons->ctx.span_id, NULL), 1);
+}
+
+/* The context API on its own and with a plain messenger. */
+static int plain_ctx_rc = 1;
+static void on_plain(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  ht_trace_context ctx;
+  plain_ctx_rc = ht_request_context(req, &ctx);
+  ht_request_reply(req, 0, NULL);
+}
+
+static void test_context_api(void **state) {
+  (void)state;
+  ht_trace_context none = ht_context_capture();
+  assert_int_equal(ht_context_validate(&none), HT_EBADCONTEXT);
+  ht_trace_context bad = {0, 0, 0, 0, HT_FLAG_SAMPLED};
+  ht_trace_context prev = ht_context_restore(&bad); /* invalid: clears */
+  assert_int_equal(ht_context_validate(&prev), HT_EBADCONTEXT);
+  ht_trace_context good = {1, 2, 3, 0, HT_FLAG_SAMPLED};
+  ht_context_restore(&good);
+  ht_trace_context got = ht_context_capture();
+  assert_true(ht_context_equal(&got, &good));
+  prev = ht_context_restore(NULL);
+  assert_true(ht_context_equal(&prev, &good));
+  assert_int_equal(ht_request_context(NULL, &got), HT_EINVAL);
+  ht_message_sample((ht_sample_hint)77); /* out of range: default */
+
+  ht_messenger_options o;
+  ht_messenger_options_init(&o);
+  o.flavour = HT_MESSENGER_PLAIN;
+  ht_messenger *srv, *cli;
+  assert_int_equal(ht_messenger_new(&srv, &o), 0);
+  assert_int_equal(ht_messenger_new(&cli, &o), 0);
+  char url[128];
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url,
+                                       sizeof(url)), 0);
+  assert_int_equal(ht_messenger_handle(srv, NULL, on_plain, NULL), 0);
+  ht_peer *p;
+  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  waiter *w = waiter_new();
+  assert_int_equal(ht_peer_request(p, "x", NULL, NULL, waiter_reply, w), 0);
+  waiter_wait(w, 1);
+  assert_int_equal(w->status, 0);
+  waiter_free(w);
+  assert_int_equal(plain_ctx_rc, HT_ENOENT);
+  assert_int_equal(ht_messenger_close(cli, 0), 0);
+  assert_int_equal(ht_messenger_close(srv, 0), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fanout_in_handler),
@@ -445,6 +518,8 @@ int main(void) {
       cmocka_unit_test(test_errors_recorded),
       cmocka_unit_test(test_debug_flag_and_sampler_off),
       cmocka_unit_test(test_stats_count_every_hop),
+      cmocka_unit_test(test_oneway_spans),
+      cmocka_unit_test(test_context_api),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -38,7 +38,10 @@ record() {
   local s="$run_id-$name" out="$base/$name"
   timeout 30 lttng create "$s" --output="$out/trace" >/dev/null
   created+=("$s")
-  timeout 30 lttng enable-event -u -s "$s" 'hoptrace:*' >/dev/null
+  # Only the driver's events: other processes of this user may emit
+  # hoptrace events while the session records (per-user buffers).
+  timeout 30 lttng enable-event -u -s "$s" 'hoptrace:*' \
+    --filter '$ctx.procname == "ht_span_tree*"' >/dev/null
   timeout 30 lttng start "$s" >/dev/null
   env "$@" timeout 60 "$prog" "$mode" "$out/expected" >"$out/stdout"
   timeout 60 lttng stop "$s" >/dev/null

@@ -8,7 +8,7 @@ hoptrace=$1 workload=$2 provider=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
 
-timeout 180 "$hoptrace" record -o "$work/trace" --subbuf-size 4096 --num-subbuf 2 -- \
+timeout 180 "$hoptrace" record -o "$work/trace" --filter '$ctx.procname == "trace_workload"' --subbuf-size 4096 --num-subbuf 2 -- \
   "$workload" --traces 30000 --fanout 3 2> "$work/record.log"
 cat "$work/record.log"
 discarded=$(sed -n 's/.* \([0-9][0-9]*\) discarded by LTTng.*/\1/p' "$work/record.log")

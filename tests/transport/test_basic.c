@@ -157,7 +157,19 @@ static void test_addresses_and_options(void **state) {
   char tiny[4];
   assert_int_equal(ht_messenger_listen(m, "tcp://127.0.0.1:0", tiny, sizeof(tiny)),
                    HT_ENOSPC);
+  /* A regular file at a Unix path is never replaced. */
+  char url[128];
+  tt_unix_url(url, sizeof(url), "file");
+  FILE *f = fopen(url + 7, "w");
+  assert_non_null(f);
+  fclose(f);
+  assert_int_equal(ht_messenger_listen(m, url, NULL, 0), HT_EEXIST);
+  assert_int_equal(unlink(url + 7), 0);
+  /* A socket file is ours: replaced when stale, removed on close. */
+  tt_unix_url(url, sizeof(url), "mine");
+  assert_int_equal(ht_messenger_listen(m, url, NULL, 0), 0);
   assert_int_equal(ht_messenger_close(m, 0), 0);
+  assert_int_equal(access(url + 7, F_OK), -1);
 
   ht_messenger_options o;
   ht_messenger_options_init(&o);

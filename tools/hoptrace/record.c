@@ -22,7 +22,13 @@
 #include "bt_source.h"
 #include "spawn.h"
 
+/* A relay daemon we started outlives the session by this much, so that a
+ * live viewer still gets the last packets before it goes. */
+#define RELAYD_LINGER_S 5
+
 typedef struct record_options {
+  const char *name;
+  const char *filter;
   const char *output;
   const char *live_url;
   const char *subbuf_size;
@@ -88,8 +94,11 @@ static int setup_session(const char *name, const record_options *o, const char *
   char *ctx[] = {"lttng", "--quiet", "add-context", arg2, "--userspace",
                  "--channel=hoptrace", "--type=vpid", "--type=vtid",
                  "--type=procname", NULL};
+  char filter[1024];
+  snprintf(filter, sizeof(filter), "--filter=%s", o->filter ? o->filter : "");
   if (spawn_quiet(ctx) != 0 ||
-      lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*", NULL) != 0 ||
+      lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*",
+            o->filter ? filter : NULL) != 0 ||
       lttng("start", name, NULL, NULL, NULL, NULL) != 0)
     return -1;
   return 0;
@@ -121,7 +130,9 @@ static int parse(int argc, char **argv, record_options *o) {
   static const struct option longopts[] = {
       {"output", required_argument, NULL, 'o'}, {"live", required_argument, NULL, 'l'},
       {"subbuf-size", required_argument, NULL, 's'},
-      {"num-subbuf", required_argument, NULL, 'n'}, {0, 0, 0, 0}};
+      {"num-subbuf", required_argument, NULL, 'n'},
+      {"name", required_argument, NULL, 'N'},
+      {"filter", required_argument, NULL, 'f'}, {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
   int c;
   optind = 1;
@@ -131,6 +142,8 @@ static int parse(int argc, char **argv, record_options *o) {
     case 'l': o->live_url = optarg; break;
     case 's': o->subbuf_size = optarg; break;
     case 'n': o->num_subbuf = optarg; break;
+    case 'N': o->name = optarg; break;
+    case 'f': o->filter = optarg; break;
     default: return -1;
     }
   }
@@ -143,12 +156,16 @@ static int parse(int argc, char **argv, record_options *o) {
 int record_main(int argc, char **argv) {
   record_options o;
   if (parse(argc, argv, &o) != 0) {
-    fputs("usage: hoptrace record [-o DIR] [--live URL] [--subbuf-size SIZE] "
-          "[--num-subbuf N] -- COMMAND [ARG...]\n", stderr);
+    fputs("usage: hoptrace record [-o DIR] [--live URL] [--name SESSION] "
+          "[--filter EXPR] [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
+          stderr);
     return 2;
   }
   char name[64], dir[PATH_MAX];
-  snprintf(name, sizeof(name), "hoptrace-%d-%ld", (int)getpid(), (long)time(NULL));
+  if (o.name != NULL)
+    snprintf(name, sizeof(name), "%s", o.name);
+  else
+    snprintf(name, sizeof(name), "hoptrace-%d-%ld", (int)getpid(), (long)time(NULL));
   if (o.output == NULL)
     snprintf(dir, sizeof(dir), "%s", name);
   else
@@ -183,10 +200,13 @@ int record_main(int argc, char **argv) {
   lttng("stop", name, NULL, NULL, NULL, NULL);
   lttng("destroy", name, NULL, NULL, NULL, NULL);
   if (o.live_url)
-    fprintf(stderr, "hoptrace: live session %s streamed to %s\n", name, o.live_url);
+    fprintf(stderr, "hoptrace: live session %s streamed to %s (read it at "
+                    "net://RELAY/host/HOSTNAME/%s)\n", name, o.live_url, name);
   else
     report_trace(absolute);
 out:
+  if (relayd > 0) /* let live viewers (hoptrace --follow) read the tail */
+    sleep(RELAYD_LINGER_S);
   stop_daemon("lttng-relayd", relayd);
   stop_daemon("lttng-sessiond", sessiond);
   return status;
