@@ -29,7 +29,8 @@ run_one() { # run_one CONFIG ROUND
              2> "$dir.log" ;;
     traced-*) local r=1
       [[ $cfg == traced-1% ]] && r=0.01
-      "$hoptrace" record -o "$dir-trace" --subbuf-size 8M --num-subbuf 8 -- \
+      "$hoptrace" record -o "$dir-trace" --subbuf-size 8M --num-subbuf 8 \
+        --filter '$ctx.procname == "sim-*"' -- \
         bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \
         --sample-ratio "$r" \
         2> "$dir.log"

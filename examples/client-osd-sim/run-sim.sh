@@ -87,7 +87,8 @@ fi
 
 rm -rf "$out/trace"
 # 4 MiB x 8 sub-buffers a CPU: ~300,000 hop events of headroom.
-"$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 -- \
+"$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 \
+  --filter '$ctx.procname == "sim-*"' -- \
   bash "$here/cluster.sh" "${args[@]}" || status=$?
 
 echo "run-sim: converting the trace" >&2

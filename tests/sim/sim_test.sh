@@ -54,7 +54,8 @@ plain-events) # the plain messenger records nothing, even with a session running
   # a traced cluster in the same session is the control (it must record)
   traced=0
   "$bin/sim-osd" --check-messenger --messenger traced 2>/dev/null && traced=1
-  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" -- bash -c '
+  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" \
+    --filter '$ctx.procname == "sim-*"' -- bash -c '
     bash "$1" --bin "$2" --work "$3/c" --messenger plain --osds 4 --clients 2 --duration 3 &&
     if [[ $4 == 1 ]]; then bash "$1" --bin "$2" --work "$3/t" --messenger traced --osds 4 \
       --clients 2 --duration 2 --rate 100; fi' _ "$cluster" "$bin" "$work" "$traced" \
@@ -86,7 +87,8 @@ traced-trees) # every sampled write: client -> primary -> every replica
   if ! "$bin/sim-osd" --check-messenger --messenger traced; then
     echo "the traced messenger is not in this build: skipped" >&2; exit 77
   fi
-  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M -- \
+  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
+    --filter '$ctx.procname == "sim-*"' -- \
     bash "$cluster" --bin "$bin" --work "$work/c" --messenger traced --osds 4 --clients 2 \
     --duration 4 --rate 150 --sample-ratio 1 2> "$work/record.log"
   cat "$work/record.log"
