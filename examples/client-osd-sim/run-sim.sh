@@ -52,7 +52,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Default mid-run changes: raise to 1.0 at a third, lower to 0.01 at two thirds.
 if [[ -z $schedule ]]; then
-  schedule="$(python3 -c "d=float('$duration'); print('%g:1,%g:0.01' % (d/3, 2*d/3))")"
+  schedule="$(python3 -c "d=float('$duration'); print('%.1f:1,%.1f:0.01' % (d/3, 2*d/3))")"
 fi
 
 bin="$build/examples/client-osd-sim"

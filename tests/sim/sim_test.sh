@@ -4,7 +4,7 @@
 # their own deadlines; `timeout` guards the whole run).
 #
 # usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
-# MODE: rw | corrupt | kill | drop | plain-events | traced-trees
+# MODE: rw | corrupt | kill | drop | plain-events | traced-trees | slow-report
 set -euo pipefail
 mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
 cluster=$src/examples/client-osd-sim/cluster.sh
@@ -100,6 +100,35 @@ traced-trees) # every sampled write: client -> primary -> every replica
   timeout 120 "$hoptrace" export --format zipkin -o "$work/zipkin.json" "$work/trace"
   python3 "$src/tests/sim/check_trees.py" "$work/zipkin.json" "$work/c/cluster.map" \
     "$work/c/pids" "$(field writes)"
+  ;;
+slow-report) # --slow-osd: the slow replica stands out in `hoptrace report`
+  if ! "$bin/sim-osd" --check-messenger --messenger traced; then
+    echo "the traced messenger is not in this build: skipped" >&2; exit 77
+  fi
+  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
+    --filter '$ctx.procname == "sim-*"' -- \
+    bash "$cluster" --bin "$bin" --work "$work/c" --messenger traced --osds 4 --clients 2 \
+    --duration 4 --rate 100 --sample-ratio 1 --slow-osd 3 --slow-ms 10 2> "$work/record.log"
+  timeout 120 "$hoptrace" report -o "$work/report.txt" "$work/trace"
+  python3 - "$work/report.txt" <<'PY'
+import re, sys
+rows, label = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"^(\S+) -> (osd\.\d+) (replica_write)$", line.rstrip())
+    if m:
+        label = (m.group(1), m.group(2))
+    elif label and line.strip().startswith("service"):
+        rows[label] = float(line.split()[2])  # p50, microseconds
+        label = None
+    elif not line.startswith("  "):
+        label = None
+slow = {k: v for k, v in rows.items() if k[1] == "osd.3"}
+fast = {k: v for k, v in rows.items() if k[1] != "osd.3"}
+print("replica_write service p50 (us): slow", sorted(slow.values()), "others", sorted(fast.values()))
+assert len(slow) == 3 and len(fast) >= 6, rows
+assert min(slow.values()) >= 10000, "the slow OSD does not show its 10 ms"
+assert max(fast.values()) < min(slow.values()) / 2, "the slow OSD does not stand out"
+PY
   ;;
 *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
