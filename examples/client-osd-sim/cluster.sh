@@ -9,7 +9,7 @@
 #              [--objects N] [--sample-ratio R] [--ratio-schedule SEC:R,...]
 #              [--hoptrace PATH] [--slow-osd ID] [--slow-ms MS]
 #              [--kill-osd ID@SEC] [--drop-conn-ms MS] [--corrupt-reads N]
-#              [--unix] [--client-arg ARG]... [--osd-arg ARG]...
+#              [--data-dir DIR] [--unix] [--client-arg ARG]... [--osd-arg ARG]...
 #
 # Exit 0 when every client exited 0 (verification passed, no hang) and
 # every OSD that was not killed on purpose stopped cleanly. Never leaves a
@@ -18,7 +18,7 @@ set -euo pipefail
 
 bin="" work="" osds=4 clients=3 duration=20 messenger="" inflight=8 rate=0
 objects=256 ratio="" schedule="" hoptrace="" slow_osd="" slow_ms=20
-kill_spec="" drop_ms=0 corrupt=0 unix=0
+kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir=""
 client_args=() osd_args=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -39,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --kill-osd) kill_spec=$2; shift ;;
     --drop-conn-ms) drop_ms=$2; shift ;;
     --corrupt-reads) corrupt=$2; shift ;;
+    --data-dir) data_dir=$2; shift ;;
     --unix) unix=1 ;;
     --client-arg) client_args+=("$2"); shift ;;
     --osd-arg) osd_args+=("$2"); shift ;;
@@ -98,6 +99,7 @@ for ((i = 0; i < osds; i++)); do
   [[ $i == "$slow_osd" ]] && args+=(--slow-ms "$slow_ms")
   [[ $i == "$kill_id" ]] && args+=(--crash-after "$kill_at")
   [[ $i == 0 && $corrupt != 0 ]] && args+=(--corrupt-reads "$corrupt")
+  [[ -n $data_dir ]] && mkdir -p "$data_dir" && args+=(--data "$data_dir/osd.$i")
   [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/osd.$i.sock")
   "$bin/sim-osd" "${args[@]}" "${osd_args[@]}" 2> "$work/logs/osd.$i.log" &
   pids+=($!) names+=("osd.$i")
@@ -162,7 +164,7 @@ done
 for ((i = 0; i < osds; i++)); do kill -TERM "${pids[$i]}" 2>/dev/null || true; done
 for ((i = 0; i < osds; i++)); do
   rc=0
-  wait "${pids[$i]}" || rc=$?
+  { wait "${pids[$i]}"; } 2>/dev/null || rc=$?
   if [[ $i == "$kill_id" ]]; then
     [[ $rc == 137 ]] || { echo "cluster: osd.$i should have crashed, exit $rc" >&2; status=1; }
   elif [[ $rc != 0 ]]; then

@@ -4,7 +4,8 @@
 # their own deadlines; `timeout` guards the whole run).
 #
 # usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
-# MODE: rw | corrupt | kill | drop | plain-events | traced-trees | slow-report
+# MODE: rw | corrupt | kill | kill-traced | drop | plain-events | traced-trees |
+#       slow-report
 set -euo pipefail
 mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
 cluster=$src/examples/client-osd-sim/cluster.sh
@@ -33,8 +34,13 @@ corrupt) # the verification can fail: an OSD that corrupts reads is caught
   grep -q "wrong content" "$work/err.txt"
   [[ $(field verify_failures) -gt 0 ]]
   ;;
-kill) # osd.1 crashes mid-run: clients carry on, count errors, never hang
-  run --messenger plain --osds 4 --clients 2 --duration 6 --kill-osd 1@2 2> "$work/err.txt"
+kill|kill-traced) # osd.1 crashes mid-run: clients carry on, count errors, never hang
+  messenger=plain
+  if [[ $mode == kill-traced ]]; then
+    messenger=traced
+    "$bin/sim-osd" --check-messenger --messenger traced || exit 77
+  fi
+  run --messenger $messenger --osds 4 --clients 2 --duration 6 --kill-osd 1@2 2> "$work/err.txt"
   cat "$work/err.txt"
   grep -q "osd.1: crashing now" "$work/c/logs/osd.1.log"
   # the survivors saw the loss: replica sends to osd.1 failed
@@ -44,8 +50,10 @@ kill) # osd.1 crashes mid-run: clients carry on, count errors, never hang
   # and work went on after the crash (2 s of 6): at least half the ops of a no-fault run
   [[ $(field ops) -gt 1000 ]]
   ;;
-drop) # connections dropped every 300 ms by the clients
-  run --messenger plain --osds 4 --clients 2 --duration 4 --drop-conn-ms 300 2> "$work/err.txt"
+drop) # connections dropped every 300 ms by the clients; OSDs store files
+  run --messenger plain --osds 4 --clients 2 --duration 4 --drop-conn-ms 300 \
+    --data-dir "$work/data" 2> "$work/err.txt"
+  [[ $(find "$work/data/osd.0" -type f | wc -l) -gt 10 ]]
   summary
   grep -q "connections dropped" "$work/err.txt"
   [[ $(field verify_failures) == 0 && $(field hung) == 0 ]]
