@@ -4,11 +4,13 @@
 #define HOPTRACE_H
 
 #include "hoptrace/context.h"
+#include "hoptrace/control.h"
 #include "hoptrace/error.h"
 #include "hoptrace/ids.h"
 #include "hoptrace/messenger.h"
 #include "hoptrace/sampler.h"
 #include "hoptrace/span.h"
+#include "hoptrace/traced.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/wire.h"
 

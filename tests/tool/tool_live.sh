@@ -36,12 +36,23 @@ timeout 120 "$hoptrace" export --format zipkin --follow --grace 0.5 --timeout 5 
   -o "$work/live.json" "$url" 2> "$work/follow.log" &
 follower=$!
 
-# 40 traces over ~8 s
-"$workload" --traces 40 --fanout 1 --pause-us 200000 --expect "$work/expect.txt" &
+# Warm-up traces until the follower shows it is attached (lttng-live
+# starts reading at the live position), then 40 traces over ~8 s.
+"$workload" --warm-up --traces 40 --fanout 1 --pause-us 200000 --expect "$work/expect.txt" &
 workload_pid=$!
+for _ in $(seq 300); do
+  grep -q '"traceId"' "$work/live.json" 2>/dev/null && break
+  kill -0 "$follower" 2>/dev/null || { echo "follower ended early" >&2; cat "$work/follow.log"; exit 1; }
+  sleep 0.2
+done
+grep -q '"traceId"' "$work/live.json" || { echo "follower never attached" >&2; exit 1; }
+kill -USR1 "$workload_pid"
+sleep 0.5
 seen_during_run=0
 while kill -0 "$workload_pid" 2>/dev/null; do
-  if [[ -s "$work/live.json" ]] && grep -q '"traceId"' "$work/live.json"; then
+  # an expected trace (not a warm-up one) already written
+  if grep -q "$(head -c 32 "$work/expect.txt" 2>/dev/null || echo none)" "$work/live.json" 2>/dev/null \
+     && [[ -s "$work/expect.txt" ]]; then
     seen_during_run=1
   fi
   sleep 0.2

@@ -4,10 +4,15 @@
  * one line per span: "TRACE SPAN PARENT KIND SERVICE NAME".
  *
  *   trace_workload --traces N [--fanout K] [--pause-us U] [--expect FILE]
+ *                  [--warm-up]
  *
+ * --warm-up first records unexpected traces every 100 ms until SIGUSR1
+ * arrives (60 s at most), so a live reader can show it is attached before
+ * the expected traces begin.
  * --pause-us sleeps between traces (live tests); without it the traces
  * are recorded as fast as possible (loss tests). Exit 0 on success. */
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +23,12 @@
 #include "hoptrace/tracing.h"
 
 static FILE *expect;
+static volatile sig_atomic_t go;
+
+static void on_go(int sig) {
+  (void)sig;
+  go = 1;
+}
 
 
 static int start(ht_span *s, const ht_span *parent, const ht_span_info *info) {
@@ -68,13 +79,27 @@ static int one_trace(int fanout, int index) {
   return 0;
 }
 
+static void warm_up(void) {
+  struct sigaction sa = {.sa_handler = on_go};
+  sigaction(SIGUSR1, &sa, NULL);
+  FILE *saved = expect;
+  expect = NULL; /* warm-up traces are not expected */
+  for (int i = 0; i < 600 && !go; i++) {
+    one_trace(0, -1);
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  expect = saved;
+}
+
 int main(int argc, char **argv) {
-  long traces = 10, fanout = 2, pause_us = 0;
+  long traces = 10, fanout = 2, pause_us = 0, warm = 0;
   const char *expect_path = NULL;
   static const struct option opts[] = {{"traces", required_argument, NULL, 't'},
                                        {"fanout", required_argument, NULL, 'f'},
                                        {"pause-us", required_argument, NULL, 'p'},
                                        {"expect", required_argument, NULL, 'e'},
+                                       {"warm-up", no_argument, NULL, 'w'},
                                        {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -83,6 +108,7 @@ int main(int argc, char **argv) {
     case 'f': fanout = atol(optarg); break;
     case 'p': pause_us = atol(optarg); break;
     case 'e': expect_path = optarg; break;
+    case 'w': warm = 1; break;
     default: return 2;
     }
   }
@@ -95,11 +121,15 @@ int main(int argc, char **argv) {
     perror(expect_path);
     return 2;
   }
+  if (warm)
+    warm_up();
   for (long i = 0; i < traces; i++) {
     if (one_trace((int)fanout, (int)i) != 0) {
       fprintf(stderr, "trace_workload: span start failed\n");
       return 1;
     }
+    if (expect != NULL)
+      fflush(expect); /* a live test looks for the ids as they come */
     if (pause_us > 0) {
       struct timespec ts = {pause_us / 1000000, (pause_us % 1000000) * 1000};
       nanosleep(&ts, NULL);

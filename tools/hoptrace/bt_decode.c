@@ -60,6 +60,9 @@ bt_decoder *bt_decoder_new(void) { return calloc(1, sizeof(bt_decoder)); }
 void bt_decoder_free(bt_decoder *decoder) {
   if (decoder == NULL)
     return;
+  for (size_t i = 0; i < decoder->n_maps; i++)
+    bt_event_class_put_ref(decoder->maps[i].cls);
+  bt_trace_put_ref(decoder->last_trace);
   free(decoder->maps);
   free(decoder->kv_text);
   free(decoder);
@@ -107,6 +110,9 @@ static class_map *map_class(bt_decoder *d, const bt_event_class *cls) {
     d->cap_maps = cap;
   }
   class_map *map = &d->maps[d->n_maps++];
+  /* The reference keeps the class alive, so its address cannot be reused
+   * by another class while it is a key here (live sessions come and go). */
+  bt_event_class_get_ref(cls);
   *map = (class_map){.cls = cls};
   const char *name = bt_event_class_get_name(cls);
   if (name == NULL || strncmp(name, PROVIDER_PREFIX, strlen(PROVIDER_PREFIX)) != 0)
@@ -213,6 +219,8 @@ static const char *hostname_of(bt_decoder *d, const bt_event *event) {
   const bt_trace *trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(event));
   if (trace != d->last_trace) {
     const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "hostname");
+    bt_trace_get_ref(trace); /* keeps the hostname string alive */
+    bt_trace_put_ref(d->last_trace);
     d->last_trace = trace;
     d->last_hostname = v != NULL && bt_value_is_string(v) ? bt_value_string_get(v) : "";
   }

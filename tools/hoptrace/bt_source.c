@@ -108,12 +108,36 @@ sink_consume(bt_message_iterator *iterator, void *data) {
   return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
-/* Collects directories below `path` (or path itself) holding `metadata`. */
+/* 1 when some stream file of the trace directory holds data. LTTng leaves
+ * empty stream files when every event was filtered out, and src.ctf.fs
+ * refuses a trace with one: such a trace has no event to read anyway. */
+static int has_stream_data(const char *trace_dir) {
+  DIR *dir = opendir(trace_dir);
+  if (dir == NULL)
+    return 0;
+  int data = 0;
+  struct dirent *e;
+  while (!data && (e = readdir(dir)) != NULL) {
+    if (e->d_name[0] == '.' || strcmp(e->d_name, "metadata") == 0)
+      continue;
+    char file[4096];
+    struct stat sb;
+    snprintf(file, sizeof(file), "%s/%s", trace_dir, e->d_name);
+    data = stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+  }
+  closedir(dir);
+  return data;
+}
+
+/* Collects directories below `path` (or path itself) holding `metadata`
+ * and some stream data. */
 static int find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
   char meta[4096];
   struct stat sb;
   snprintf(meta, sizeof(meta), "%s/metadata", path);
   if (stat(meta, &sb) == 0 && S_ISREG(sb.st_mode)) {
+    if (!has_stream_data(path))
+      return 0;
     if (*n >= MAX_TRACE_DIRS)
       return -1;
     char **grown = realloc(*dirs, (*n + 1) * sizeof(char *));
