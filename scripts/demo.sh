@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# README's main job. Installs what is missing, builds hoptrace, and runs
-# the current demonstration: for now the wire round trip of one traced
-# write (client -> primary -> replicas) through envelopes and frames.
-# The traced simulator cluster replaces it when it lands.
+# README's main job, one command: installs what is missing, builds
+# hoptrace, starts a local traced object-store cluster on loopback (3
+# clients, 4 OSDs), records it with LTTng for ~20 s while the sampling
+# ratio is raised and lowered, stops everything it started, and writes the
+# CTF trace, zipkin.json, otlp.json, chrome-trace.json, report.txt and
+# waterfall.html into ./sim-out (or --out DIR), then prints where.
+#
+#   scripts/demo.sh [--slow-osd [ID]] [--kill-osd ID@SEC] [--out DIR] ...
+#   (every option of examples/client-osd-sim/run-sim.sh; --help lists them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 cmake -S . -B build -DHT_WERROR=ON >/dev/null
-cmake --build build -j"$(nproc)" --target wire-roundtrip
-echo
-./build/examples/wire-roundtrip/wire-roundtrip
+cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptrace_tp hoptrace >/dev/null
+exec bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@"

@@ -1,0 +1,243 @@
+/* sim-client: the workload generator of the simulated cluster.
+ *
+ *   sim-client --id N --map FILE [--duration S] [--inflight N | --rate R]
+ *              [--objects N] [--read-pct P] [--stat-pct P] [--delete-pct P]
+ *              [--size-min B] [--size-max B] [--timeout-ms MS]
+ *              [--drop-conn-ms MS] [--ratio-at SEC:R,...] [--seed S]
+ *              [--messenger plain|traced] [--sample-ratio R] ...
+ *
+ * Runs its own libuv loop (the messenger runs on it too), issues
+ * operations for --duration seconds, waits for the last answers (each
+ * bounded by its timeout), prints throughput, latency percentiles, errors
+ * by kind and verification counts, and exits 1 on any verification
+ * failure, 2 on bad usage or start-up failure, else 0.
+ *
+ * Never: hang (a hard deadline stops the loop), or exit 0 after a wrong
+ * read. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "hoptrace/error.h"
+#include "hoptrace/sampler.h"
+#include "sim_common.h"
+#include "sim_proto.h"
+
+#define HARD_GRACE_NS 15000000000ull /* after the run: answers or give up */
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: sim-client --id N --map FILE [options]\n"
+             "  --duration S         run time in seconds (default 10)\n"
+             "  --inflight N         operations in flight (default 8)\n"
+             "  --rate R             target ops/s (default 0: closed loop)\n"
+             "  --objects N          objects of this client (default 256)\n"
+             "  --read-pct P         reads (default 45)\n"
+             "  --stat-pct P         stats (default 5)\n"
+             "  --delete-pct P       deletes (default 5); the rest are writes\n"
+             "  --size-min B / --size-max B   object sizes (default 512 / 16384)\n"
+             "  --timeout-ms MS      request timeout (default 2000)\n"
+             "  --drop-conn-ms MS    close one OSD connection every MS (fault)\n"
+             "  --ratio-at SEC:R,... set the root sampling ratio at these times\n"
+             "  --seed S             random seed (default: id)\n"
+             SIM_COMMON_USAGE);
+}
+
+static int parse_args(int argc, char **argv, client_cfg *cfg, sim_common_opts *common) {
+  static const struct option opts[] = {
+      {"id", required_argument, NULL, 'i'},         {"map", required_argument, NULL, 'm'},
+      {"duration", required_argument, NULL, 'd'},   {"inflight", required_argument, NULL, 'n'},
+      {"rate", required_argument, NULL, 'r'},       {"objects", required_argument, NULL, 'o'},
+      {"read-pct", required_argument, NULL, 'R'},   {"stat-pct", required_argument, NULL, 'S'},
+      {"delete-pct", required_argument, NULL, 'D'}, {"size-min", required_argument, NULL, 'a'},
+      {"size-max", required_argument, NULL, 'b'},   {"timeout-ms", required_argument, NULL, 't'},
+      {"drop-conn-ms", required_argument, NULL, 'x'},
+      {"ratio-at", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
+      {"help", no_argument, NULL, 'h'},             SIM_COMMON_LONGOPTS,
+      {0, 0, 0, 0}};
+  *cfg = (client_cfg){.duration_s = 10, .inflight = 8, .objects = 256, .read_pct = 45,
+                      .stat_pct = 5, .delete_pct = 5, .size_min = 512, .size_max = 16384,
+                      .timeout_ms = 2000};
+  long id = -1, seed = -1;
+  int c;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    if (sim_common_option(common, c, optarg))
+      continue;
+    switch (c) {
+    case 'i': id = strtol(optarg, NULL, 10); break;
+    case 'm': cfg->map_path = optarg; break;
+    case 'd': cfg->duration_s = strtod(optarg, NULL); break;
+    case 'n': cfg->inflight = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 'r': cfg->rate = strtod(optarg, NULL); break;
+    case 'o': cfg->objects = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 'R': cfg->read_pct = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 'S': cfg->stat_pct = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 'D': cfg->delete_pct = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 'a': cfg->size_min = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 'b': cfg->size_max = (unsigned)strtoul(optarg, NULL, 10); break;
+    case 't': cfg->timeout_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
+    case 'x': cfg->drop_conn_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
+    case 'p': cfg->ratio_at = optarg; break;
+    case 's': seed = strtol(optarg, NULL, 10); break;
+    case 'h': usage(stdout); exit(0);
+    default: usage(stderr); return -1;
+    }
+  }
+  cfg->id = (unsigned)id;
+  cfg->seed = seed >= 0 ? (uint64_t)seed : (uint64_t)id;
+  if (id < 0 || cfg->map_path == NULL || cfg->duration_s <= 0 || cfg->duration_s > 86400 ||
+      cfg->inflight < 1 || cfg->objects < 2 * cfg->inflight ||
+      cfg->read_pct + cfg->stat_pct + cfg->delete_pct > 100 || cfg->size_min > cfg->size_max ||
+      cfg->size_max > (8u << 20) || cfg->timeout_ms < 1 || cfg->rate < 0) {
+    fprintf(stderr, "sim-client: bad arguments (objects must be >= 2 x inflight)\n");
+    usage(stderr);
+    return -1;
+  }
+  return 0;
+}
+
+/* --- timed actions: ratio schedule and dropped connections */
+
+typedef struct timed {
+  uint64_t next_drop_ns;
+  const char *ratio_next; /* unparsed rest of --ratio-at */
+} timed;
+
+static timed timers;
+
+static void ratio_step(client *c, uint64_t now) {
+  while (timers.ratio_next != NULL && *timers.ratio_next != '\0') {
+    char *end;
+    double at = strtod(timers.ratio_next, &end);
+    if (*end != ':' || now < c->start_ns + (uint64_t)(at * 1e9))
+      return;
+    double ratio = strtod(end + 1, &end);
+    timers.ratio_next = *end == ',' ? end + 1 : NULL;
+    ht_sampling_config cfg;
+    ht_sampling_get(&cfg);
+    char text[32];
+    snprintf(text, sizeof(text), "%g", ratio);
+    int rc = cfg.kind == HT_SAMPLER_PARENT ? ht_sampling_config_set(&cfg, "root", "ratio")
+                                           : ht_sampling_config_set(&cfg, "sampler", "ratio");
+    if (rc == 0)
+      rc = ht_sampling_config_set(&cfg, "ratio", text);
+    if (rc == 0)
+      rc = ht_sampling_set(&cfg);
+    fprintf(stderr, "%s: t=%.1fs sampling ratio -> %s%s\n", c->name,
+            (double)(now - c->start_ns) / 1e9, text, rc ? " (rejected)" : "");
+  }
+}
+
+static void drop_step(client *c, uint64_t now) {
+  if (c->cfg.drop_conn_ms == 0 || now < timers.next_drop_ns)
+    return;
+  timers.next_drop_ns = now + (uint64_t)c->cfg.drop_conn_ms * 1000000ull;
+  unsigned i = (unsigned)client_rand(c, c->map.n_osds);
+  ht_peer *p = c->peers[i];
+  c->peers[i] = NULL; /* replies to its requests (HT_ECLOSED) must not pick it */
+  if (p != NULL)
+    ht_peer_close(p);
+  if (ht_messenger_connect(c->m, c->map.urls[i], &c->peers[i]) != 0)
+    c->peers[i] = NULL;
+  c->st.drops++;
+}
+
+static void on_tick(uv_timer_t *t) {
+  client *c = t->data;
+  uint64_t now = sim_now_ns();
+  ratio_step(c, now);
+  if (!c->stopping)
+    drop_step(c, now);
+  workload_fill(c);
+  if (c->stopping && (c->inflight == 0 || now > c->end_ns + HARD_GRACE_NS))
+    uv_stop(&c->loop);
+}
+
+/* Runs the loop until every peer is connected or 5 s passed. */
+static void on_wait_tick(uv_timer_t *t) {
+  client *c = t->data;
+  unsigned up = 0;
+  for (unsigned i = 0; i < c->map.n_osds; i++)
+    up += c->peers[i] != NULL && ht_peer_connected(c->peers[i]);
+  if (up == c->map.n_osds || sim_now_ns() > c->start_ns)
+    uv_stop(&c->loop);
+}
+
+static int connect_all(client *c) {
+  for (unsigned i = 0; i < c->map.n_osds; i++) {
+    int rc = ht_messenger_connect(c->m, c->map.urls[i], &c->peers[i]);
+    if (rc != 0) {
+      fprintf(stderr, "%s: connect %s: %s\n", c->name, c->map.urls[i], ht_strerror(rc));
+      return -1;
+    }
+  }
+  c->start_ns = sim_now_ns() + 5000000000ull; /* the wait's deadline */
+  uv_timer_start(&c->tick, on_wait_tick, 10, 10);
+  uv_run(&c->loop, UV_RUN_DEFAULT);
+  uv_timer_stop(&c->tick);
+  return 0;
+}
+
+static void run(client *c) {
+  c->start_ns = sim_now_ns();
+  c->end_ns = c->start_ns + (uint64_t)(c->cfg.duration_s * 1e9);
+  timers.ratio_next = c->cfg.ratio_at;
+  timers.next_drop_ns = c->start_ns + (uint64_t)c->cfg.drop_conn_ms * 1000000ull;
+  fprintf(stderr, "%s: running for %g s (pid %d)\n", c->name, c->cfg.duration_s, (int)getpid());
+  ratio_step(c, c->start_ns);
+  workload_fill(c);
+  uv_timer_start(&c->tick, on_tick, 1, 1);
+  uv_run(&c->loop, UV_RUN_DEFAULT);
+  uv_timer_stop(&c->tick);
+}
+
+void client_report(client *c, double secs, int hung); /* client_report.c */
+
+static void shutdown_client(client *c) {
+  if (c->m != NULL)
+    ht_messenger_close(c->m, 1000); /* outstanding requests: HT_ESHUTDOWN */
+  uv_close((uv_handle_t *)&c->tick, NULL);
+  uv_run(&c->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&c->loop);
+  free(c->objs);
+}
+
+int main(int argc, char **argv) {
+  static client c;
+  sim_common_opts common = {0};
+  char err[256];
+  if (parse_args(argc, argv, &c.cfg, &common) != 0)
+    return 2;
+  snprintf(c.name, sizeof(c.name), "client.%u", c.cfg.id);
+  if (sim_map_load(&c.map, c.cfg.map_path, err, sizeof(err)) != 0) {
+    fprintf(stderr, "%s: %s\n", c.name, err);
+    return 2;
+  }
+  c.rng = c.cfg.seed * 0x9e3779b97f4a7c15ull + 1;
+  signal(SIGPIPE, SIG_IGN);
+  if (sim_common_apply(&common, c.name) != 0 || uv_loop_init(&c.loop) != 0)
+    return 2;
+  uv_timer_init(&c.loop, &c.tick);
+  c.tick.data = &c;
+  c.objs = calloc(c.cfg.objects, sizeof(*c.objs));
+  int rc = c.objs == NULL ? -1 : sim_messenger_create(&c.m, &common, c.name, &c.loop, c.cfg.timeout_ms);
+  if (rc == 0)
+    rc = connect_all(&c);
+  int hung = 0;
+  if (rc == 0) {
+    run(&c);
+    hung = c.inflight > 0;
+  }
+  double secs = (double)(sim_now_ns() - c.start_ns) / 1e9;
+  shutdown_client(&c);
+  if (rc != 0)
+    return 2;
+  client_report(&c, secs, hung);
+  for (int k = 0; k < OP_KINDS; k++)
+    sim_latency_free(&c.st.lat[k]);
+  sim_latency_free(&c.st.all);
+  return c.st.verify_failures > 0 || hung ? 1 : 0;
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Starts a simulated cluster on loopback (N OSDs, M clients), runs the
+# workload for a bounded time, applies the requested faults, stops every
+# process it started, and prints one summary. No tracing setup here: the
+# launcher (run-sim.sh) wraps this script in `hoptrace record`.
+#
+#   cluster.sh --bin DIR --work DIR [--osds 4] [--clients 3] [--duration 20]
+#              [--messenger plain|traced] [--inflight N] [--rate R]
+#              [--objects N] [--sample-ratio R] [--ratio-schedule SEC:R,...]
+#              [--hoptrace PATH] [--slow-osd ID] [--slow-ms MS]
+#              [--kill-osd ID@SEC] [--drop-conn-ms MS] [--corrupt-reads N]
+#              [--data-dir DIR] [--unix] [--client-arg ARG]... [--osd-arg ARG]...
+#
+# Exit 0 when every client exited 0 (verification passed, no hang) and
+# every OSD that was not killed on purpose stopped cleanly. Never leaves a
+# process behind; never kills anything it did not start.
+set -euo pipefail
+
+bin="" work="" osds=4 clients=3 duration=20 messenger="" inflight=8 rate=0
+objects=256 ratio="" schedule="" hoptrace="" slow_osd="" slow_ms=20
+kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir=""
+client_args=() osd_args=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --bin) bin=$2; shift ;;
+    --work) work=$2; shift ;;
+    --osds) osds=$2; shift ;;
+    --clients) clients=$2; shift ;;
+    --duration) duration=$2; shift ;;
+    --messenger) messenger=$2; shift ;;
+    --inflight) inflight=$2; shift ;;
+    --rate) rate=$2; shift ;;
+    --objects) objects=$2; shift ;;
+    --sample-ratio) ratio=$2; shift ;;
+    --ratio-schedule) schedule=$2; shift ;;
+    --hoptrace) hoptrace=$2; shift ;;
+    --slow-osd) slow_osd=$2; shift ;;
+    --slow-ms) slow_ms=$2; shift ;;
+    --kill-osd) kill_spec=$2; shift ;;
+    --drop-conn-ms) drop_ms=$2; shift ;;
+    --corrupt-reads) corrupt=$2; shift ;;
+    --data-dir) data_dir=$2; shift ;;
+    --unix) unix=1 ;;
+    --client-arg) client_args+=("$2"); shift ;;
+    --osd-arg) osd_args+=("$2"); shift ;;
+    *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ -x $bin/sim-osd && -x $bin/sim-client && -n $work ]] || {
+  echo "cluster.sh: --bin DIR (with sim-osd, sim-client) and --work DIR are required" >&2; exit 2; }
+mkdir -p "$work/logs"
+rm -f "$work"/logs/* "$work"/ready.* "$work"/ctl/*.sock 2>/dev/null || true
+
+pids=() names=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+# --- the map: free loopback ports (or Unix sockets), replication 3, min 2
+{
+  echo "# written by cluster.sh"
+  echo "pg_num 64"
+  echo "size 3"
+  echo "min_size 2"
+  if [[ $unix == 1 ]]; then
+    for ((i = 0; i < osds; i++)); do echo "osd $i unix://$work/osd.$i.sock"; done
+  else
+    python3 - "$osds" <<'PY'
+import socket, sys
+socks = []
+for i in range(int(sys.argv[1])):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
+    print("osd %d tcp://127.0.0.1:%d" % (i, s.getsockname()[1]))
+PY
+  fi
+} > "$work/cluster.map"
+
+common=()
+[[ -n $messenger ]] && common+=(--messenger "$messenger")
+[[ -n $ratio ]] && common+=(--sample-ratio "$ratio")
+
+# Mid-run ratio changes: over the control socket when this hoptrace has
+# `ctl` (traced messenger), else by the clients themselves (--ratio-at).
+use_ctl=0
+if [[ -n $schedule && -n $hoptrace && $messenger == traced ]] &&
+   "$hoptrace" help 2>&1 | grep -q " ctl "; then
+  use_ctl=1
+  mkdir -p "$work/ctl"
+fi
+
+kill_id="" kill_at=""
+if [[ -n $kill_spec ]]; then kill_id=${kill_spec%@*}; kill_at=${kill_spec#*@}; fi
+
+# --- OSDs
+for ((i = 0; i < osds; i++)); do
+  args=(--id "$i" --map "$work/cluster.map" --ready-file "$work/ready.$i" "${common[@]}")
+  [[ $i == "$slow_osd" ]] && args+=(--slow-ms "$slow_ms")
+  [[ $i == "$kill_id" ]] && args+=(--crash-after "$kill_at")
+  [[ $i == 0 && $corrupt != 0 ]] && args+=(--corrupt-reads "$corrupt")
+  [[ -n $data_dir ]] && mkdir -p "$data_dir" && args+=(--data "$data_dir/osd.$i")
+  [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/osd.$i.sock")
+  "$bin/sim-osd" "${args[@]}" "${osd_args[@]}" 2> "$work/logs/osd.$i.log" &
+  pids+=($!) names+=("osd.$i")
+done
+for ((t = 0; t < 100; t++)); do
+  n=$(find "$work" -maxdepth 1 -name "ready.*" | wc -l)
+  [[ $n == "$osds" ]] && break
+  for ((i = 0; i < osds; i++)); do
+    kill -0 "${pids[$i]}" 2>/dev/null || { cat "$work/logs/osd.$i.log" >&2; exit 1; }
+  done
+  sleep 0.1
+done
+[[ $n == "$osds" ]] || { echo "cluster.sh: OSDs not ready after 10 s" >&2; exit 1; }
+echo "cluster: $osds OSDs up (map $work/cluster.map)${slow_osd:+, osd.$slow_osd slow (+${slow_ms} ms a disk write)}${kill_id:+, osd.$kill_id crashes at ${kill_at} s}" >&2
+
+# --- clients
+cpids=()
+for ((c = 0; c < clients; c++)); do
+  args=(--id "$c" --map "$work/cluster.map" --duration "$duration" --inflight "$inflight"
+        --objects "$objects" "${common[@]}")
+  [[ $rate != 0 ]] && args+=(--rate "$rate")
+  [[ $drop_ms != 0 ]] && args+=(--drop-conn-ms "$drop_ms")
+  [[ -n $schedule && $use_ctl == 0 ]] && args+=(--ratio-at "$schedule")
+  [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/client.$c.sock")
+  timeout -s KILL $((${duration%.*} + 40)) "$bin/sim-client" "${args[@]}" "${client_args[@]}" \
+    > "$work/logs/client.$c.out" 2> "$work/logs/client.$c.log" &
+  cpids+=($!)
+done
+echo "cluster: $clients clients running for $duration s (messenger ${messenger:-\$HT_MESSENGER/plain})" >&2
+
+if [[ $use_ctl == 1 ]]; then
+  (
+    # the schedule starts with the workload (LTTng registration can delay it)
+    for ((t = 0; t < 100; t++)); do
+      n=$(cat "$work"/logs/client.*.log 2>/dev/null | grep -c ": running for" || true)
+      [[ $n -ge $clients ]] && break
+      sleep 0.1
+    done
+    start_ms=$(date +%s%3N)
+    IFS=, read -ra steps <<< "$schedule"
+    for step in "${steps[@]}"; do
+      at=${step%%:*} r=${step#*:}
+      due_ms=$(awk -v s="$start_ms" -v a="$at" 'BEGIN { printf "%.0f", s + a * 1000 }')
+      while (( $(date +%s%3N) < due_ms )); do sleep 0.02; done
+      for s in "$work"/ctl/*.sock; do "$hoptrace" ctl "$s" set "ratio=$r" >/dev/null 2>&1 || true; done
+      echo "cluster: t=${at}s sampling ratio -> $r (hoptrace ctl, every process)" >&2
+    done
+  ) &
+  pids+=($!) names+=("ratio-schedule")
+fi
+
+status=0
+for ((c = 0; c < clients; c++)); do
+  if ! wait "${cpids[$c]}"; then
+    echo "cluster: client.$c FAILED (exit status $?)" >&2
+    status=1
+  fi
+  cat "$work/logs/client.$c.log" >&2
+done
+
+# --- stop the OSDs (graceful), check each stopped cleanly
+for ((i = 0; i < osds; i++)); do kill -TERM "${pids[$i]}" 2>/dev/null || true; done
+for ((i = 0; i < osds; i++)); do
+  rc=0
+  { wait "${pids[$i]}"; } 2>/dev/null || rc=$?
+  if [[ $i == "$kill_id" ]]; then
+    [[ $rc == 137 ]] || { echo "cluster: osd.$i should have crashed, exit $rc" >&2; status=1; }
+  elif [[ $rc != 0 ]]; then
+    echo "cluster: osd.$i exited $rc" >&2; cat "$work/logs/osd.$i.log" >&2; status=1
+  fi
+  tail -n 1 "$work/logs/osd.$i.log" >&2
+done
+wait 2>/dev/null || true
+pids=()
+
+# --- one summary over all clients; the pids of the cluster (a recording
+# session on a shared host may hold other processes' traces too)
+cat "$work"/logs/client.*.out > "$work/clients.txt"
+cat "$work"/logs/*.log | sed -n 's/.*(.*pid \([0-9]*\))$/\1/p' > "$work/pids"
+python3 - "$work/clients.txt" <<'PY' | tee "$work/summary.txt"
+import sys
+rows = []
+for line in open(sys.argv[1]):
+    if line.startswith("SIM-CLIENT"):
+        f = line.split()
+        rows.append(dict(kv.split("=", 1) for kv in f[2:]))
+def tot(k): return sum(float(r[k]) for r in rows)
+if not rows:
+    print("cluster: no client summary"); sys.exit(0)
+print("cluster: %d clients: %.0f ops/s, %d ops, %d failed (%d timeouts, %d connection, "
+      "%d OSD errors), worst p99 %.1f ms, %d reads verified, %d verification failures" % (
+      len(rows), tot("ops_s"), tot("ops"), tot("failed"), tot("timeouts"), tot("conn_errors"),
+      tot("peer_errors"), max(float(r["p99_us"]) for r in rows) / 1000, tot("verified"),
+      tot("verify_failures")))
+PY
+exit $status

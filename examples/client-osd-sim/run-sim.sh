@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The launcher: a traced object-store cluster you can run, break and read.
+# Starts a local cluster on loopback (4 OSDs, 3 clients by default) under
+# an LTTng session (`hoptrace record`: starts lttng-sessiond only when
+# absent, stops what it started), runs the workload for a bounded time,
+# raises and lowers the sampling ratio mid-run, stops everything it
+# started, then writes into the output directory:
+#   trace/ (CTF), zipkin.json, otlp.json, chrome-trace.json, report.txt,
+#   waterfall.html, cluster/ (map, logs, client summaries)
+#
+#   run-sim.sh [--out DIR] [--build DIR] [--duration S] [--osds N]
+#              [--clients N] [--rate R] [--slow-osd [ID]] [--slow-ms MS]
+#              [--kill-osd ID@SEC] [--drop-conn-ms MS]
+#              [--messenger traced|plain] [--ratio R]
+#              [--ratio-schedule SEC:R,...] [--no-record]
+#
+# Never: kill a process it did not start; leave one behind.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+out="" build="$root/build" duration=20 osds=4 clients=3 rate=250 inflight=16
+slow_osd="" slow_ms=10 kill_spec="" drop_ms=0 messenger=traced ratio=0.1
+schedule="" record=1
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --out) out=$2; shift ;;
+    --build) build=$2; shift ;;
+    --duration) duration=$2; shift ;;
+    --osds) osds=$2; shift ;;
+    --clients) clients=$2; shift ;;
+    --rate) rate=$2; shift ;;
+    --inflight) inflight=$2; shift ;;
+    --slow-osd)
+      if [[ ${2:-} =~ ^[0-9]+$ ]]; then slow_osd=$2; shift; else slow_osd=LAST; fi ;;
+    --slow-ms) slow_ms=$2; shift ;;
+    --kill-osd) kill_spec=$2; shift ;;
+    --drop-conn-ms) drop_ms=$2; shift ;;
+    --messenger) messenger=$2; shift ;;
+    --ratio) ratio=$2; shift ;;
+    --ratio-schedule) schedule=$2; shift ;;
+    --no-record) record=0 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run-sim: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $slow_osd == LAST ]] && slow_osd=$((osds - 1))
+[[ -n $out ]] || out="$PWD/sim-out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# Default mid-run changes: raise to 1.0 at a third, lower to 0.01 at two thirds.
+if [[ -z $schedule ]]; then
+  schedule="$(python3 -c "d=float('$duration'); print('%.1f:1,%.1f:0.01' % (d/3, 2*d/3))")"
+fi
+
+bin="$build/examples/client-osd-sim"
+hoptrace="$build/tools/hoptrace/hoptrace"
+if [[ ! -x $bin/sim-osd || ! -x $bin/sim-client || ! -x $hoptrace ]]; then
+  echo "run-sim: building in $build" >&2
+  cmake -S "$root" -B "$build" >/dev/null
+  cmake --build "$build" -j2 --target sim-osd sim-client hoptrace_cli hoptrace_tp >/dev/null
+fi
+export HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so"
+
+if ! "$bin/sim-osd" --check-messenger --messenger "$messenger"; then
+  echo "run-sim: cannot run with --messenger $messenger (see above)" >&2
+  exit 1
+fi
+
+args=(--bin "$bin" --work "$out/cluster" --osds "$osds" --clients "$clients"
+      --duration "$duration" --messenger "$messenger" --rate "$rate" --inflight "$inflight"
+      --sample-ratio "$ratio" --ratio-schedule "$schedule" --hoptrace "$hoptrace")
+[[ -n $slow_osd ]] && args+=(--slow-osd "$slow_osd" --slow-ms "$slow_ms")
+[[ -n $kill_spec ]] && args+=(--kill-osd "$kill_spec")
+[[ $drop_ms != 0 ]] && args+=(--drop-conn-ms "$drop_ms")
+
+echo "run-sim: $clients clients, $osds OSDs, ${duration} s, $messenger messenger," \
+     "sampling ratio $ratio then $schedule (SEC:RATIO)" >&2
+status=0
+if [[ $record == 0 || $messenger == plain ]]; then
+  bash "$here/cluster.sh" "${args[@]}" || status=$?
+  echo "run-sim: cluster logs in $out/cluster/logs" >&2
+  exit $status
+fi
+
+rm -rf "$out/trace"
+# 4 MiB x 8 sub-buffers a CPU: ~300,000 hop events of headroom.
+"$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 \
+  --filter '$ctx.procname == "sim-*"' -- \
+  bash "$here/cluster.sh" "${args[@]}" || status=$?
+
+echo "run-sim: converting the trace" >&2
+"$hoptrace" export --format zipkin -q -o "$out/zipkin.json" "$out/trace"
+"$hoptrace" export --format otlp -q -o "$out/otlp.json" "$out/trace"
+"$hoptrace" export --format chrome -q -o "$out/chrome-trace.json" "$out/trace"
+"$hoptrace" report -o "$out/report.txt" "$out/trace" 2> "$out/report.log" || cat "$out/report.log" >&2
+"$hoptrace" view -q -o "$out/waterfall.html" "$out/trace"
+
+cat <<TXT
+
+== hoptrace simulator: $(cat "$out/cluster/summary.txt" 2>/dev/null | sed 's/^cluster: //')
+
+Outputs in $out:
+  trace/              the LTTng CTF trace      babeltrace2 $out/trace | less
+  zipkin.json         Zipkin v2 spans          POST to a Zipkin/Jaeger collector, or open in its UI
+  otlp.json           OTLP/JSON spans          any OpenTelemetry collector (otlphttp, json)
+  chrome-trace.json   Chrome trace events      https://ui.perfetto.dev or chrome://tracing
+  report.txt          per-hop latency table, slowest traces, losses
+  waterfall.html      self-contained waterfall of every trace; open in a browser
+  cluster/            cluster map, OSD and client logs, summaries
+
+TXT
+python3 "$here/sim_summary.py" "$out/zipkin.json" "$out/cluster/pids" "$schedule" "$ratio" || true
+echo
+sed -n '/^Slowest traces/,/^$/p' "$out/report.txt" | head -n 16
+if [[ -n $slow_osd ]]; then
+  echo "osd.$slow_osd adds ${slow_ms} ms to every disk write: it is the slowest replica above,"
+  echo "on the critical path of the slowest traces, and its rows in $out/report.txt"
+  echo "(\"osd.N -> osd.$slow_osd replica_write\": service) stand out."
+fi
+exit $status

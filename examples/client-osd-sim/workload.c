@@ -1,0 +1,250 @@
+/* The client's operations: choose an object and an operation, send it to
+ * the first live OSD of the object's set, and check the answer against
+ * what this client last wrote (read-your-writes).
+ *
+ * Versions: each write or delete carries the next version of its object;
+ * OSDs never apply an older version over a newer one. An acknowledged
+ * version is the floor: a later read must return the floor or a newer
+ * version sent by an operation that failed (it may have landed), never
+ * anything older, and its bytes must be exactly those of that version.
+ *
+ * Never: block; issue on a busy object; treat a failure as a success. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "hoptrace/error.h"
+#include "sim_proto.h"
+
+typedef struct op {
+  client *c;
+  int kind;
+  unsigned obj;
+  uint64_t version;
+  uint32_t len;
+  uint64_t start_ns;
+} op;
+
+static const char *const op_names[OP_KINDS] = {SIM_OP_WRITE, SIM_OP_READ, SIM_OP_STAT,
+                                                SIM_OP_DELETE};
+
+uint64_t client_rand(client *c, uint64_t n) {
+  uint64_t x = c->rng; /* xorshift64* */
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  c->rng = x;
+  return n ? (x * 0x2545f4914f6cdd1dull >> 11) % n : 0;
+}
+
+static void obj_name(const client *c, unsigned obj, char *buf, size_t cap) {
+  snprintf(buf, cap, "c%u.obj.%u", c->cfg.id, obj);
+}
+
+static int pick_kind(client *c) {
+  unsigned r = (unsigned)client_rand(c, 100);
+  if (r < c->cfg.read_pct)
+    return OP_READ;
+  r -= c->cfg.read_pct;
+  if (r < c->cfg.stat_pct)
+    return OP_STAT;
+  r -= c->cfg.stat_pct;
+  return r < c->cfg.delete_pct ? OP_DELETE : OP_WRITE;
+}
+
+/* Sizes spread over powers of two between size_min and size_max. */
+static uint32_t pick_size(client *c) {
+  uint32_t lo = c->cfg.size_min, hi = c->cfg.size_max;
+  uint32_t top = lo;
+  while (top < hi && client_rand(c, 2))
+    top = top * 2 > hi ? hi : top * 2;
+  return lo + (uint32_t)client_rand(c, top - lo + 1);
+}
+
+/* The first live member of the object's set, or NULL. */
+static ht_peer *target(client *c, const char *name) {
+  unsigned set[SIM_MAX_OSDS];
+  unsigned n = sim_map_set(&c->map, sim_map_pg(&c->map, name, strlen(name)), set);
+  for (unsigned i = 0; i < n; i++) {
+    ht_peer *p = c->peers[set[i]];
+    if (p != NULL && ht_peer_connected(p))
+      return p;
+  }
+  return NULL;
+}
+
+static void count_error(client *c, int status, const ht_envelope *reply) {
+  if (status == HT_ETIMEDOUT)
+    c->st.timeouts++;
+  else if (status == HT_ECONNRESET || status == HT_ENOTCONN || status == HT_ECLOSED)
+    c->st.conn_errors++;
+  else if (status == HT_EPEERERROR)
+    c->st.peer_errors++;
+  else
+    c->st.other_errors++;
+  (void)reply;
+}
+
+static void verify_fail(client *c, const op *o, const char *why, uint64_t got) {
+  char name[64];
+  obj_name(c, o->obj, name, sizeof(name));
+  c->st.verify_failures++;
+  if (c->st.verify_failures <= 10)
+    fprintf(stderr, "%s: VERIFY FAILED %s %s: %s (got v%" PRIu64 ", floor v%" PRIu64
+                    ", issued v%" PRIu64 ")\n",
+            c->name, op_names[o->kind], name, why, got, c->objs[o->obj].floor,
+            c->objs[o->obj].issued);
+}
+
+/* A read or stat answer against what this client knows of the object. */
+static void verify_lookup(client *c, const op *o, const sim_obj_reply *r) {
+  const obj_state *s = &c->objs[o->obj];
+  char name[64];
+  obj_name(c, o->obj, name, sizeof(name));
+  if (r->version < s->floor)
+    return verify_fail(c, o, "older than the last acknowledged write", r->version);
+  if (r->version > s->issued)
+    return verify_fail(c, o, "version never written", r->version);
+  if (r->version == s->floor) {
+    int want = s->floor == 0 ? SIM_ABSENT : s->floor_state;
+    if (r->state != want)
+      return verify_fail(c, o, "wrong existence state", r->version);
+  } else {
+    c->st.uncertain_seen++; /* a failed write that landed after all */
+  }
+  if (o->kind == OP_READ && r->state == SIM_PRESENT) {
+    if (r->version == s->floor && r->data_len != s->floor_len)
+      return verify_fail(c, o, "wrong length", r->version);
+    if (!sim_check(r->data, r->data_len, name, r->version))
+      return verify_fail(c, o, "wrong content", r->version);
+  }
+  c->st.verified++;
+}
+
+static void settle(client *c, op *o, int status, const ht_envelope *reply) {
+  obj_state *s = &c->objs[o->obj];
+  sim_obj_reply r;
+  if (status == 0 && sim_reply_decode(reply->payload, reply->payload_len, &r) != 0) {
+    verify_fail(c, o, "malformed reply", 0);
+    status = HT_EMALFORMED;
+  }
+  if (status != 0) {
+    c->st.failed[o->kind]++;
+    if (status != HT_EMALFORMED)
+      count_error(c, status, reply);
+    return;
+  }
+  c->st.ok[o->kind]++;
+  uint64_t ns = sim_now_ns() - o->start_ns;
+  sim_latency_add(&c->st.lat[o->kind], ns);
+  sim_latency_add(&c->st.all, ns);
+  if (o->kind == OP_READ || o->kind == OP_STAT) {
+    verify_lookup(c, o, &r);
+  } else if (r.version != o->version) {
+    verify_fail(c, o, "acknowledged a different version", r.version);
+  } else if (o->version > s->floor) {
+    s->floor = o->version;
+    s->floor_state = o->kind == OP_WRITE ? SIM_PRESENT : SIM_DELETED;
+    s->floor_len = o->len;
+  }
+}
+
+static void on_reply(void *arg, int status, const ht_envelope *reply) {
+  op *o = arg;
+  client *c = o->c;
+  settle(c, o, status, reply);
+  c->objs[o->obj].busy = 0;
+  c->inflight--;
+  free(o);
+  workload_fill(c);
+}
+
+static void free_payload(void *arg, int status) {
+  (void)status;
+  free(arg);
+}
+
+/* A free object: a random start, then the next free one. */
+static int pick_object(client *c, unsigned *obj) {
+  unsigned start = (unsigned)client_rand(c, c->cfg.objects);
+  for (unsigned i = 0; i < c->cfg.objects; i++) {
+    unsigned k = (start + i) % c->cfg.objects;
+    if (!c->objs[k].busy) {
+      *obj = k;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static int issue_one(client *c) {
+  op *o = calloc(1, sizeof(*o));
+  char name[64];
+  if (o == NULL || pick_object(c, &o->obj) != 0) {
+    free(o);
+    return -1;
+  }
+  o->c = c;
+  o->kind = pick_kind(c);
+  obj_name(c, o->obj, name, sizeof(name));
+  obj_state *s = &c->objs[o->obj];
+  int mutation = o->kind == OP_WRITE || o->kind == OP_DELETE;
+  o->version = mutation ? s->issued + 1 : 0;
+  o->len = o->kind == OP_WRITE ? pick_size(c) : 0;
+  size_t cap = SIM_REQ_HDR + strlen(name) + o->len;
+  uint8_t *buf = malloc(cap);
+  if (buf == NULL) {
+    free(o);
+    return -1;
+  }
+  if (o->len > 0)
+    sim_fill(buf + SIM_REQ_HDR + strlen(name), o->len, name, o->version);
+  sim_obj_req req = {o->version, name, strlen(name), NULL, 0};
+  size_t n = sim_req_encode(buf, cap, &req) + o->len; /* data filled in place */
+  c->issued++;
+  ht_peer *p = target(c, name);
+  int rc = HT_ENOTCONN;
+  if (p != NULL) {
+    ht_payload pl = {buf, n, free_payload, buf};
+    ht_request_options ro = {c->cfg.timeout_ms};
+    o->start_ns = sim_now_ns();
+    if (mutation)
+      s->issued = o->version; /* from here on it may land */
+    rc = ht_peer_request(p, op_names[o->kind], &pl, &ro, on_reply, o);
+  } else {
+    c->st.no_osd++;
+  }
+  if (rc != 0) {
+    if (mutation && p != NULL)
+      s->issued = o->version - 1; /* never sent */
+    c->st.failed[o->kind]++;
+    if (p != NULL)
+      count_error(c, rc, NULL);
+    free(buf);
+    free(o);
+    return 0; /* counted; the schedule moves on */
+  }
+  s->busy = 1;
+  c->inflight++;
+  return 0;
+}
+
+void workload_fill(client *c) {
+  if (c->stopping)
+    return;
+  uint64_t now = sim_now_ns();
+  if (now >= c->end_ns) {
+    c->stopping = 1;
+    return;
+  }
+  uint64_t due = UINT64_MAX;
+  if (c->cfg.rate > 0)
+    due = (uint64_t)((double)(now - c->start_ns) / 1e9 * c->cfg.rate) + 1;
+  while (c->inflight < c->cfg.inflight && c->issued < due && !c->stopping) {
+    uint64_t before = c->inflight;
+    if (issue_one(c) != 0 || c->inflight == before)
+      break; /* nothing could be sent: retry on the next reply or tick */
+  }
+}

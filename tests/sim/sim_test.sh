@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Integration tests of the simulated cluster: real OSD and client
+# processes on loopback, each run bounded (cluster.sh and the clients have
+# their own deadlines; `timeout` guards the whole run).
+#
+# usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
+# MODE: rw | corrupt | kill | kill-traced | drop | plain-events | traced-trees |
+#       slow-report
+set -euo pipefail
+mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
+cluster=$src/examples/client-osd-sim/cluster.sh
+rm -rf "$work" && mkdir -p "$work"
+export HT_LTTNG_PROVIDER=$provider
+
+run() { timeout -s KILL 90 bash "$cluster" --bin "$bin" --work "$work/c" "$@"; }
+summary() { cat "$work/c/summary.txt"; }
+field() { # field NAME: sum of NAME= over the clients' SIM-CLIENT lines
+  python3 -c 'import sys; print(sum(int(float(kv.split("=")[1])) for l in open(sys.argv[1])
+    for kv in l.split()[2:] if kv.split("=")[0] == sys.argv[2]))' "$work/c/clients.txt" "$1"
+}
+
+case $mode in
+rw) # read-your-writes over replicated writes, reads, stats and deletes
+  run --messenger plain --osds 4 --clients 2 --duration 5 --inflight 8
+  summary
+  [[ $(field verified) -gt 1000 && $(field verify_failures) == 0 && $(field failed) == 0 ]]
+  ;;
+corrupt) # the verification can fail: an OSD that corrupts reads is caught
+  if run --messenger plain --osds 4 --clients 2 --duration 3 --corrupt-reads 20 \
+      2> "$work/err.txt"; then
+    echo "corrupted reads went unnoticed" >&2; exit 1
+  fi
+  grep -m3 "VERIFY FAILED" "$work/err.txt"
+  grep -q "wrong content" "$work/err.txt"
+  [[ $(field verify_failures) -gt 0 ]]
+  ;;
+kill|kill-traced) # osd.1 crashes mid-run: clients carry on, count errors, never hang
+  messenger=plain
+  if [[ $mode == kill-traced ]]; then
+    messenger=traced
+    "$bin/sim-osd" --check-messenger --messenger traced || exit 77
+  fi
+  run --messenger $messenger --osds 4 --clients 2 --duration 6 --kill-osd 1@2 2> "$work/err.txt"
+  cat "$work/err.txt"
+  grep -q "osd.1: crashing now" "$work/c/logs/osd.1.log"
+  # the survivors saw the loss: replica sends to osd.1 failed
+  failed=$(grep -ho "[0-9]* replica sends failed" "$work"/c/logs/osd.[023].log | awk '{s+=$1} END {print s}')
+  echo "replica sends failed after the crash: $failed"
+  [[ $failed -gt 0 && $(field hung) == 0 && $(field verify_failures) == 0 ]]
+  # and work went on after the crash (2 s of 6): at least half the ops of a no-fault run
+  [[ $(field ops) -gt 1000 ]]
+  ;;
+drop) # connections dropped every 300 ms by the clients; OSDs store files
+  run --messenger plain --osds 4 --clients 2 --duration 4 --drop-conn-ms 300 \
+    --data-dir "$work/data" 2> "$work/err.txt"
+  [[ $(find "$work/data/osd.0" -type f | wc -l) -gt 10 ]]
+  summary
+  grep -q "connections dropped" "$work/err.txt"
+  [[ $(field verify_failures) == 0 && $(field hung) == 0 ]]
+  ;;
+plain-events) # the plain messenger records nothing, even with a session running;
+  # a traced cluster in the same session is the control (it must record)
+  traced=0
+  "$bin/sim-osd" --check-messenger --messenger traced 2>/dev/null && traced=1
+  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" \
+    --filter '$ctx.procname == "sim-*"' -- bash -c '
+    bash "$1" --bin "$2" --work "$3/c" --messenger plain --osds 4 --clients 2 --duration 3 &&
+    if [[ $4 == 1 ]]; then bash "$1" --bin "$2" --work "$3/t" --messenger traced --osds 4 \
+      --clients 2 --duration 2 --rate 100; fi' _ "$cluster" "$bin" "$work" "$traced" \
+    2> "$work/record.log"
+  cat "$work/record.log"
+  grep -q "cluster: 2 clients" "$work/record.log"
+  [[ $(wc -l < "$work/c/pids") -ge 6 ]]
+  # per-process event counts, streamed (the session may hold other
+  # processes' events too: a shared host)
+  : > "$work/vpids.txt"
+  if [[ -d $work/trace ]]; then
+    babeltrace2 "$work/trace" 2> /dev/null | grep "hoptrace:" | grep -oE "vpid = [0-9]+" |
+      awk '{print $3}' | sort | uniq -c > "$work/vpids.txt" || true
+  fi
+  count() { # hoptrace events of the processes listed in $1
+    awk 'NR == FNR { want[$1] = 1; next } ($2 in want) { n += $1 } END { print n + 0 }' \
+      "$1" "$work/vpids.txt"
+  }
+  plain=$(count "$work/c/pids")
+  echo "hoptrace events of the plain cluster's processes: $plain"
+  [[ $plain == 0 ]]
+  if [[ $traced == 1 ]]; then
+    control=$(count "$work/t/pids")
+    echo "hoptrace events of the traced control cluster's processes: $control"
+    [[ $control -gt 100 ]]
+  fi
+  ;;
+traced-trees) # every sampled write: client -> primary -> every replica
+  if ! "$bin/sim-osd" --check-messenger --messenger traced; then
+    echo "the traced messenger is not in this build: skipped" >&2; exit 77
+  fi
+  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
+    --filter '$ctx.procname == "sim-*"' -- \
+    bash "$cluster" --bin "$bin" --work "$work/c" --messenger traced --osds 4 --clients 2 \
+    --duration 4 --rate 150 --sample-ratio 1 2> "$work/record.log"
+  cat "$work/record.log"
+  if ! grep -q " 0 discarded by LTTng" "$work/record.log"; then
+    echo "LTTng discarded events (another process flooded the session?): exact counts" \
+         "cannot be checked; skipped" >&2
+    exit 77
+  fi
+  timeout 120 "$hoptrace" export --format zipkin -o "$work/zipkin.json" "$work/trace"
+  python3 "$src/tests/sim/check_trees.py" "$work/zipkin.json" "$work/c/cluster.map" \
+    "$work/c/pids" "$(field writes)"
+  ;;
+slow-report) # --slow-osd: the slow replica stands out in `hoptrace report`
+  if ! "$bin/sim-osd" --check-messenger --messenger traced; then
+    echo "the traced messenger is not in this build: skipped" >&2; exit 77
+  fi
+  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
+    --filter '$ctx.procname == "sim-*"' -- \
+    bash "$cluster" --bin "$bin" --work "$work/c" --messenger traced --osds 4 --clients 2 \
+    --duration 4 --rate 100 --sample-ratio 1 --slow-osd 3 --slow-ms 10 2> "$work/record.log"
+  timeout 120 "$hoptrace" report -o "$work/report.txt" "$work/trace"
+  python3 - "$work/report.txt" <<'PY'
+import re, sys
+rows, label = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"^(\S+) -> (osd\.\d+) (replica_write)$", line.rstrip())
+    if m:
+        label = (m.group(1), m.group(2))
+    elif label and line.strip().startswith("service"):
+        rows[label] = float(line.split()[2])  # p50, microseconds
+        label = None
+    elif not line.startswith("  "):
+        label = None
+slow = {k: v for k, v in rows.items() if k[1] == "osd.3"}
+fast = {k: v for k, v in rows.items() if k[1] != "osd.3"}
+print("replica_write service p50 (us): slow", sorted(slow.values()), "others", sorted(fast.values()))
+assert len(slow) == 3 and len(fast) >= 6, rows
+assert min(slow.values()) >= 10000, "the slow OSD does not show its 10 ms"
+assert max(fast.values()) < min(slow.values()) / 2, "the slow OSD does not stand out"
+PY
+  ;;
+*) echo "unknown mode $mode" >&2; exit 2 ;;
+esac
+echo "sim $mode: passed"
