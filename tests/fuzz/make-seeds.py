@@ -79,6 +79,89 @@ ENVELOPES = {
 }
 
 
+CONTROL = {  # first byte picks the reply capacity (0: HT_CONTROL_REPLY_MIN)
+    "status": b"\0status",
+    "help_quit": b"\0help\nquit\n",
+    "sample": b"\0sample 0.25\nstatus",
+    "sampler_rate": b"\3sampler rate rate=50 burst=10\r\nstatus",
+    "sampler_parent": b"\0sampler parent root=ratio ratio=0.1 trust_remote_debug=on",
+    "set_pairs": b"\2set rate=5 burst=0 remote_debug_rate=1.5\nset ratio=2",
+    "trust_debug": b"\0trust-debug on 20\ntrust-debug off\ntrust-debug maybe",
+    "bad_words": b"\0sample\nsampler\nset ratio\nset =1\nset nokey=1\nfrobnicate x",
+    "bad_numbers": b"\0sample nan\nsample -0.1\nsample 1e999\nset rate=inf\nset burst=0.5",
+    "long_line": b"\0set " + b"ratio=0.5 " * 40,
+    "many_words": b"\0set" + b" a=1" * 20,
+    "nonprintable": b"\0sta\x01tus\nstatus\x80\n\tstatus\t\n\n",
+    "small_reply": b"\4status",
+}
+
+
+# Event kinds of tools/hoptrace/event.h, in order.
+START, END, ANNOT, KV_STR, KV_INT, KVS, STATUS, SEND, RECV = range(9)
+# Indexes into fuzz_assemble.c's string table.
+S_NULL, S_EMPTY, S_WRITE, S_READ, S_CS, S_SR, S_SS, S_CR, S_CLIENT, S_OSD, \
+    S_ADDR, S_DROPPED, S_ERROR, S_LONG = range(14)
+
+
+def event(kind, step, trace, span_id, parent, name=S_WRITE, service=S_OSD,
+          status=0, kvs=(), int_value=0, raw_ts=None):
+    """One event as fuzz_assemble.c decodes it. trace: 0..15 picks (hi, lo);
+    raw_ts: an absolute timestamp instead of the step."""
+    b = bytes([kind, 0xFF if raw_ts is not None else step])
+    if raw_ts is not None:
+        b += struct.pack(">q", raw_ts)
+    b += bytes([trace | 0x10, span_id, parent if parent else 0x80,
+               S_OSD, S_EMPTY, 1, 1, name, service, S_ADDR, status & 0xFF,
+               S_ERROR, S_ERROR, S_DROPPED]) + struct.pack(">q", int_value)
+    b += bytes([len(kvs)])
+    for key, is_int, value in kvs:
+        b += bytes([key, is_int, value]) + (b"" if is_int else bytes([S_CLIENT]))
+    return b + bytes([1, 7, 64, S_ADDR])
+
+
+def request(trace, client, server, parent=0, step=1):
+    """A client span and its server child, as one traced request records."""
+    return (event(START, step, trace, client, parent, service=S_CLIENT) +
+            event(ANNOT, 1, trace, client, parent, name=S_CS) +
+            event(SEND, 1, trace, client, parent) +
+            event(START, 1, trace, server, client) +
+            event(ANNOT, 1, trace, server, client, name=S_SR) +
+            event(KVS, 1, trace, server, client,
+                  kvs=((S_WRITE, 1, 5), (S_READ, 0, 0))) +
+            event(ANNOT, 1, trace, server, client, name=S_SS) +
+            event(END, 1, trace, server, client) +
+            event(RECV, 1, trace, client, parent) +
+            event(ANNOT, 1, trace, client, parent, name=S_CR) +
+            event(END, 1, trace, client, parent))
+
+
+TICK, DISCARD, DISCARD_ANY, FLUSH, JUMP = 0xC0, 0xE0, 0xE1, 0xF0, 0xF8
+ASSEMBLE = {  # first byte: grace (bits 0-1) and timeout (bits 2-3) choices
+    "one_request": bytes([0]) + request(5, 1, 2),
+    "replicated": bytes([1 | 4]) + request(5, 1, 2) + request(5, 3, 4, parent=2),
+    "interleaved": bytes([2 | 8]) + b"".join(
+        request(t, 1 + t, 20 + t) for t in range(4)) + bytes([TICK | 31]),
+    "orphan_and_unfinished": bytes([1]) + event(START, 1, 6, 9, 33) +
+        event(ANNOT, 1, 6, 10, 0, name=S_DROPPED) + bytes([TICK | 1]),
+    "self_parent": bytes([0]) + event(START, 1, 7, 3, 3) + event(END, 1, 7, 3, 3),
+    "status_and_kv": bytes([0]) + event(START, 1, 8, 1, 0) +
+        event(STATUS, 1, 8, 1, 0, status=-110) +
+        event(KV_STR, 1, 8, 1, 0) + event(KV_INT, 1, 8, 1, 0, int_value=-1) +
+        event(END, 1, 8, 1, 0, status=-5),
+    "lossy": bytes([1 | 4]) + request(9, 1, 2) + bytes([DISCARD]) +
+        request(10, 1, 2) + bytes([DISCARD_ANY, TICK | 2]),
+    "timeout_then_reuse": bytes([1 | 4]) + event(START, 1, 11, 1, 0) +
+        bytes([TICK | 31]) + event(END, 1, 11, 1, 0) + bytes([FLUSH]) +
+        request(11, 1, 2),
+    "big_trace": bytes([0]) + b"".join(
+        event(START, 1, 12, i, i - 1 if i > 1 else 0) +
+        event(END, 1, 12, i, i - 1 if i > 1 else 0) for i in range(1, 64)),
+    "clock_jumps": bytes([2]) + request(13, 1, 2) + bytes([JUMP]) +
+        struct.pack(">Q", 0x7FFFFFFFFFFFFF00) + event(END, 0, 13, 1, 0, raw_ts=-(1 << 62)) +
+        request(14, 1, 2, step=0xF5) + bytes([JUMP]) + struct.pack(">Q", 1 << 63),
+}
+
+
 def write(target, name, data):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
@@ -115,6 +198,10 @@ def main():
         "bad_parent": "64fe8b2a57d3eff7-e457b5a2e4d86bd1-1-05e3",
     }.items():
         write("b3", name, text.encode())
+    for name, data in CONTROL.items():
+        write("control", name, data)
+    for name, data in ASSEMBLE.items():
+        write("assemble", name, data)
 
 
 if __name__ == "__main__":

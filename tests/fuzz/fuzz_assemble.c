@@ -1,0 +1,204 @@
+/* Fuzz target: the tool's event-to-span assembly fed arbitrary event
+ * sequences, interleaved with ticks, loss reports and flushes. Ids come
+ * from small spaces so traces and spans collide, parents point anywhere
+ * (self, cycles, missing), timestamps go back and jump far.
+ * Invariants: no crash or leak; every emitted trace has spans, unique
+ * span ids, consistent parent/children/roots links and counters; stats
+ * match what the callback saw; and every event's content (annotations,
+ * tags, messages) comes out exactly once, so no trace is lost or emitted
+ * twice. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "assemble.h"
+#include "fuzz_target.h"
+
+typedef struct reader {
+  const uint8_t *p;
+  size_t left;
+} reader;
+
+static uint8_t byte(reader *r) {
+  if (r->left == 0)
+    return 0;
+  r->left--;
+  return *r->p++;
+}
+
+static uint64_t u64(reader *r) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v = v << 8 | byte(r);
+  return v;
+}
+
+static const char *const strs[] = {NULL, "", "osd.write", "osd.read", "cs",
+                                   "sr", "ss", "cr", "client.1", "osd.0",
+                                   "127.0.0.1:6800", "dropped", "error",
+                                   "a-much-longer-string-that-still-is-not-"
+                                   "very-long-but-longer-than-sixteen"};
+#define N_STRS (sizeof(strs) / sizeof(strs[0]))
+
+static const char *str(reader *r) { return strs[byte(r) % N_STRS]; }
+
+typedef struct seen {
+  uint64_t traces, spans, orphans, unfinished, incomplete, lossy, timed_out;
+  uint64_t content; /* annotations + tags + messages emitted */
+} seen;
+
+static void check_span(const trace *t, const span *s, size_t *children) {
+  for (size_t k = 0; k < t->n_spans; k++)
+    FUZZ_CHECK(t->spans[k] == s || t->spans[k]->id != s->id);
+  if (s->parent != NULL) {
+    FUZZ_CHECK(s->parent_id != 0 && s->parent->id == s->parent_id);
+    FUZZ_CHECK(!s->orphan);
+    int found = 0, in_trace = 0;
+    for (size_t k = 0; k < s->parent->n_children; k++)
+      found += s->parent->children[k] == s;
+    for (size_t k = 0; k < t->n_spans; k++)
+      in_trace += t->spans[k] == s->parent;
+    FUZZ_CHECK(found == 1 && in_trace == 1);
+  } else {
+    FUZZ_CHECK(s->orphan == (s->parent_id != 0));
+  }
+  *children += s->n_children;
+  for (size_t k = 0; k < s->n_annotations; k++)
+    FUZZ_CHECK(strlen(s->annotations[k].value) < 256);
+  for (size_t k = 0; k < s->n_tags; k++)
+    FUZZ_CHECK(strlen(s->tags[k].key) < 256 &&
+               (s->tags[k].is_int || strlen(s->tags[k].str_value) < 256));
+  const char *fields[] = {s->name, s->service, s->endpoint, s->peer,
+                          s->procname, s->hostname, s->status_message};
+  for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+    FUZZ_CHECK(fields[k] == NULL || (fields[k][0] != '\0' && strlen(fields[k]) < 256));
+}
+
+static void on_trace(void *user, const trace *t) {
+  seen *sn = user;
+  FUZZ_CHECK(t->n_spans > 0);
+  size_t children = 0, orphans = 0, unfinished = 0;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    check_span(t, s, &children);
+    orphans += s->orphan;
+    unfinished += !s->started || !s->ended;
+    sn->content += s->n_annotations + s->n_tags + s->msgs_sent + s->msgs_received;
+  }
+  FUZZ_CHECK(children + t->n_roots == t->n_spans);
+  for (size_t i = 0; i < t->n_roots; i++)
+    FUZZ_CHECK(t->roots[i]->parent == NULL);
+  FUZZ_CHECK(orphans == t->orphans && unfinished == t->unfinished);
+  FUZZ_CHECK(t->incomplete == (t->orphans || t->unfinished || t->lossy || t->timed_out));
+  sn->traces++;
+  sn->spans += t->n_spans;
+  sn->orphans += t->orphans;
+  sn->unfinished += t->unfinished;
+  sn->incomplete += t->incomplete;
+  sn->lossy += t->lossy;
+  sn->timed_out += t->timed_out;
+}
+
+/* Decodes one event; returns how much content it adds to its span. */
+static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
+                             hop_kv *kvs, size_t max_kvs) {
+  memset(ev, 0, sizeof(*ev));
+  ev->kind = (hop_event_kind)(op % 9);
+  uint8_t step = byte(r);
+  if (step == 0xff)
+    *ts = (int64_t)u64(r); /* anywhere, even negative or near the limits */
+  else if (step >= 0xf0)
+    *ts -= (int64_t)(step & 0x0f) * 1000; /* a little back in time */
+  else
+    *ts += (int64_t)step * 1000;
+  ev->ts_ns = *ts;
+  uint8_t ids = byte(r);
+  static const uint64_t his[] = {0, 0, 1, 0x4bf92f3577b34da6ull};
+  static const uint64_t los[] = {0, 1, 1, 0xa3ce929d0e0e4736ull};
+  ev->trace_hi = his[ids & 3];
+  ev->trace_lo = los[(ids >> 2) & 3];
+  ev->span_id = byte(r) & 0x3f; /* 64 ids: big traces get indexed */
+  uint8_t p = byte(r);
+  ev->parent_id = p & 0x80 ? 0 : p & 0x3f;
+  ev->vpid = (int64_t)(ids >> 4) - 1;
+  ev->vtid = ev->vpid;
+  ev->procname = str(r);
+  ev->hostname = str(r);
+  ev->flags = byte(r);
+  ev->span_kind = byte(r) % 6;
+  ev->name = str(r);
+  ev->service = str(r);
+  ev->endpoint = str(r);
+  ev->status = (int32_t)(int8_t)byte(r);
+  ev->message = str(r);
+  ev->key = str(r);
+  ev->str_value = str(r);
+  ev->int_value = (int64_t)u64(r);
+  ev->n_kvs = byte(r) % (max_kvs + 1);
+  for (size_t i = 0; i < ev->n_kvs; i++) {
+    kvs[i].key = str(r);
+    kvs[i].is_int = byte(r) & 1;
+    kvs[i].int_value = (int8_t)byte(r);
+    kvs[i].str_value = kvs[i].is_int ? NULL : str(r);
+  }
+  ev->kvs = kvs;
+  ev->msg_type = byte(r) % 6;
+  ev->seq = byte(r);
+  ev->size = byte(r);
+  ev->peer = str(r);
+  switch (ev->kind) {
+  case HOP_ANNOTATION:
+  case HOP_KV_STR:
+  case HOP_KV_INT:
+  case HOP_MSG_SEND:
+  case HOP_MSG_RECV:
+    return 1;
+  case HOP_KVS:
+    return ev->n_kvs;
+  default:
+    return 0;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  reader r = {data, size};
+  static const int64_t graces[] = {0, 1000, 1000000, 1000000000};
+  static const int64_t timeouts[] = {0, 5000, 10000000, 30000000000};
+  uint8_t setup = byte(&r);
+  seen sn = {0};
+  assembler *a = assembler_new(on_trace, &sn, graces[setup & 3],
+                               timeouts[(setup >> 2) & 3]);
+  FUZZ_CHECK(a != NULL);
+  int64_t ts = 1700000000000000000;
+  uint64_t content = 0;
+  while (r.left > 0) {
+    uint8_t op = byte(&r);
+    if (op < 0xc0) {
+      hop_event ev;
+      hop_kv kvs[4];
+      uint64_t adds = decode_event(&r, op, &ts, &ev, kvs, 4);
+      FUZZ_CHECK(assembler_add(a, &ev) == 0);
+      content += adds;
+    } else if (op < 0xe0) {
+      assembler_tick(a, ts + (int64_t)(op & 0x1f) * 100000000);
+    } else if (op < 0xf0) {
+      assembler_discarded(a, ts - 1000, (op & 1) ? 0 : ts);
+    } else if (op < 0xf8) {
+      assembler_flush(a);
+      FUZZ_CHECK(sn.content == content); /* nothing open: all came out */
+    } else {
+      ts = (int64_t)u64(&r); /* the clock jumps anywhere */
+      assembler_tick(a, ts);
+    }
+  }
+  assembler_flush(a);
+  const assembler_stats *st = assembler_get_stats(a);
+  FUZZ_CHECK(sn.content == content);
+  FUZZ_CHECK(st->traces == sn.traces && st->spans == sn.spans);
+  FUZZ_CHECK(st->orphan_spans == sn.orphans &&
+             st->unfinished_spans == sn.unfinished);
+  FUZZ_CHECK(st->incomplete_traces == sn.incomplete &&
+             st->lossy_traces == sn.lossy && st->timed_out_traces == sn.timed_out);
+  FUZZ_CHECK(st->open_traces_peak <= st->traces);
+  assembler_free(a);
+  return 0;
+}
