@@ -98,6 +98,12 @@ static void on_trace(void *user, const trace *t) {
   sn->timed_out += t->timed_out;
 }
 
+/* The input's clock moves with wrap-around (the harness itself must not
+ * overflow); the assembler sees every int64 value a CTF clock can give. */
+static int64_t ts_add(int64_t ts, int64_t d) {
+  return (int64_t)((uint64_t)ts + (uint64_t)d);
+}
+
 /* Decodes one event; returns how much content it adds to its span. */
 static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
                              hop_kv *kvs, size_t max_kvs) {
@@ -107,9 +113,9 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
   if (step == 0xff)
     *ts = (int64_t)u64(r); /* anywhere, even negative or near the limits */
   else if (step >= 0xf0)
-    *ts -= (int64_t)(step & 0x0f) * 1000; /* a little back in time */
+    *ts = ts_add(*ts, -(int64_t)(step & 0x0f) * 1000); /* a little back */
   else
-    *ts += (int64_t)step * 1000;
+    *ts = ts_add(*ts, (int64_t)step * 1000);
   ev->ts_ns = *ts;
   uint8_t ids = byte(r);
   static const uint64_t his[] = {0, 0, 1, 0x4bf92f3577b34da6ull};
@@ -179,9 +185,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FUZZ_CHECK(assembler_add(a, &ev) == 0);
       content += adds;
     } else if (op < 0xe0) {
-      assembler_tick(a, ts + (int64_t)(op & 0x1f) * 100000000);
+      assembler_tick(a, ts_add(ts, (int64_t)(op & 0x1f) * 100000000));
     } else if (op < 0xf0) {
-      assembler_discarded(a, ts - 1000, (op & 1) ? 0 : ts);
+      assembler_discarded(a, ts_add(ts, -1000), (op & 1) ? 0 : ts);
     } else if (op < 0xf8) {
       assembler_flush(a);
       FUZZ_CHECK(sn.content == content); /* nothing open: all came out */
