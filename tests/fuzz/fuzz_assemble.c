@@ -62,6 +62,7 @@ static void check_span(const trace *t, const span *s, size_t *children) {
     FUZZ_CHECK(s->orphan == (s->parent_id != 0));
   }
   *children += s->n_children;
+  FUZZ_CHECK(span_duration_ns(s) >= 0);
   for (size_t k = 0; k < s->n_annotations; k++)
     FUZZ_CHECK(strlen(s->annotations[k].value) < 256);
   for (size_t k = 0; k < s->n_tags; k++)

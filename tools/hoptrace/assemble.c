@@ -40,7 +40,7 @@ assembler *assembler_new(trace_ready_fn ready, void *user, int64_t grace_ns,
   if (a != NULL) {
     a->ready = ready;
     a->user = user;
-    a->grace_ns = grace_ns;
+    a->grace_ns = grace_ns > 0 ? grace_ns : 0;
     a->timeout_ns = timeout_ns > grace_ns ? timeout_ns : grace_ns;
   }
   return a;
@@ -204,15 +204,21 @@ void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns) {
       o->t->lossy = true;
 }
 
+/* last_ns + d <= now without overflow: timestamps are whatever int64 a
+ * CTF clock gives (a corrupt trace can sit next to the limits); d >= 0. */
+static bool quiet_for(int64_t last_ns, int64_t d, int64_t now_ns) {
+  return last_ns <= now_ns && (uint64_t)now_ns - (uint64_t)last_ns >= (uint64_t)d;
+}
+
 void assembler_tick(assembler *a, int64_t now_ns) {
   if (now_ns > a->now_ns)
     a->now_ns = now_ns;
   open_trace *o = a->oldest;
-  while (o != NULL && o->t->last_ns + a->grace_ns <= a->now_ns) {
+  while (o != NULL && quiet_for(o->t->last_ns, a->grace_ns, a->now_ns)) {
     open_trace *next = o->next;
     if (is_complete(a, o->t))
       emit(a, o, 0);
-    else if (o->t->last_ns + a->timeout_ns <= a->now_ns)
+    else if (quiet_for(o->t->last_ns, a->timeout_ns, a->now_ns))
       emit(a, o, 1);
     o = next;
   }

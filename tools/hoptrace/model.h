@@ -62,9 +62,13 @@ typedef struct trace {
   size_t n_roots;
 } trace;
 
-/* Duration in ns, or 0 if the span lacks start or end. */
+/* Duration in ns, or 0 if the span lacks start or end. Saturates: a
+ * corrupt trace's timestamps may lie anywhere in int64. */
 static inline int64_t span_duration_ns(const span *s) {
-  return s->started && s->ended && s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+  if (!s->started || !s->ended || s->end_ns <= s->start_ns)
+    return 0;
+  uint64_t d = (uint64_t)s->end_ns - (uint64_t)s->start_ns;
+  return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
 }
 
 /* Timestamp of the first annotation named `value`, or 0. */
