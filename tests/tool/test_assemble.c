@@ -124,6 +124,22 @@ static void open_traces_stay_bounded(void **state) {
   assembler_free(a);
 }
 
+static void parent_cycles_are_cut_and_reported(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 0, 0);
+  span_events(a, 0, 9, 1, 2);  /* 1's parent is 2 ... */
+  span_events(a, 5, 9, 2, 1);  /* ... and 2's parent is 1 */
+  span_events(a, 9, 9, 3, 3);  /* its own parent */
+  assembler_flush(a);
+  assert_int_equal(s.traces, 1);
+  assert_int_equal(s.spans[0], 3);
+  assert_int_equal(s.roots[0], 2); /* every span still reachable */
+  assert_int_equal(s.orphans[0], 2);
+  assert_true(s.incomplete[0]);
+  assembler_free(a);
+}
+
 static void vectored_kvs_become_tags(void **state) {
   (void)state;
   seen s = {0};
@@ -147,6 +163,7 @@ int main(void) {
       cmocka_unit_test(orphan_and_unfinished_are_reported),
       cmocka_unit_test(discards_mark_open_traces),
       cmocka_unit_test(open_traces_stay_bounded),
+      cmocka_unit_test(parent_cycles_are_cut_and_reported),
       cmocka_unit_test(vectored_kvs_become_tags),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,16 +94,37 @@ static int is_complete(const assembler *a, const trace *t) {
   return 1;
 }
 
-/* Links parents and children; counts what is missing. */
+/* 1 when following parents from s comes back to s (a corrupt or hostile
+ * trace can name its own descendant as parent). */
+static int in_cycle(const span *s, size_t n_spans) {
+  const span *p = s->parent;
+  for (size_t steps = 0; p != NULL && steps <= n_spans; steps++) {
+    if (p == s)
+      return 1;
+    p = p->parent;
+  }
+  return p != NULL; /* longer than the trace: a cycle above s */
+}
+
+/* Links parents and children; counts what is missing. A span in a parent
+ * cycle is cut loose and counted as an orphan, so it still shows up. */
 static int resolve(assembler *a, trace *t) {
   t->roots = trace_alloc(a->pool, t, (t->n_spans ? t->n_spans : 1) * sizeof(span *));
   if (t->roots == NULL)
     return -1;
   for (size_t i = 0; i < t->n_spans; i++) {
     span *s = t->spans[i];
+    s->parent = s->parent_id ? find_span(a, t, s->parent_id) : NULL;
+  }
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
+    if (s->parent != NULL && in_cycle(s, t->n_spans))
+      s->parent = NULL;
+  }
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
     if (!s->started || !s->ended)
       t->unfinished++;
-    s->parent = s->parent_id ? find_span(a, t, s->parent_id) : NULL;
     if (s->parent_id != 0 && s->parent == NULL) {
       s->orphan = true;
       t->orphans++;

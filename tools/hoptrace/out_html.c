@@ -103,7 +103,8 @@ static int64_t trace_start(const trace *t) {
   return start == INT64_MAX ? 0 : start;
 }
 
-static double rel_us(int64_t ns, int64_t base) { return (double)(ns - base) / 1000.0; }
+/* As doubles: a hostile clock can put ns and base far apart. */
+static double rel_us(int64_t ns, int64_t base) { return ((double)ns - (double)base) / 1000.0; }
 
 static void html_span(FILE *out, const span *s, int64_t base, int first) {
   int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : base);
