@@ -39,19 +39,7 @@
 
 #include "hoptrace/context.h"
 
-#ifndef HOPTRACE_TP_TYPES
-#define HOPTRACE_TP_TYPES
-/* The vectored key-value event's arguments, already joined. */
-typedef struct ht_tp_kvs {
-  uint16_t count;
-  const char *keys;
-  uint16_t keys_len;
-  const uint8_t *types;
-  const int64_t *ints;
-  const char *strs;
-  uint16_t strs_len;
-} ht_tp_kvs;
-#endif
+#include "hoptrace_tp_types.h"
 
 #define HOPTRACE_TP_ID_FIELDS(c)                                               \
   lttng_ust_field_integer_hex(uint64_t, trace_id_hi, (c)->trace_id_hi)          \

@@ -9,20 +9,7 @@
 #include "hoptrace/span.h"
 #include "propagate/events.h"
 
-/* Defined in hoptrace_tp.h; repeated here for code that must not pull in
- * the LTTng headers. */
-#ifndef HOPTRACE_TP_TYPES
-#define HOPTRACE_TP_TYPES
-typedef struct ht_tp_kvs {
-  uint16_t count;
-  const char *keys;
-  uint16_t keys_len;
-  const uint8_t *types;
-  const int64_t *ints;
-  const char *strs;
-  uint16_t strs_len;
-} ht_tp_kvs;
-#endif
+#include "hoptrace_tp_types.h"
 
 extern const ht_event_ops ht_recorder_ops;
 
