@@ -42,7 +42,9 @@ void ht_bucket_init(ht_bucket *b, double rate, double burst) {
     b->unlimited = 1;
     return;
   }
-  b->interval_ns = (uint64_t)interval;
+  /* A tiny positive rate (1e-30/s) gives an interval beyond uint64: cap it
+   * at 1e18 ns (~31 years), which is "once, then effectively never". */
+  b->interval_ns = interval > 1e18 ? (uint64_t)1e18 : (uint64_t)interval;
   double tol = (burst - 1) * interval;
   b->tolerance_ns = tol > 1e18 ? (uint64_t)1e18 : (uint64_t)tol;
 }

@@ -200,6 +200,17 @@ static void rate_zero_admits_nothing_and_idle_bucket_refills(void **state) {
   ht_sampler_free(s);
 }
 
+/* Found by fuzz_control: rate 2e-29/s made the interval overflow uint64. */
+static void tiny_rate_admits_one_then_nothing(void **state) {
+  (void)state;
+  ht_sampler *s = make(HT_SAMPLER_RATE, 0, 1, 2e-29, 0);
+  unsigned got = 0;
+  for (int i = 0; i < 100; i++)
+    got += ht_sampler_decide_root(s, 1, 1, 0, (uint64_t)i * 3600 * SEC) == S;
+  assert_int_equal(got, 1);
+  ht_sampler_free(s);
+}
+
 static void parent_follows_remote_flag_and_roots_use_root_kind(void **state) {
   (void)state;
   ht_sampler *p = make(HT_SAMPLER_PARENT, HT_SAMPLER_NEVER, 1, 0, 0);
@@ -278,6 +289,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(ratio_is_the_same_in_another_process),
       cmocka_unit_test(rate_admits_a_burst_then_rate_per_second),
       cmocka_unit_test(rate_zero_admits_nothing_and_idle_bucket_refills),
+      cmocka_unit_test(tiny_rate_admits_one_then_nothing),
       cmocka_unit_test(parent_follows_remote_flag_and_roots_use_root_kind),
       cmocka_unit_test(untrusted_remote_debug_is_refused),
       cmocka_unit_test(trusted_remote_debug_is_rate_limited),
