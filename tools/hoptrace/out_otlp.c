@@ -46,7 +46,9 @@ static void attr_int(FILE *out, int *first, const char *key, int64_t value) {
   fputs(*first ? "{\"key\":" : ",{\"key\":", out);
   *first = 0;
   json_string(out, key);
-  fprintf(out, ",\"value\":{\"intValue\":\"%" PRId64 "\"}}", value);
+  fputs(",\"value\":{\"intValue\":\"", out);
+  json_i64(out, value);
+  fputs("\"}}", out);
 }
 
 static int same_resource(const span *a, const span *b) {
@@ -69,8 +71,13 @@ static void otlp_span(FILE *out, const trace *t, const span *s, int first) {
   json_string(out, s->name ? s->name : "unknown");
   int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
   int64_t end = s->ended ? s->end_ns : start;
-  fprintf(out, ",\"kind\":%d,\"startTimeUnixNano\":\"%" PRId64 "\",\"endTimeUnixNano\":\"%" PRId64 "\"",
-          otlp_kind(s->kind), start, end);
+  fputs(",\"kind\":", out);
+  json_i64(out, otlp_kind(s->kind));
+  fputs(",\"startTimeUnixNano\":\"", out);
+  json_i64(out, start);
+  fputs("\",\"endTimeUnixNano\":\"", out);
+  json_i64(out, end);
+  fputc('"', out);
   fputs(",\"attributes\":[", out);
   int a = 1;
   for (size_t i = 0; i < s->n_tags; i++) {
@@ -87,8 +94,9 @@ static void otlp_span(FILE *out, const trace *t, const span *s, int first) {
     attr_str(out, &a, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
   fputs("],\"events\":[", out);
   for (size_t i = 0; i < s->n_annotations; i++) {
-    fprintf(out, "%s{\"timeUnixNano\":\"%" PRId64 "\",\"name\":", i ? "," : "",
-            s->annotations[i].ts_ns);
+    fputs(i ? ",{\"timeUnixNano\":\"" : "{\"timeUnixNano\":\"", out);
+    json_i64(out, s->annotations[i].ts_ns);
+    fputs("\",\"name\":", out);
     json_string(out, s->annotations[i].value);
     fputc('}', out);
   }

@@ -34,7 +34,9 @@ static const char *zipkin_kind(int kind) {
 static void endpoint(FILE *out, const char *field, const char *service, const char *addr) {
   endpoint_parts parts;
   endpoint_parse(addr, &parts);
-  fprintf(out, ",\"%s\":{", field);
+  fputs(",\"", out);
+  fputs(field, out);
+  fputs("\":{", out);
   int comma = 0;
   if (service != NULL) {
     fputs("\"serviceName\":", out);
@@ -45,8 +47,10 @@ static void endpoint(FILE *out, const char *field, const char *service, const ch
     fprintf(out, "%s\"ipv4\":\"%s\"", comma++ ? "," : "", parts.ipv4);
   if (parts.ipv6[0])
     fprintf(out, "%s\"ipv6\":\"%s\"", comma++ ? "," : "", parts.ipv6);
-  if (parts.port > 0)
-    fprintf(out, "%s\"port\":%d", comma++ ? "," : "", parts.port);
+  if (parts.port > 0) {
+    fputs(comma++ ? ",\"port\":" : "\"port\":", out);
+    json_i64(out, parts.port);
+  }
   fputc('}', out);
 }
 
@@ -111,12 +115,18 @@ static void zipkin_span(output *o, const trace *t, const span *s) {
   fputs(",\"name\":", out);
   json_string(out, s->name ? s->name : "unknown");
   const char *kind = zipkin_kind(s->kind);
-  if (kind)
-    fprintf(out, ",\"kind\":\"%s\"", kind);
-  fprintf(out, ",\"timestamp\":%" PRId64, span_start_ns(s) / 1000);
+  if (kind) {
+    fputs(",\"kind\":\"", out);
+    fputs(kind, out);
+    fputc('"', out);
+  }
+  fputs(",\"timestamp\":", out);
+  json_i64(out, span_start_ns(s) / 1000);
   int64_t dur = span_duration_ns(s);
-  if (s->started && s->ended)
-    fprintf(out, ",\"duration\":%" PRId64, dur / 1000 > 0 ? dur / 1000 : 1);
+  if (s->started && s->ended) {
+    fputs(",\"duration\":", out);
+    json_i64(out, dur / 1000 > 0 ? dur / 1000 : 1);
+  }
   if (s->flags & 2u)
     fputs(",\"debug\":true", out);
   endpoint(out, "localEndpoint", s->service ? s->service : "unknown", s->endpoint);
@@ -124,8 +134,9 @@ static void zipkin_span(output *o, const trace *t, const span *s) {
     endpoint(out, "remoteEndpoint", NULL, s->peer);
   fputs(",\"annotations\":[", out);
   for (size_t i = 0; i < s->n_annotations; i++) {
-    fprintf(out, "%s{\"timestamp\":%" PRId64 ",\"value\":", i ? "," : "",
-            s->annotations[i].ts_ns / 1000);
+    fputs(i ? ",{\"timestamp\":" : "{\"timestamp\":", out);
+    json_i64(out, s->annotations[i].ts_ns / 1000);
+    fputs(",\"value\":", out);
     json_string(out, s->annotations[i].value);
     fputc('}', out);
   }
