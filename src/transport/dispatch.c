@@ -51,13 +51,12 @@ static void deliver_request(tr_conn *c, const ht_envelope *env) {
     m->hooks.after_dispatch(m->hooks_arg, env, is_request ? NULL : slot);
 }
 
-void tr_dispatch(tr_conn *c, const ht_envelope *env) {
+void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len) {
   ht_messenger *m = c->m;
   if (c->peer != NULL)
     c->peer->backoff_ms = 0; /* the peer works: reconnect fast next time */
   if (m->has_hooks && m->hooks.on_message != NULL)
-    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env,
-                        ht_frame_header_size(env) + env->payload_len, c->name);
+    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name);
   switch (env->type) {
   case HT_MSG_REPLY:
   case HT_MSG_ERROR:

@@ -270,7 +270,8 @@ void tr_conn_flush_all(ht_messenger *m);
 void tr_conn_update_reading(tr_conn *c);
 
 /* dispatch.c */
-void tr_dispatch(tr_conn *c, const ht_envelope *env);
+/* frame_len: the frame as received, prefix included. */
+void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len);
 
 /* peer.c */
 void tr_peer_unref(ht_peer *p);
