@@ -8,9 +8,11 @@
  * Message events go to the span of the hop's own decision.
  *
  * Must never: call back into the messenger, block (one short lock per
- * live span, to find leftovers at close), record anything for an
- * unsampled span, or trust the incoming SAMPLED/DEBUG flags beyond what
- * the sampling policy allows (ht_span_start_remote decides).
+ * sampled span, to find leftovers at close), lock or allocate for an
+ * unsampled span (server spans live in the transport's slot storage),
+ * record anything for an unsampled span, or trust the incoming
+ * SAMPLED/DEBUG flags beyond what the sampling policy allows
+ * (ht_span_start_remote decides).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,11 +28,14 @@
 
 typedef struct ts_state ts_state;
 
-/* A span the shim owns between two hooks (client call, server request or
- * one-way), linked into its messenger's live list so close frees it. */
+/* A span the shim holds between two hooks (client call, server request
+ * or one-way). Sampled ones are linked into the messenger's live list so
+ * that close records what was never finished. */
 typedef struct ts_slot {
   ht_span span;
   bool replied;        /* server: the reply was encoded ("ss") ... */
+  bool linked;         /* in the live list */
+  bool owned;          /* malloc'd here (client); else transport storage */
   int32_t sent_status; /* ... with this status */
   ts_state *st;
   struct ts_slot *prev, *next;
@@ -52,28 +57,36 @@ static _Thread_local bool tl_saved_has;
 
 /* --- live list */
 
-static ts_slot *slot_new(ts_state *st) {
-  ts_slot *s = malloc(sizeof(*s));
-  if (s == NULL)
-    return NULL;
+static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
+                      bool owned) {
+  s->span = *span;
   s->st = st;
   s->replied = false;
+  s->linked = false;
+  s->owned = owned;
+  if (!ht_span_is_sampled(span))
+    return; /* records nothing at close: no need to find it */
+  s->linked = true;
   pthread_mutex_lock(&st->lock);
   s->next = st->live.next;
   s->prev = &st->live;
   st->live.next->prev = s;
   st->live.next = s;
   pthread_mutex_unlock(&st->lock);
-  return s;
 }
 
-static void slot_free(ts_slot *s) {
-  ts_state *st = s->st;
-  pthread_mutex_lock(&st->lock);
-  s->prev->next = s->next;
-  s->next->prev = s->prev;
-  pthread_mutex_unlock(&st->lock);
-  free(s);
+/* The slot's last sight: unlinked, and freed if it is ours. */
+static void slot_release(ts_slot *s) {
+  if (s->linked) {
+    ts_state *st = s->st;
+    pthread_mutex_lock(&st->lock);
+    s->prev->next = s->next;
+    s->next->prev = s->prev;
+    pthread_mutex_unlock(&st->lock);
+    s->linked = false;
+  }
+  if (s->owned)
+    free(s);
 }
 
 /* --- small helpers */
@@ -137,13 +150,13 @@ static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
     ht_span_finish(&span); /* nothing to wait for (or nothing recorded) */
     return;
   }
-  ts_slot *s = slot_new(st);
+  ts_slot *s = malloc(sizeof(*s));
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
     ht_span_finish(&span);
     return;
   }
-  s->span = span;
+  slot_init(s, st, &span, true);
   *slot = s;
 }
 
@@ -197,7 +210,7 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
   if (status != 0)
     ts_count_failed();
   ht_span_finish(span);
-  slot_free(s);
+  slot_release(s);
 }
 
 /* --- server side: dispatch */
@@ -219,14 +232,13 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   }
   tl_saved_has = ts_current(&tl_saved);
   ts_set_current(&span.ctx);
-  ts_slot *s = slot_new(st);
+  ts_slot *s = *dispatch_slot; /* the transport's storage */
   if (s == NULL) {
-    ht_span_set_error(&span, HT_ENOMEM, "no memory for the server span");
+    ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
     ht_span_finish(&span); /* the handler still runs in its context */
     return;
   }
-  s->span = span;
-  *dispatch_slot = s;
+  slot_init(s, st, &span, false);
 }
 
 static void h_after_dispatch(void *arg, const ht_envelope *env,
@@ -237,7 +249,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   ts_slot *s = oneway_slot;
   if (s != NULL) {
     ht_span_finish(&s->span);
-    slot_free(s);
+    slot_release(s);
   }
 }
 
@@ -253,7 +265,7 @@ static void h_request_done(void *arg, void *dispatch_slot, int status) {
     ht_span_set_error(&s->span, status, ht_strerror(status));
   }
   ht_span_finish(&s->span);
-  slot_free(s);
+  slot_release(s);
 }
 
 /* --- message events and counters */
@@ -283,7 +295,7 @@ static void h_destroy(void *arg) {
     ts_slot *s = st->live.next;
     ht_span_set_error(&s->span, HT_ESHUTDOWN, "messenger closed");
     ht_span_finish(&s->span);
-    slot_free(s);
+    slot_release(s);
   }
   pthread_mutex_destroy(&st->lock);
   free(st->service);
@@ -299,6 +311,7 @@ static const ht_transport_hooks traced_hooks = {
     .on_reply = h_on_reply,
     .on_message = h_on_message,
     .destroy = h_destroy,
+    .dispatch_slot_size = sizeof(ts_slot),
 };
 
 int ht_shim_traced_messenger_new(ht_messenger **out,

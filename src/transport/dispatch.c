@@ -21,12 +21,17 @@ static void deliver_request(tr_conn *c, const ht_envelope *env) {
   ht_messenger *m = c->m;
   bool is_request = env->type == HT_MSG_REQUEST;
   const tr_handler *h = tr_find_handler(m, env->operation);
+  ht_request *req = NULL;
+  int rc = is_request ? tr_request_new(c, env, &req) : 0;
+  /* The hooks' slot storage: the request's, else (one-way, or no memory
+   * for the request) this frame's, which outlives the slot's last hook. */
+  _Alignas(max_align_t) unsigned char local[HT_HOOK_SLOT_MAX];
   void *slot = NULL;
+  if (m->has_hooks && m->hooks.dispatch_slot_size > 0)
+    slot = req != NULL ? tr_request_storage(req) : (void *)local;
   if (m->has_hooks && m->hooks.before_dispatch != NULL)
     m->hooks.before_dispatch(m->hooks_arg, env, c->name, &slot);
-  ht_request *req = NULL;
   if (is_request) {
-    int rc = tr_request_new(c, env, &req);
     if (rc != 0) {
       tr_log(m, HT_LOG_WARN, "%s: dropping request: %s", c->name,
              ht_strerror(rc));
