@@ -44,10 +44,15 @@ enum {
   C_SAMPLED, C_DROPPED, C_REMOTE_SAMPLED, C_REMOTE_DROPPED, C_DEBUG_FORCED,
   C_DEBUG_HONOURED, C_DEBUG_REFUSED, C_CONFIG_CHANGES, C_COUNT
 };
-static _Atomic uint64_t counters[C_COUNT];
+/* One cache line per counter: a client's loop thread counts roots while
+ * a server's counts remote decisions, and sharing a line would bounce it
+ * between their cores on every request. */
+static struct {
+  _Alignas(64) _Atomic uint64_t v;
+} counters[C_COUNT];
 
 static void count(int which) {
-  atomic_fetch_add_explicit(&counters[which], 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&counters[which].v, 1, memory_order_relaxed);
 }
 
 /* First use: the environment's configuration (bad values fall back to
@@ -134,7 +139,7 @@ void ht_sampling_get_stats(ht_sampling_stats *out) {
     return;
   uint64_t v[C_COUNT];
   for (int i = 0; i < C_COUNT; i++)
-    v[i] = atomic_load_explicit(&counters[i], memory_order_relaxed);
+    v[i] = atomic_load_explicit(&counters[i].v, memory_order_relaxed);
   out->traces_started = v[C_SAMPLED] + v[C_DROPPED];
   out->traces_sampled = v[C_SAMPLED];
   out->traces_dropped = v[C_DROPPED];
