@@ -1,11 +1,13 @@
 /* The traced messenger: the transport's hook table filled with spans.
  * Client side: before_encode starts a client span (root or child of the
- * thread's current context), records "cs" and stamps the envelope;
- * on_reply records "cr" or the error and finishes it. Server side:
- * before_dispatch continues the sender's trace in a server span ("sr")
- * and makes it the current context while the handler runs; the reply's
- * before_encode records "ss" and stamps it; request_done finishes it.
- * Message events go to the span of the hop's own decision.
+ * thread's current context) and stamps the envelope; on_message(SEND)
+ * records "cs" with the frame (one hop_send event); on_reply records "cr"
+ * with the reply (hop_recv) or the error and finishes it. Server side:
+ * before_dispatch continues the sender's trace in a server span ("sr"
+ * with the frame, hop_recv) and makes it the current context while the
+ * handler runs; the reply's before_encode stamps it, on_message(SEND)
+ * records "ss" (hop_send); request_done finishes it. Message events go
+ * to the span of the hop's own decision.
  *
  * Must never: call back into the messenger, block (one short lock per
  * sampled span, to find leftovers at close), lock or allocate for an
@@ -95,12 +97,13 @@ static const char *op_of(const ht_envelope *env) {
   return env->operation != NULL ? env->operation : "";
 }
 
-static void record_msg(const ht_trace_context *ctx, int dir,
-                       const ht_envelope *env, size_t size,
-                       const char *peer) {
+/* The annotation of a hop and its message in one event (shim/README). */
+static void record_hop(const ht_trace_context *ctx, int dir,
+                       const char *annotation, const ht_envelope *env,
+                       size_t size, const char *peer) {
   const ht_event_ops *ops = ht_events_current();
   if (ops != NULL)
-    ops->msg(ctx, dir, (uint32_t)env->type, env->sequence, size,
+    ops->hop(ctx, dir, annotation, (uint32_t)env->type, env->sequence, size,
              peer != NULL ? peer : "");
 }
 
@@ -143,7 +146,7 @@ static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
                        st->service, ""};
   ht_span span;
   start_client(&span, &info);
-  ht_span_annotate(&span, HT_ANN_CLIENT_SEND);
+  /* "cs" goes with the frame, once it is encoded (h_on_message) */
   env->has_trace = true;
   env->trace = span.ctx;
   if (env->type == HT_MSG_ONEWAY || !ht_span_is_sampled(&span)) {
@@ -168,7 +171,7 @@ static void encode_reply(ht_envelope *env, void **slot) {
     return;
   if (env->status != 0)
     ht_span_set_error(&s->span, env->status, ht_strerror(env->status));
-  ht_span_annotate(&s->span, HT_ANN_SERVER_SEND);
+  /* "ss" goes with the frame, once it is encoded (h_on_message) */
   s->replied = true;
   s->sent_status = env->status;
   env->has_trace = true;
@@ -194,12 +197,12 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     return;
   }
   ht_span *span = &s->span;
-  if (reply != NULL && reply == st->rx_env) {
-    record_msg(&span->ctx, 1, reply, st->rx_len, NULL);
+  if (reply != NULL && reply == st->rx_env && ht_span_is_sampled(span)) {
+    record_hop(&span->ctx, 1, HT_ANN_CLIENT_RECV, reply, st->rx_len, NULL);
     ts_count_recv_sampled();
-  }
-  if (reply != NULL)
+  } else if (reply != NULL) {
     ht_span_annotate(span, HT_ANN_CLIENT_RECV);
+  }
   if (status == HT_EPEERERROR && reply != NULL) {
     ht_span_kv_int(span, "error.status", reply->status);
     ht_span_set_error(span, reply->status, ht_strerror(reply->status));
@@ -225,10 +228,11 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   ht_span span;
   if (!env->has_trace || ht_span_start_remote(&span, &env->trace, &info) != 0)
     ht_span_start_root(&span, &info, HT_SAMPLE_DEFAULT);
-  ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   if (ht_span_is_sampled(&span) && env == st->rx_env) {
-    record_msg(&span.ctx, 1, env, st->rx_len, peer);
+    record_hop(&span.ctx, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
     ts_count_recv_sampled();
+  } else {
+    ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   }
   tl_saved_has = ts_current(&tl_saved);
   ts_set_current(&span.ctx);
@@ -281,8 +285,11 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   }
   bool sampled = env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED);
   ts_count_send(frame_len, sampled);
-  if (sampled)
-    record_msg(&env->trace, 0, env, frame_len, peer);
+  if (sampled) {
+    bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
+    record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
+               env, frame_len, peer);
+  }
 }
 
 /* --- life cycle */
