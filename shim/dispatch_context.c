@@ -63,7 +63,8 @@ ht_sample_hint ts_take_hint(void) {
 enum { C_SENT, C_RECV, C_BSENT, C_BRECV, C_SSENT, C_SRECV, C_FAILED, C_N };
 
 typedef struct tcounters {
-  atomic_uint_fast64_t v[C_N]; /* written by the owner, read by anyone */
+  /* written by the owner, read by anyone; on lines of their own */
+  _Alignas(64) atomic_uint_fast64_t v[C_N];
   struct tcounters *prev, *next;
 } tcounters;
 
@@ -93,9 +94,10 @@ static tcounters *mine(void) {
   if (__builtin_expect(c != NULL, 1))
     return c;
   pthread_once(&reg_once, make_key);
-  c = calloc(1, sizeof(*c));
+  c = aligned_alloc(_Alignof(tcounters), sizeof(*c));
   if (c == NULL)
     return &fallback; /* counts still go somewhere (racy, never lost) */
+  memset(c, 0, sizeof(*c));
   pthread_mutex_lock(&reg_lock);
   c->next = reg.next;
   c->prev = &reg;

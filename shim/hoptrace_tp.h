@@ -20,6 +20,13 @@
  *                for int entries)
  *   status:      code (int32), message
  *   msg_send, msg_recv: type (envelope type), seq, size (bytes), peer
+ *   hop_send, hop_recv: name (the Dapper annotation: "cs"/"ss" on send,
+ *                "sr"/"cr" on receive, never empty), type, seq, size, peer:
+ *                one event for what an annotation plus a msg_send/msg_recv
+ *                record, at the moment the frame was encoded / decoded.
+ *                The traced messenger writes these (8 events per sampled
+ *                request and reply instead of 12); a reader treats one
+ *                as the annotation and the message event together.
  * Timestamps are the tracer's. Must never: contain logic beyond the event
  * description (it is compiled into two objects: libhoptrace's call sites
  * and libhoptrace-tp.so's probes).
@@ -122,6 +129,28 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, msg, hoptrace, msg_send,
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, msg, hoptrace, msg_recv,
   LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, type, uint64_t, seq,
                     uint64_t, size, const char *, peer))
+
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(hoptrace, hop,
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, const char *, name,
+                    uint8_t, type, uint64_t, seq, uint64_t, size,
+                    const char *, peer),
+  LTTNG_UST_TP_FIELDS(
+    HOPTRACE_TP_ID_FIELDS(c)
+    lttng_ust_field_string(name, name)
+    lttng_ust_field_integer(uint8_t, type, type)
+    lttng_ust_field_integer(uint64_t, seq, seq)
+    lttng_ust_field_integer(uint64_t, size, size)
+    lttng_ust_field_string(peer, peer)))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, hop, hoptrace, hop_send,
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, const char *, name,
+                    uint8_t, type, uint64_t, seq, uint64_t, size,
+                    const char *, peer))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, hop, hoptrace, hop_recv,
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, const char *, name,
+                    uint8_t, type, uint64_t, seq, uint64_t, size,
+                    const char *, peer))
 
 #endif /* HOPTRACE_TP_H */
 

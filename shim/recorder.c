@@ -87,6 +87,22 @@ static void on_msg(const ht_trace_context *c, int dir, uint32_t type,
   }
 }
 
+static void on_hop(const ht_trace_context *c, int dir, const char *ann,
+                   uint32_t type, uint64_t seq, uint64_t size,
+                   const char *peer) {
+  if (dir == 0) {
+    lttng_ust_tracepoint(hoptrace, hop_send, c, ann, (uint8_t)type, seq, size,
+                         peer);
+    if (HT_USDT_ENABLED(hop_send))
+      USDT(9, hop_send, IDS(c), ann, type, seq, size, peer);
+  } else {
+    lttng_ust_tracepoint(hoptrace, hop_recv, c, ann, (uint8_t)type, seq, size,
+                         peer);
+    if (HT_USDT_ENABLED(hop_recv))
+      USDT(9, hop_recv, IDS(c), ann, type, seq, size, peer);
+  }
+}
+
 const ht_event_ops ht_recorder_ops = {
     .span_start = on_span_start,
     .span_end = on_span_end,
@@ -96,4 +112,5 @@ const ht_event_ops ht_recorder_ops = {
     .kvs = on_kvs,
     .status = on_status,
     .msg = on_msg,
+    .hop = on_hop,
 };

@@ -1,16 +1,20 @@
 /* The traced messenger: the transport's hook table filled with spans.
  * Client side: before_encode starts a client span (root or child of the
- * thread's current context), records "cs" and stamps the envelope;
- * on_reply records "cr" or the error and finishes it. Server side:
- * before_dispatch continues the sender's trace in a server span ("sr")
- * and makes it the current context while the handler runs; the reply's
- * before_encode records "ss" and stamps it; request_done finishes it.
- * Message events go to the span of the hop's own decision.
+ * thread's current context) and stamps the envelope; on_message(SEND)
+ * records "cs" with the frame (one hop_send event); on_reply records "cr"
+ * with the reply (hop_recv) or the error and finishes it. Server side:
+ * before_dispatch continues the sender's trace in a server span ("sr"
+ * with the frame, hop_recv) and makes it the current context while the
+ * handler runs; the reply's before_encode stamps it, on_message(SEND)
+ * records "ss" (hop_send); request_done finishes it. Message events go
+ * to the span of the hop's own decision.
  *
  * Must never: call back into the messenger, block (one short lock per
- * live span, to find leftovers at close), record anything for an
- * unsampled span, or trust the incoming SAMPLED/DEBUG flags beyond what
- * the sampling policy allows (ht_span_start_remote decides).
+ * sampled span, to find leftovers at close), lock or allocate for an
+ * unsampled span (server spans live in the transport's slot storage),
+ * record anything for an unsampled span, or trust the incoming
+ * SAMPLED/DEBUG flags beyond what the sampling policy allows
+ * (ht_span_start_remote decides).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,11 +30,14 @@
 
 typedef struct ts_state ts_state;
 
-/* A span the shim owns between two hooks (client call, server request or
- * one-way), linked into its messenger's live list so close frees it. */
+/* A span the shim holds between two hooks (client call, server request
+ * or one-way). Sampled ones are linked into the messenger's live list so
+ * that close records what was never finished. */
 typedef struct ts_slot {
   ht_span span;
   bool replied;        /* server: the reply was encoded ("ss") ... */
+  bool linked;         /* in the live list */
+  bool owned;          /* malloc'd here (client); else transport storage */
   int32_t sent_status; /* ... with this status */
   ts_state *st;
   struct ts_slot *prev, *next;
@@ -52,28 +59,36 @@ static _Thread_local bool tl_saved_has;
 
 /* --- live list */
 
-static ts_slot *slot_new(ts_state *st) {
-  ts_slot *s = malloc(sizeof(*s));
-  if (s == NULL)
-    return NULL;
+static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
+                      bool owned) {
+  s->span = *span;
   s->st = st;
   s->replied = false;
+  s->linked = false;
+  s->owned = owned;
+  if (!ht_span_is_sampled(span))
+    return; /* records nothing at close: no need to find it */
+  s->linked = true;
   pthread_mutex_lock(&st->lock);
   s->next = st->live.next;
   s->prev = &st->live;
   st->live.next->prev = s;
   st->live.next = s;
   pthread_mutex_unlock(&st->lock);
-  return s;
 }
 
-static void slot_free(ts_slot *s) {
-  ts_state *st = s->st;
-  pthread_mutex_lock(&st->lock);
-  s->prev->next = s->next;
-  s->next->prev = s->prev;
-  pthread_mutex_unlock(&st->lock);
-  free(s);
+/* The slot's last sight: unlinked, and freed if it is ours. */
+static void slot_release(ts_slot *s) {
+  if (s->linked) {
+    ts_state *st = s->st;
+    pthread_mutex_lock(&st->lock);
+    s->prev->next = s->next;
+    s->next->prev = s->prev;
+    pthread_mutex_unlock(&st->lock);
+    s->linked = false;
+  }
+  if (s->owned)
+    free(s);
 }
 
 /* --- small helpers */
@@ -82,12 +97,13 @@ static const char *op_of(const ht_envelope *env) {
   return env->operation != NULL ? env->operation : "";
 }
 
-static void record_msg(const ht_trace_context *ctx, int dir,
-                       const ht_envelope *env, size_t size,
-                       const char *peer) {
+/* The annotation of a hop and its message in one event (shim/README). */
+static void record_hop(const ht_trace_context *ctx, int dir,
+                       const char *annotation, const ht_envelope *env,
+                       size_t size, const char *peer) {
   const ht_event_ops *ops = ht_events_current();
   if (ops != NULL)
-    ops->msg(ctx, dir, (uint32_t)env->type, env->sequence, size,
+    ops->hop(ctx, dir, annotation, (uint32_t)env->type, env->sequence, size,
              peer != NULL ? peer : "");
 }
 
@@ -130,20 +146,20 @@ static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
                        st->service, ""};
   ht_span span;
   start_client(&span, &info);
-  ht_span_annotate(&span, HT_ANN_CLIENT_SEND);
+  /* "cs" goes with the frame, once it is encoded (h_on_message) */
   env->has_trace = true;
   env->trace = span.ctx;
   if (env->type == HT_MSG_ONEWAY || !ht_span_is_sampled(&span)) {
     ht_span_finish(&span); /* nothing to wait for (or nothing recorded) */
     return;
   }
-  ts_slot *s = slot_new(st);
+  ts_slot *s = malloc(sizeof(*s));
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
     ht_span_finish(&span);
     return;
   }
-  s->span = span;
+  slot_init(s, st, &span, true);
   *slot = s;
 }
 
@@ -155,7 +171,7 @@ static void encode_reply(ht_envelope *env, void **slot) {
     return;
   if (env->status != 0)
     ht_span_set_error(&s->span, env->status, ht_strerror(env->status));
-  ht_span_annotate(&s->span, HT_ANN_SERVER_SEND);
+  /* "ss" goes with the frame, once it is encoded (h_on_message) */
   s->replied = true;
   s->sent_status = env->status;
   env->has_trace = true;
@@ -181,12 +197,12 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     return;
   }
   ht_span *span = &s->span;
-  if (reply != NULL && reply == st->rx_env) {
-    record_msg(&span->ctx, 1, reply, st->rx_len, NULL);
+  if (reply != NULL && reply == st->rx_env && ht_span_is_sampled(span)) {
+    record_hop(&span->ctx, 1, HT_ANN_CLIENT_RECV, reply, st->rx_len, NULL);
     ts_count_recv_sampled();
-  }
-  if (reply != NULL)
+  } else if (reply != NULL) {
     ht_span_annotate(span, HT_ANN_CLIENT_RECV);
+  }
   if (status == HT_EPEERERROR && reply != NULL) {
     ht_span_kv_int(span, "error.status", reply->status);
     ht_span_set_error(span, reply->status, ht_strerror(reply->status));
@@ -197,7 +213,7 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
   if (status != 0)
     ts_count_failed();
   ht_span_finish(span);
-  slot_free(s);
+  slot_release(s);
 }
 
 /* --- server side: dispatch */
@@ -212,21 +228,21 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   ht_span span;
   if (!env->has_trace || ht_span_start_remote(&span, &env->trace, &info) != 0)
     ht_span_start_root(&span, &info, HT_SAMPLE_DEFAULT);
-  ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   if (ht_span_is_sampled(&span) && env == st->rx_env) {
-    record_msg(&span.ctx, 1, env, st->rx_len, peer);
+    record_hop(&span.ctx, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
     ts_count_recv_sampled();
+  } else {
+    ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   }
   tl_saved_has = ts_current(&tl_saved);
   ts_set_current(&span.ctx);
-  ts_slot *s = slot_new(st);
+  ts_slot *s = *dispatch_slot; /* the transport's storage */
   if (s == NULL) {
-    ht_span_set_error(&span, HT_ENOMEM, "no memory for the server span");
+    ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
     ht_span_finish(&span); /* the handler still runs in its context */
     return;
   }
-  s->span = span;
-  *dispatch_slot = s;
+  slot_init(s, st, &span, false);
 }
 
 static void h_after_dispatch(void *arg, const ht_envelope *env,
@@ -237,7 +253,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   ts_slot *s = oneway_slot;
   if (s != NULL) {
     ht_span_finish(&s->span);
-    slot_free(s);
+    slot_release(s);
   }
 }
 
@@ -253,7 +269,7 @@ static void h_request_done(void *arg, void *dispatch_slot, int status) {
     ht_span_set_error(&s->span, status, ht_strerror(status));
   }
   ht_span_finish(&s->span);
-  slot_free(s);
+  slot_release(s);
 }
 
 /* --- message events and counters */
@@ -269,8 +285,11 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   }
   bool sampled = env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED);
   ts_count_send(frame_len, sampled);
-  if (sampled)
-    record_msg(&env->trace, 0, env, frame_len, peer);
+  if (sampled) {
+    bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
+    record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
+               env, frame_len, peer);
+  }
 }
 
 /* --- life cycle */
@@ -283,7 +302,7 @@ static void h_destroy(void *arg) {
     ts_slot *s = st->live.next;
     ht_span_set_error(&s->span, HT_ESHUTDOWN, "messenger closed");
     ht_span_finish(&s->span);
-    slot_free(s);
+    slot_release(s);
   }
   pthread_mutex_destroy(&st->lock);
   free(st->service);
@@ -299,6 +318,7 @@ static const ht_transport_hooks traced_hooks = {
     .on_reply = h_on_reply,
     .on_message = h_on_message,
     .destroy = h_destroy,
+    .dispatch_slot_size = sizeof(ts_slot),
 };
 
 int ht_shim_traced_messenger_new(ht_messenger **out,

@@ -33,5 +33,7 @@ HT_USDT_SEMAPHORE(kvs);
 HT_USDT_SEMAPHORE(status);
 HT_USDT_SEMAPHORE(msg_send);
 HT_USDT_SEMAPHORE(msg_recv);
+HT_USDT_SEMAPHORE(hop_send);
+HT_USDT_SEMAPHORE(hop_recv);
 
 #endif /* HT_SHIM_USDT_H */

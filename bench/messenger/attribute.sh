@@ -3,17 +3,19 @@
 # bench_messenger under callgrind (instructions are exact where wall time
 # on a shared machine is not) and prints user-space instructions per
 # request, plain vs traced, and the functions that differ most.
-#   bench/messenger/attribute.sh [BUILD_DIR] [CELL_A] [CELL_B]
-# (cells: 0 plain, 1 traced 0 %, 2 traced 1 %, 3 traced 100 %)
+#   bench/messenger/attribute.sh [BUILD_DIR] [CELL_A] [CELL_B] [SECONDS]
+# (cells: 0 plain, 1 traced 0 %, 2 traced 1 %, 3 traced 100 %). Start-up
+# (dynamic linking, thread creation) is divided among the requests too:
+# SECONDS (default 2) long enough keeps it to a few instructions each.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-a=${2:-0} b=${3:-1}
+a=${2:-0} b=${3:-1} secs=${4:-2}
 out=$(mktemp -d /tmp/ht-cg-XXXXXX)
 trap 'rm -rf "$out"' EXIT
 for c in "$a" "$b"; do
   BENCH_CELL=$c HT_LTTNG=0 timeout 600 valgrind --tool=callgrind \
-    --callgrind-out-file="$out/cg.$c" "$build/bench/messenger/bench_messenger" 2 1 \
+    --callgrind-out-file="$out/cg.$c" "$build/bench/messenger/bench_messenger" "$secs" 1 \
     2> "$out/log.$c"
   grep -o "requests [0-9]*" "$out/log.$c" | cut -d' ' -f2 > "$out/n.$c"
 done

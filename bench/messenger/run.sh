@@ -34,5 +34,5 @@ echo "recording cell: $events events in the session; $(grep -ci discarded "$out/
 {
   echo
   echo "## where the cost goes (callgrind, bench/messenger/attribute.sh: plain vs traced 0 %)"
-  "$root/bench/messenger/attribute.sh" "$build" 0 1 | head -22
+  "$root/bench/messenger/attribute.sh" "$build" 0 1 8 | head -22
 } | tee -a "$results"

@@ -65,6 +65,12 @@ typedef struct ht_envelope {
   size_t payload_len;
 } ht_envelope;
 
+/* An upper bound of the header size of any envelope whose operation is
+ * operation_len bytes long (prefix included). A buffer of this size
+ * never gives HT_ENOSPC, and lets ht_frame_encode_header write in one
+ * pass without computing the exact size first. */
+#define HT_FRAME_HEADER_MAX(operation_len) ((size_t)96u + (size_t)(operation_len))
+
 /* Exact size of the header ht_frame_encode_header would write for env,
  * or 0 if env cannot be encoded (bad type, frame over HT_FRAME_HARD_MAX). */
 size_t ht_frame_header_size(const ht_envelope *env);
@@ -108,6 +114,10 @@ int ht_frame_reader_feed(ht_frame_reader *reader, const void *data,
 /* End of stream: 0 if the reader is between frames, HT_ETRUNCATED if a
  * partial frame is buffered, or the poisoning error. */
 int ht_frame_reader_finish(ht_frame_reader *reader);
+
+/* Length (prefix included) of the frame the last successful
+ * ht_frame_reader_feed decoded, as it was on the wire; 0 before any. */
+size_t ht_frame_reader_frame_len(const ht_frame_reader *reader);
 
 /* Bytes of the current partial frame held by the reader. */
 size_t ht_frame_reader_buffered(const ht_frame_reader *reader);

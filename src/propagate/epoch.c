@@ -16,8 +16,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* One cache line each: every read section stores into its record, and
+ * two threads' records sharing a line would bounce it between cores. */
 struct ht_epoch_reader {
-  _Atomic uint64_t active; /* epoch at entry, 0 = quiescent */
+  _Alignas(64) _Atomic uint64_t active; /* epoch at entry, 0 = quiescent */
   atomic_int in_use;       /* owned by a live thread */
   struct ht_epoch_reader *next;
 };
@@ -66,9 +68,10 @@ static ht_epoch_reader *claim_reader(void) {
     if (atomic_compare_exchange_strong(&r->in_use, &free_slot, 1))
       return r;
   }
-  ht_epoch_reader *r = calloc(1, sizeof(*r));
+  ht_epoch_reader *r = aligned_alloc(_Alignof(ht_epoch_reader), sizeof(*r));
   if (!r)
     return NULL;
+  atomic_init(&r->active, 0);
   atomic_init(&r->in_use, 1);
   ht_epoch_reader *head = atomic_load(&readers);
   do

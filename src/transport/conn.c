@@ -86,7 +86,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
       tr_conn_close(c, HT_ECONNRESET);
       return;
     }
-    tr_dispatch(c, &env);
+    tr_dispatch(c, &env, ht_frame_reader_frame_len(c->reader));
   }
 }
 

@@ -21,12 +21,17 @@ static void deliver_request(tr_conn *c, const ht_envelope *env) {
   ht_messenger *m = c->m;
   bool is_request = env->type == HT_MSG_REQUEST;
   const tr_handler *h = tr_find_handler(m, env->operation);
+  ht_request *req = NULL;
+  int rc = is_request ? tr_request_new(c, env, &req) : 0;
+  /* The hooks' slot storage: the request's, else (one-way, or no memory
+   * for the request) this frame's, which outlives the slot's last hook. */
+  _Alignas(max_align_t) unsigned char local[HT_HOOK_SLOT_MAX];
   void *slot = NULL;
+  if (m->has_hooks && m->hooks.dispatch_slot_size > 0)
+    slot = req != NULL ? tr_request_storage(req) : (void *)local;
   if (m->has_hooks && m->hooks.before_dispatch != NULL)
     m->hooks.before_dispatch(m->hooks_arg, env, c->name, &slot);
-  ht_request *req = NULL;
   if (is_request) {
-    int rc = tr_request_new(c, env, &req);
     if (rc != 0) {
       tr_log(m, HT_LOG_WARN, "%s: dropping request: %s", c->name,
              ht_strerror(rc));
@@ -51,13 +56,12 @@ static void deliver_request(tr_conn *c, const ht_envelope *env) {
     m->hooks.after_dispatch(m->hooks_arg, env, is_request ? NULL : slot);
 }
 
-void tr_dispatch(tr_conn *c, const ht_envelope *env) {
+void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len) {
   ht_messenger *m = c->m;
   if (c->peer != NULL)
     c->peer->backoff_ms = 0; /* the peer works: reconnect fast next time */
   if (m->has_hooks && m->hooks.on_message != NULL)
-    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env,
-                        ht_frame_header_size(env) + env->payload_len, c->name);
+    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name);
   switch (env->type) {
   case HT_MSG_REPLY:
   case HT_MSG_ERROR:

@@ -69,7 +69,19 @@ typedef struct ht_transport_hooks {
   /* Called once from ht_messenger_close after the loop stopped, and on a
    * failed construction. */
   void (*destroy)(void *arg);
+
+  /* Bytes of storage the transport keeps for each dispatch slot, so a
+   * traced layer needs no allocation per message. 0: none, and
+   * *dispatch_slot starts NULL. Else (at most HT_HOOK_SLOT_MAX)
+   * *dispatch_slot starts pointing at that many uninitialised bytes,
+   * aligned for any type, owned by the transport (inside the ht_request,
+   * or on the loop's stack for a one-way) and valid until request_done
+   * (request) or after_dispatch (one-way) returns. The hook may replace
+   * the pointer (NULL, or memory of its own it frees itself). */
+  size_t dispatch_slot_size;
 } ht_transport_hooks;
+
+#define HT_HOOK_SLOT_MAX 256u
 
 /* Builds a messenger with the hook table `hooks` (copied; NULL: plain) and
  * its argument. On failure hooks->destroy(hooks_arg) has been called.

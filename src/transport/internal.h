@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <uv.h>
@@ -152,8 +153,10 @@ struct ht_request {
   ht_messenger *m; /* referenced */
   tr_conn *conn;   /* referenced */
   uint64_t seq;
-  void *slot; /* hooks' dispatch slot */
-  char op[];
+  void *slot;      /* hooks' dispatch slot */
+  const char *op;  /* in tail, after the slot storage */
+  /* hooks.dispatch_slot_size bytes (rounded up), then op */
+  _Alignas(max_align_t) unsigned char tail[];
 };
 
 typedef struct tr_handler {
@@ -270,7 +273,8 @@ void tr_conn_flush_all(ht_messenger *m);
 void tr_conn_update_reading(tr_conn *c);
 
 /* dispatch.c */
-void tr_dispatch(tr_conn *c, const ht_envelope *env);
+/* frame_len: the frame as received, prefix included. */
+void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len);
 
 /* peer.c */
 void tr_peer_unref(ht_peer *p);
@@ -284,5 +288,7 @@ void tr_listener_close(tr_listener *l);
 
 /* request.c */
 int tr_request_new(tr_conn *c, const ht_envelope *env, ht_request **out);
+/* The request's dispatch slot storage (hooks.dispatch_slot_size > 0). */
+static inline void *tr_request_storage(ht_request *req) { return req->tail; }
 
 #endif /* HT_TRANSPORT_INTERNAL_H */

@@ -306,6 +306,12 @@ int ht_transport_messenger_new(ht_messenger **out,
   atomic_init(&m->tokens_open, 0);
   atomic_init(&m->next_seq, 1);
   m->timer_due = UINT64_MAX;
+  if (hooks != NULL && hooks->dispatch_slot_size > HT_HOOK_SLOT_MAX) {
+    if (hooks->destroy != NULL)
+      hooks->destroy(hooks_arg);
+    free(m);
+    return HT_EINVAL;
+  }
   if (hooks != NULL) {
     m->has_hooks = true;
     m->hooks = *hooks;

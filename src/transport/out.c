@@ -11,9 +11,12 @@
 
 int tr_out_new(const ht_envelope *env, const ht_payload *payload,
                tr_out **out) {
-  size_t hsize = ht_frame_header_size(env);
-  if (hsize == 0)
-    return env->payload_len > HT_FRAME_HARD_MAX ? HT_EFRAMETOOBIG : HT_EINVAL;
+  /* Sized by the bound, not the exact size: the encoder then writes in
+   * one pass (a few dozen spare bytes per frame). */
+  size_t oplen = env->operation != NULL ? strlen(env->operation) : 0;
+  if (oplen > HT_FRAME_HARD_MAX)
+    return HT_EINVAL;
+  size_t hsize = HT_FRAME_HEADER_MAX(oplen);
   bool copy = payload != NULL && payload->len > 0 && payload->done == NULL;
   /* One block: the frame, the header, and the payload copy if any. */
   tr_out *o = malloc(sizeof(*o) + hsize + (copy ? payload->len : 0));
@@ -25,7 +28,9 @@ int tr_out_new(const ht_envelope *env, const ht_payload *payload,
   int rc = ht_frame_encode_header(env, o->header, hsize, &o->header_len);
   if (rc != 0) {
     free(o);
-    return rc;
+    return rc == HT_EFRAMETOOBIG && env->payload_len > HT_FRAME_HARD_MAX
+               ? HT_EFRAMETOOBIG
+               : HT_EINVAL; /* as before: bad envelope */
   }
   if (payload != NULL)
     o->payload = *payload; /* an empty payload may still have a done */

@@ -12,16 +12,20 @@
 int tr_request_new(tr_conn *c, const ht_envelope *env, ht_request **out) {
   const char *op = env->operation != NULL ? env->operation : "";
   size_t n = strlen(op);
-  ht_request *r = malloc(sizeof(*r) + n + 1);
+  size_t align = _Alignof(max_align_t);
+  size_t slot = c->m->has_hooks ? c->m->hooks.dispatch_slot_size : 0;
+  slot = (slot + align - 1) / align * align;
+  ht_request *r = malloc(sizeof(*r) + slot + n + 1);
   if (r == NULL)
     return HT_ENOMEM;
+  r->op = (const char *)r->tail + slot;
   r->m = c->m;
   atomic_fetch_add(&c->m->refs, 1);
   r->conn = c;
   tr_conn_ref(c);
   r->seq = env->sequence;
   r->slot = NULL;
-  memcpy(r->op, op, n + 1);
+  memcpy(r->tail + slot, op, n + 1);
   c->inflight++;
   atomic_fetch_add(&c->m->tokens_open, 1);
   tr_conn_update_reading(c);

@@ -11,4 +11,9 @@
 int envelope_decode(ht_arena *arena, const uint8_t *data, size_t len,
                     ht_envelope *env);
 
+/* The same without the canonical fast path (for tests comparing the
+ * two). */
+int envelope_decode_general(ht_arena *arena, const uint8_t *data,
+                            size_t len, ht_envelope *env);
+
 #endif

@@ -23,6 +23,7 @@ struct ht_frame_reader {
   size_t body_cap;
   size_t body_have;
   size_t body_allocs;
+  size_t delivered_len; /* prefix + body of the last frame handed out */
   int error; /* sticky: a stream with a bad frame cannot resynchronise */
   ht_arena arena;
 };
@@ -49,6 +50,10 @@ void ht_frame_reader_free(ht_frame_reader *reader) {
 
 size_t frame_reader_system_allocs(const ht_frame_reader *reader) {
   return reader->body_allocs + reader->arena.system_allocs;
+}
+
+size_t ht_frame_reader_frame_len(const ht_frame_reader *reader) {
+  return reader->delivered_len;
 }
 
 size_t ht_frame_reader_buffered(const ht_frame_reader *reader) {
@@ -83,7 +88,10 @@ static int deliver(ht_frame_reader *reader, const uint8_t *body,
   int rc = envelope_decode(&reader->arena, body, reader->frame_len, env);
   reader->prefix_have = 0;
   reader->body_have = 0;
-  return rc == 0 ? 0 : poison(reader, rc);
+  if (rc != 0)
+    return poison(reader, rc);
+  reader->delivered_len = HT_FRAME_PREFIX_LEN + reader->frame_len;
+  return 0;
 }
 
 static int reserve_body(ht_frame_reader *reader) {

@@ -23,6 +23,8 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/arena.c
   ${CMAKE_CURRENT_LIST_DIR}/b3.c
   ${CMAKE_CURRENT_LIST_DIR}/envelope_codec.c
+  ${CMAKE_CURRENT_LIST_DIR}/envelope_encode.c
+  ${CMAKE_CURRENT_LIST_DIR}/envelope_fast.c
   ${CMAKE_CURRENT_LIST_DIR}/envelope_scan.c
   ${CMAKE_CURRENT_LIST_DIR}/error.c
   ${CMAKE_CURRENT_LIST_DIR}/frame_reader.c

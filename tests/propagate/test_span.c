@@ -69,8 +69,14 @@ static void r_msg(const ht_trace_context *c, int dir, uint32_t type,
   snprintf(r->a, 64, "%s", peer);
 }
 
-static const ht_event_ops recorder = {r_start, r_end, r_ann, r_kvs_,
-                                      r_kvi, r_kvs, r_status, r_msg};
+static void r_hop(const ht_trace_context *c, int dir, const char *ann,
+                  uint32_t type, uint64_t seq, uint64_t size, const char *peer) {
+  r_ann(c, ann);
+  r_msg(c, dir, type, seq, size, peer);
+}
+
+static const ht_event_ops recorder = {r_start, r_end,    r_ann, r_kvs_, r_kvi,
+                                      r_kvs,   r_status, r_msg, r_hop};
 
 static void use(ht_sampler_kind kind, ht_sampler_kind root, int trust) {
   ht_sampling_config c;

@@ -11,6 +11,8 @@
 
 #include "hoptrace/sampler.h"
 #include "hoptrace/span.h"
+#include "propagate/active.h"
+#include "test_rng.h"
 
 #define DECISIONS 200000
 #define SWAPS 2000
@@ -125,11 +127,56 @@ static void a_swap_is_visible_to_the_next_decision(void **state) {
   }
 }
 
+/* The process decisions (with their clock-free fast path) are exactly a
+ * standalone sampler's with the same configuration, for every kind that
+ * reads no clock, every remote flag combination and every hint. */
+static void process_decisions_match_the_sampler(void **state) {
+  (void)state;
+  static const struct {
+    ht_sampler_kind kind, root;
+    double ratio;
+  } cases[] = {
+      {HT_SAMPLER_ALWAYS, HT_SAMPLER_ALWAYS, 0},
+      {HT_SAMPLER_NEVER, HT_SAMPLER_ALWAYS, 0},
+      {HT_SAMPLER_RATIO, HT_SAMPLER_ALWAYS, 0.3},
+      {HT_SAMPLER_RATIO, HT_SAMPLER_ALWAYS, 0.0},
+      {HT_SAMPLER_RATIO, HT_SAMPLER_ALWAYS, 1.0},
+      {HT_SAMPLER_PARENT, HT_SAMPLER_RATIO, 0.2},
+      {HT_SAMPLER_PARENT, HT_SAMPLER_ALWAYS, 0},
+      {HT_SAMPLER_PARENT, HT_SAMPLER_NEVER, 0},
+  };
+  test_rng rng = {91};
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    ht_sampling_config cfg;
+    ht_sampling_config_default(&cfg);
+    cfg.kind = cases[c].kind;
+    cfg.root_kind = cases[c].root;
+    cfg.ratio = cases[c].ratio;
+    assert_int_equal(ht_sampling_set(&cfg), 0);
+    ht_sampler *s;
+    assert_int_equal(ht_sampler_new(&cfg, &s), 0);
+    for (int i = 0; i < 5000; i++) {
+      uint64_t hi = test_rng_below(&rng, 2) ? test_rng_next(&rng) : 0;
+      uint64_t lo = test_rng_next(&rng) | 1;
+      ht_sample_hint hint = (ht_sample_hint)(test_rng_below(&rng, 8) < 5 ? 0 : test_rng_below(&rng, 4));
+      uint32_t flags = (uint32_t)test_rng_next(&rng) & 0x1fu; /* reserved bits too */
+      if (ht_active_decide_root(hi, lo, hint) !=
+          ht_sampler_decide_root(s, hi, lo, hint, 0))
+        fail_msg("case %zu id %d: root decisions differ", c, i);
+      if (ht_active_decide_remote(hi, lo, flags) !=
+          ht_sampler_decide_remote(s, hi, lo, flags, 0))
+        fail_msg("case %zu id %d: remote decisions (flags 0x%x) differ", c, i, flags);
+    }
+    ht_sampler_free(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(swap_while_deciding),
       cmocka_unit_test(threads_come_and_go_during_swaps),
       cmocka_unit_test(a_swap_is_visible_to_the_next_decision),
+      cmocka_unit_test(process_decisions_match_the_sampler),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

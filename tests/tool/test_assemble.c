@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "assemble.h"
@@ -157,6 +158,78 @@ static void vectored_kvs_become_tags(void **state) {
   assembler_free(a);
 }
 
+/* What a one-span trace holds, to compare two event sequences. */
+typedef struct span_view {
+  size_t n_annotations;
+  char annotations[4][8];
+  int64_t annotation_ns[4];
+  uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
+  char peer[32];
+} span_view;
+
+static void on_one_span(void *user, const trace *t) {
+  span_view *v = user;
+  assert_int_equal(t->n_spans, 1);
+  const span *s = t->spans[0];
+  memset(v, 0, sizeof(*v));
+  v->n_annotations = s->n_annotations;
+  for (size_t i = 0; i < s->n_annotations && i < 4; i++) {
+    snprintf(v->annotations[i], sizeof(v->annotations[i]), "%s", s->annotations[i].value);
+    v->annotation_ns[i] = s->annotations[i].ts_ns;
+  }
+  v->msgs_sent = s->msgs_sent;
+  v->msgs_received = s->msgs_received;
+  v->bytes_sent = s->bytes_sent;
+  v->bytes_received = s->bytes_received;
+  snprintf(v->peer, sizeof(v->peer), "%s", s->peer ? s->peer : "");
+}
+
+static hop_event msg(hop_event_kind kind, int64_t ts, const char *name,
+                     uint64_t size, const char *peer) {
+  hop_event e = ev(kind, ts, 9, 1, 0);
+  e.name = name;
+  e.size = size;
+  e.peer = peer;
+  e.msg_type = 1;
+  return e;
+}
+
+/* hop_send / hop_recv (the traced messenger's folded events) give the
+ * span exactly what an annotation plus a msg_send / msg_recv give. */
+static void folded_hop_events_equal_annotation_plus_message(void **state) {
+  (void)state;
+  span_view apart, folded;
+  assembler *a = assembler_new(on_one_span, &apart, 0, 0);
+  add(a, ev(HOP_SPAN_START, 0, 9, 1, 0));
+  add(a, ev(HOP_ANNOTATION, 5, 9, 1, 0)); /* name "op" stands for "cs" */
+  add(a, msg(HOP_MSG_SEND, 5, "", 100, "tcp://a:1"));
+  add(a, msg(HOP_MSG_RECV, 20, "", 40, ""));
+  hop_event cr = ev(HOP_ANNOTATION, 20, 9, 1, 0);
+  cr.name = "cr";
+  add(a, cr);
+  add(a, ev(HOP_SPAN_END, 30, 9, 1, 0));
+  assembler_flush(a);
+  assembler_free(a);
+  a = assembler_new(on_one_span, &folded, 0, 0);
+  add(a, ev(HOP_SPAN_START, 0, 9, 1, 0));
+  add(a, msg(HOP_HOP_SEND, 5, "op", 100, "tcp://a:1"));
+  add(a, msg(HOP_HOP_RECV, 20, "cr", 40, ""));
+  add(a, ev(HOP_SPAN_END, 30, 9, 1, 0));
+  assembler_flush(a);
+  assembler_free(a);
+  assert_int_equal(folded.n_annotations, 2);
+  assert_memory_equal(&apart, &folded, sizeof(apart));
+  /* a hop event without a name is a message only */
+  a = assembler_new(on_one_span, &folded, 0, 0);
+  add(a, ev(HOP_SPAN_START, 0, 9, 1, 0));
+  add(a, msg(HOP_HOP_SEND, 5, "", 100, "p"));
+  add(a, ev(HOP_SPAN_END, 30, 9, 1, 0));
+  assembler_flush(a);
+  assembler_free(a);
+  assert_int_equal(folded.n_annotations, 0);
+  assert_int_equal(folded.msgs_sent, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(complete_trace_waits_for_grace),
@@ -165,6 +238,7 @@ int main(void) {
       cmocka_unit_test(open_traces_stay_bounded),
       cmocka_unit_test(parent_cycles_are_cut_and_reported),
       cmocka_unit_test(vectored_kvs_become_tags),
+      cmocka_unit_test(folded_hop_events_equal_annotation_plus_message),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,7 +85,56 @@ static void destroy(void *arg) {
 
 static const ht_transport_hooks table = {
     before_encode, before_dispatch, after_dispatch, request_done,
-    on_reply,      on_message,      destroy};
+    on_reply,      on_message,      destroy,        0};
+
+/* --- slot storage kept by the transport (dispatch_slot_size) */
+
+static atomic_int storage_ok, storage_bad;
+
+static void fill_check(void *slot, uint8_t byte, bool fill) {
+  if (slot == NULL || (uintptr_t)slot % _Alignof(max_align_t) != 0) {
+    atomic_fetch_add(&storage_bad, 1);
+    return;
+  }
+  uint8_t *b = slot;
+  for (size_t i = 0; i < HT_HOOK_SLOT_MAX; i++) {
+    if (fill)
+      b[i] = byte;
+    else if (b[i] != byte) {
+      atomic_fetch_add(&storage_bad, 1);
+      return;
+    }
+  }
+  if (!fill)
+    atomic_fetch_add(&storage_ok, 1);
+}
+
+static void storage_dispatch(void *arg, const ht_envelope *env,
+                             const char *peer, void **slot) {
+  (void)arg, (void)peer;
+  fill_check(*slot, (uint8_t)env->sequence, true);
+}
+
+static void storage_after(void *arg, const ht_envelope *env, void *slot) {
+  (void)arg;
+  if (env->type == HT_MSG_ONEWAY) /* its storage lives until here */
+    fill_check(slot, (uint8_t)env->sequence, false);
+  else if (slot != NULL)
+    atomic_fetch_add(&storage_bad, 1);
+}
+
+static void storage_done(void *arg, void *slot, int status) {
+  (void)arg, (void)status;
+  /* the byte pattern: each request's own storage, still intact */
+  uint8_t *b = slot;
+  fill_check(slot, b != NULL ? b[0] : 0, false);
+}
+
+static const ht_transport_hooks storage_table = {
+    .before_dispatch = storage_dispatch,
+    .after_dispatch = storage_after,
+    .request_done = storage_done,
+    .dispatch_slot_size = HT_HOOK_SLOT_MAX};
 
 /* A handler sees its request's dispatch slot through the accessor. */
 static void slot_echo(void *arg, ht_request *req, const ht_envelope *msg) {
@@ -142,9 +191,49 @@ static void test_hooks_see_every_hop(void **state) {
   tt_counter_destroy(&got);
 }
 
+static void on_oneway(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)req, (void)msg;
+  tt_counter_add(arg, 1);
+}
+
+static void test_transport_keeps_slot_storage(void **state) {
+  (void)state;
+  ht_messenger *srv, *cli;
+  assert_int_equal(ht_transport_messenger_new(&srv, NULL, &storage_table, NULL), 0);
+  assert_int_equal(ht_transport_messenger_new(&cli, NULL, NULL, NULL), 0);
+  tt_counter got, ways;
+  tt_counter_init(&got);
+  tt_counter_init(&ways);
+  assert_int_equal(ht_messenger_handle(srv, "echo", tt_echo_handler, NULL), 0);
+  assert_int_equal(ht_messenger_handle(srv, "note", on_oneway, &ways), 0);
+  char url[128];
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, sizeof(url)), 0);
+  ht_peer *p;
+  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  enum { N = 50 };
+  for (int i = 0; i < N; i++) {
+    ht_payload pl = {"x", 1, NULL, NULL};
+    assert_int_equal(ht_peer_request(p, "echo", &pl, NULL, on_user_reply, &got), 0);
+    assert_int_equal(ht_peer_send(p, "note", &pl), 0);
+  }
+  assert_int_equal(tt_counter_wait(&got, N, 10000), N);
+  assert_int_equal(tt_counter_wait(&ways, N, 10000), N);
+  assert_int_equal(ht_messenger_close(cli, 0), 0);
+  assert_int_equal(ht_messenger_close(srv, 0), 0);
+  assert_int_equal(atomic_load(&storage_bad), 0);
+  assert_int_equal(atomic_load(&storage_ok), 2 * N);
+  /* more than the transport keeps: refused */
+  ht_transport_hooks big = storage_table;
+  big.dispatch_slot_size = HT_HOOK_SLOT_MAX + 1;
+  assert_int_equal(ht_transport_messenger_new(&srv, NULL, &big, NULL), HT_EINVAL);
+  tt_counter_destroy(&got);
+  tt_counter_destroy(&ways);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hooks_see_every_hop),
+      cmocka_unit_test(test_transport_keeps_slot_storage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

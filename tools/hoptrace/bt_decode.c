@@ -52,7 +52,8 @@ static const struct {
     {"annotation", HOP_ANNOTATION}, {"kv_str", HOP_KV_STR},
     {"kv_int", HOP_KV_INT},         {"kvs", HOP_KVS},
     {"status", HOP_STATUS},         {"msg_send", HOP_MSG_SEND},
-    {"msg_recv", HOP_MSG_RECV},
+    {"msg_recv", HOP_MSG_RECV},     {"hop_send", HOP_HOP_SEND},
+    {"hop_recv", HOP_HOP_RECV},
 };
 
 bt_decoder *bt_decoder_new(void) { return calloc(1, sizeof(bt_decoder)); }
@@ -278,6 +279,10 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
     out->status = (int32_t)v;
     out->message = get_str(st, m, F_MESSAGE);
     return 0;
+  case HOP_HOP_SEND:
+  case HOP_HOP_RECV:
+    out->name = get_str(st, m, F_NAME);
+    /* fall through - the message fields */
   case HOP_MSG_SEND:
   case HOP_MSG_RECV:
     field_int(member(st, m->field[F_TYPE]), &v);

@@ -19,6 +19,8 @@ typedef enum hop_event_kind {
   HOP_STATUS,
   HOP_MSG_SEND,
   HOP_MSG_RECV,
+  HOP_HOP_SEND, /* msg_send + the annotation in `name` ("cs", "ss") */
+  HOP_HOP_RECV, /* msg_recv + the annotation in `name` ("sr", "cr") */
 } hop_event_kind;
 
 /* Span kinds as the provider writes them. */
@@ -43,7 +45,7 @@ typedef struct hop_event {
   /* span_start */
   uint32_t flags;
   int span_kind;
-  const char *name; /* span_start name, annotation name */
+  const char *name; /* span_start name, annotation name (also hop_*) */
   const char *service, *endpoint;
   /* span_end status, status code */
   int32_t status;
@@ -55,7 +57,7 @@ typedef struct hop_event {
   /* kvs */
   const hop_kv *kvs;
   size_t n_kvs;
-  /* msg_send, msg_recv */
+  /* msg_send, msg_recv, hop_send, hop_recv */
   int msg_type;
   uint64_t seq, size;
   const char *peer;

@@ -244,6 +244,20 @@ int span_apply_event(chunk_pool *pool, trace *t, span *s, const hop_event *ev) {
     s->msgs_received++;
     s->bytes_received += ev->size;
     return set_str(pool, t, &s->peer, ev->peer);
+  case HOP_HOP_SEND:
+  case HOP_HOP_RECV:
+    /* one event for an annotation and a message: both, as if apart */
+    if (ev->name != NULL && ev->name[0] != '\0' &&
+        add_annotation(pool, t, s, ev->ts_ns, ev->name) != 0)
+      return -1;
+    if (ev->kind == HOP_HOP_SEND) {
+      s->msgs_sent++;
+      s->bytes_sent += ev->size;
+    } else {
+      s->msgs_received++;
+      s->bytes_received += ev->size;
+    }
+    return set_str(pool, t, &s->peer, ev->peer);
   }
   return 0;
 }

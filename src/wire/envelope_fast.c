@@ -1,0 +1,146 @@
+/* Canonical envelopes in a few compares. The layout is the one of
+ * envelope_encode.c: version, type, then each of sequence, operation,
+ * status, trace context (hi, lo, span, parent, flags, each optional, in
+ * that order) and payload, optional, in that order, nothing after.
+ * Anything else, and anything invalid (bad version, type or context,
+ * overlong varint, truncation), goes to the general decoder, which keeps
+ * every error class: this file must never accept bytes the general
+ * decoder refuses, never decode them differently, and never allocate
+ * except the operation's copy from the arena. tests/wire/test_fast_path.c
+ * checks both decoders agree on canonical, reordered and cut inputs. */
+#include "envelope_fast.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "wire_bytes.h"
+
+enum {
+  TAG_SEQUENCE = 0x18, TAG_OPERATION = 0x22, TAG_STATUS = 0x28,
+  TAG_TRACE = 0x32, TAG_PAYLOAD = 0x7a,
+  TAG_TRACE_HI = 0x09, TAG_TRACE_LO = 0x11, TAG_SPAN = 0x19,
+  TAG_PARENT = 0x21, TAG_FLAGS = 0x28
+};
+
+/* A varint of at most max_bytes bytes (10: any uint64); false when it is
+ * cut, longer, or over 64 bits. */
+static inline bool get_varint(const uint8_t **pp, const uint8_t *end,
+                              unsigned max_bytes, uint64_t *out) {
+  const uint8_t *p = *pp;
+  if (p < end && *p < 0x80) { /* the common one-byte case */
+    *out = *p;
+    *pp = p + 1;
+    return true;
+  }
+  uint64_t v = 0;
+  for (unsigned i = 0; i < max_bytes && p < end; i++) {
+    uint8_t byte = *p++;
+    if (i == 9 && byte > 1)
+      return false;
+    v |= (uint64_t)(byte & 0x7f) << (7 * i);
+    if ((byte & 0x80) == 0) {
+      *out = v;
+      *pp = p;
+      return true;
+    }
+  }
+  return false;
+}
+
+static inline bool get_fixed64(const uint8_t **pp, const uint8_t *end,
+                               uint8_t tag, uint64_t *out) {
+  const uint8_t *p = *pp;
+  if (p == end || *p != tag)
+    return true; /* absent: stays 0 */
+  if (end - p < 9)
+    return false;
+  *out = wire_load_le64(p + 1);
+  *pp = p + 9;
+  return true;
+}
+
+/* The trace context submessage at *pp (its tag already seen). */
+static bool get_trace(const uint8_t **pp, const uint8_t *end,
+                      ht_trace_context *t) {
+  const uint8_t *p = *pp;
+  if (p == end || *p >= 0x80 || (size_t)(end - p - 1) < *p)
+    return false;
+  const uint8_t *tend = p + 1 + *p;
+  p++;
+  *t = (ht_trace_context){0};
+  if (!get_fixed64(&p, tend, TAG_TRACE_HI, &t->trace_id_hi) ||
+      !get_fixed64(&p, tend, TAG_TRACE_LO, &t->trace_id_lo) ||
+      !get_fixed64(&p, tend, TAG_SPAN, &t->span_id) ||
+      !get_fixed64(&p, tend, TAG_PARENT, &t->parent_span_id))
+    return false;
+  if (p < tend && *p == TAG_FLAGS) {
+    if (tend - p < 2 || p[1] >= 0x80)
+      return false; /* flags above 127: the general decoder */
+    t->flags = p[1];
+    p += 2;
+  }
+  if (p != tend || (t->trace_id_hi | t->trace_id_lo) == 0 || t->span_id == 0)
+    return false;
+  *pp = p;
+  return true;
+}
+
+int envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
+                              size_t len, ht_envelope *env) {
+  const uint8_t *p = data, *end = data + len;
+  if (len < 4 || p[0] != 0x08 || p[1] == 0 || p[1] > HT_WIRE_VERSION ||
+      p[2] != 0x10 || p[3] < HT_MSG_REQUEST || p[3] > HT_MSG_CONTROL)
+    return ENVELOPE_NOT_CANONICAL;
+  *env = (ht_envelope){.version = p[1], .type = (ht_msg_type)p[3],
+                       .operation = ""};
+  p += 4;
+  uint64_t v;
+  if (p < end && *p == TAG_SEQUENCE) {
+    p++;
+    if (!get_varint(&p, end, 10, &env->sequence))
+      return ENVELOPE_NOT_CANONICAL;
+  }
+  const uint8_t *op = NULL;
+  size_t op_len = 0;
+  if (p < end && *p == TAG_OPERATION) {
+    p++;
+    if (!get_varint(&p, end, 10, &v) || v > (uint64_t)(end - p))
+      return ENVELOPE_NOT_CANONICAL;
+    op = p;
+    op_len = (size_t)v;
+    p += op_len;
+  }
+  if (p < end && *p == TAG_STATUS) {
+    p++;
+    if (!get_varint(&p, end, 5, &v) || v > UINT32_MAX)
+      return ENVELOPE_NOT_CANONICAL;
+    uint32_t z = (uint32_t)v; /* zigzag, as protobuf-c's sint32 */
+    env->status = (int32_t)((z >> 1) ^ (uint32_t)-(int32_t)(z & 1));
+  }
+  if (p < end && *p == TAG_TRACE) {
+    p++;
+    if (!get_trace(&p, end, &env->trace))
+      return ENVELOPE_NOT_CANONICAL;
+    env->has_trace = true;
+  }
+  if (p < end && *p == TAG_PAYLOAD) {
+    p++;
+    if (!get_varint(&p, end, 10, &v) || v != (uint64_t)(end - p))
+      return ENVELOPE_NOT_CANONICAL;
+    env->payload_len = (size_t)v;
+    env->payload = v != 0 ? p : NULL;
+    p = end;
+  }
+  if (p != end)
+    return ENVELOPE_NOT_CANONICAL;
+  if (op_len > 0) {
+    char *copy = ht_arena_alloc(arena, op_len + 1);
+    if (copy == NULL)
+      return HT_ENOMEM;
+    memcpy(copy, op, op_len);
+    copy[op_len] = '\0';
+    env->operation = copy;
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+/* Byte-level helpers shared by the envelope encoder and the canonical
+ * decoder: little-endian fixed64 and varints. Internal to src/wire/.
+ * Must never read or write past the bounds the caller checked. */
+#ifndef HT_WIRE_BYTES_H
+#define HT_WIRE_BYTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline void wire_store_le64(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, 8);
+#else
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+static inline uint64_t wire_load_le64(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+#else
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--)
+    v = v << 8 | p[i];
+  return v;
+#endif
+}
+
+/* Writes v as a varint at out (at most 10 bytes); returns the end. */
+static inline uint8_t *wire_put_varint(uint8_t *out, uint64_t v) {
+  while (v >= 0x80) {
+    *out++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *out++ = (uint8_t)v;
+  return out;
+}
+
+#endif
