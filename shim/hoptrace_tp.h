@@ -24,9 +24,20 @@
  *                "sr"/"cr" on receive, never empty), type, seq, size, peer:
  *                one event for what an annotation plus a msg_send/msg_recv
  *                record, at the moment the frame was encoded / decoded.
- *                The traced messenger writes these (8 events per sampled
- *                request and reply instead of 12); a reader treats one
- *                as the annotation and the message event together.
+ *                A reader treats one as the annotation and the message
+ *                event together.
+ *   span_start_send, span_start_recv: the span_start fields (flags,
+ *                kind, name, service, endpoint), then annotation, type,
+ *                seq, size, peer: a span_start and the span's first hop
+ *                (hop_send / hop_recv) in one event, at the hop's time.
+ *   span_end_send, span_end_recv: status, then annotation, type, seq,
+ *                size, peer: the span's last hop and its span_end.
+ *                The traced messenger writes a sampled request and its
+ *                reply as 4 events: span_start_send (client, "cs"),
+ *                span_start_recv (server, "sr"), span_end_send (server,
+ *                "ss"), span_end_recv (client, "cr"); 12 before any
+ *                folding. One-ways, failed sends and spans of the span
+ *                API use the separate events.
  * Timestamps are the tracer's. Must never: contain logic beyond the event
  * description (it is compiled into two objects: libhoptrace's call sites
  * and libhoptrace-tp.so's probes).
@@ -151,6 +162,66 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, hop, hoptrace, hop_recv,
   LTTNG_UST_TP_ARGS(const ht_trace_context *, c, const char *, name,
                     uint8_t, type, uint64_t, seq, uint64_t, size,
                     const char *, peer))
+
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(hoptrace, span_start_hop,
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
+                    const char *, name, const char *, service,
+                    const char *, endpoint, const char *, annotation,
+                    uint8_t, type, uint64_t, seq, uint64_t, size,
+                    const char *, peer),
+  LTTNG_UST_TP_FIELDS(
+    HOPTRACE_TP_ID_FIELDS(c)
+    lttng_ust_field_integer(uint8_t, flags, (uint8_t)(c)->flags)
+    lttng_ust_field_integer(uint8_t, kind, kind)
+    lttng_ust_field_string(name, name)
+    lttng_ust_field_string(service, service)
+    lttng_ust_field_string(endpoint, endpoint)
+    lttng_ust_field_string(annotation, annotation)
+    lttng_ust_field_integer(uint8_t, type, type)
+    lttng_ust_field_integer(uint64_t, seq, seq)
+    lttng_ust_field_integer(uint64_t, size, size)
+    lttng_ust_field_string(peer, peer)))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_start_hop, hoptrace,
+  span_start_send, 
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
+                    const char *, name, const char *, service,
+                    const char *, endpoint, const char *, annotation,
+                    uint8_t, type, uint64_t, seq, uint64_t, size,
+                    const char *, peer))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_start_hop, hoptrace,
+  span_start_recv, 
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
+                    const char *, name, const char *, service,
+                    const char *, endpoint, const char *, annotation,
+                    uint8_t, type, uint64_t, seq, uint64_t, size,
+                    const char *, peer))
+
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(hoptrace, span_end_hop,
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
+                    const char *, annotation, uint8_t, type, uint64_t, seq,
+                    uint64_t, size, const char *, peer),
+  LTTNG_UST_TP_FIELDS(
+    HOPTRACE_TP_ID_FIELDS(c)
+    lttng_ust_field_integer(int32_t, status, status)
+    lttng_ust_field_string(annotation, annotation)
+    lttng_ust_field_integer(uint8_t, type, type)
+    lttng_ust_field_integer(uint64_t, seq, seq)
+    lttng_ust_field_integer(uint64_t, size, size)
+    lttng_ust_field_string(peer, peer)))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_end_hop, hoptrace,
+  span_end_send, 
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
+                    const char *, annotation, uint8_t, type, uint64_t, seq,
+                    uint64_t, size, const char *, peer))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_end_hop, hoptrace,
+  span_end_recv, 
+  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
+                    const char *, annotation, uint8_t, type, uint64_t, seq,
+                    uint64_t, size, const char *, peer))
 
 #endif /* HOPTRACE_TP_H */
 

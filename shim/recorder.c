@@ -103,6 +103,49 @@ static void on_hop(const ht_trace_context *c, int dir, const char *ann,
   }
 }
 
+/* The USDT twins of the folded events are the probes of their parts
+ * (span_start/span_end and hop_send/hop_recv): a probe has at most 12
+ * arguments, and USDT users see the same probes as before the fold. */
+static void usdt_hop(const ht_trace_context *c, int dir, const char *ann,
+                     uint32_t type, uint64_t seq, uint64_t size,
+                     const char *peer) {
+  if (dir == 0 && HT_USDT_ENABLED(hop_send))
+    USDT(9, hop_send, IDS(c), ann, type, seq, size, peer);
+  if (dir != 0 && HT_USDT_ENABLED(hop_recv))
+    USDT(9, hop_recv, IDS(c), ann, type, seq, size, peer);
+}
+
+static void on_span_start_hop(const ht_trace_context *c, const ht_span_info *i,
+                              int dir, const char *ann, uint32_t type,
+                              uint64_t seq, uint64_t size, const char *peer) {
+  if (dir == 0)
+    lttng_ust_tracepoint(hoptrace, span_start_send, c, (uint8_t)i->kind,
+                         i->name, i->service, i->endpoint, ann, (uint8_t)type,
+                         seq, size, peer);
+  else
+    lttng_ust_tracepoint(hoptrace, span_start_recv, c, (uint8_t)i->kind,
+                         i->name, i->service, i->endpoint, ann, (uint8_t)type,
+                         seq, size, peer);
+  if (HT_USDT_ENABLED(span_start))
+    USDT(9, span_start, IDS(c), c->flags, (int)i->kind, i->name, i->service,
+         i->endpoint);
+  usdt_hop(c, dir, ann, type, seq, size, peer);
+}
+
+static void on_span_end_hop(const ht_trace_context *c, int32_t status, int dir,
+                            const char *ann, uint32_t type, uint64_t seq,
+                            uint64_t size, const char *peer) {
+  if (dir == 0)
+    lttng_ust_tracepoint(hoptrace, span_end_send, c, status, ann,
+                         (uint8_t)type, seq, size, peer);
+  else
+    lttng_ust_tracepoint(hoptrace, span_end_recv, c, status, ann,
+                         (uint8_t)type, seq, size, peer);
+  usdt_hop(c, dir, ann, type, seq, size, peer);
+  if (HT_USDT_ENABLED(span_end))
+    USDT(5, span_end, IDS(c), status);
+}
+
 const ht_event_ops ht_recorder_ops = {
     .span_start = on_span_start,
     .span_end = on_span_end,
@@ -113,4 +156,6 @@ const ht_event_ops ht_recorder_ops = {
     .status = on_status,
     .msg = on_msg,
     .hop = on_hop,
+    .span_start_hop = on_span_start_hop,
+    .span_end_hop = on_span_end_hop,
 };

@@ -1,13 +1,15 @@
 /* The traced messenger: the transport's hook table filled with spans.
  * Client side: before_encode starts a client span (root or child of the
  * thread's current context) and stamps the envelope; on_message(SEND)
- * records "cs" with the frame (one hop_send event); on_reply records "cr"
- * with the reply (hop_recv) or the error and finishes it. Server side:
- * before_dispatch continues the sender's trace in a server span ("sr"
- * with the frame, hop_recv) and makes it the current context while the
- * handler runs; the reply's before_encode stamps it, on_message(SEND)
- * records "ss" (hop_send); request_done finishes it. Message events go
- * to the span of the hop's own decision.
+ * records its start with "cs" and the frame (span_start_send);
+ * on_reply records the error if any and the end with "cr" and the reply
+ * (span_end_recv). Server side: before_dispatch continues the sender's
+ * trace in a server span, recorded with "sr" and the frame
+ * (span_start_recv), and makes it the current context while the handler
+ * runs; the reply's before_encode stamps it, on_message(SEND) keeps the
+ * frame's figures and request_done records the end with "ss"
+ * (span_end_send). 4 events per sampled request and reply (shim/README).
+ * One-ways and the unusual paths record the separate events.
  *
  * Must never: call back into the messenger, block (one short lock per
  * sampled span, to find leftovers at close), lock or allocate for an
@@ -25,6 +27,7 @@
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
 #include "propagate/events.h"
+#include "propagate/span_quiet.h"
 #include "traced_internal.h"
 #include "transport/hooks.h"
 
@@ -38,7 +41,13 @@ typedef struct ts_slot {
   bool replied;        /* server: the reply was encoded ("ss") ... */
   bool linked;         /* in the live list */
   bool owned;          /* malloc'd here (client); else transport storage */
+  bool started;        /* client: span_start recorded (with "cs") */
+  bool hop_pending;    /* server: the reply's frame, recorded with the end */
+  uint8_t hop_type;
   int32_t sent_status; /* ... with this status */
+  uint64_t hop_seq, hop_size;
+  const char *hop_peer; /* the request's connection name: lives past the end */
+  char op[40];          /* client: the operation, if the start comes late */
   ts_state *st;
   struct ts_slot *prev, *next;
 } ts_slot;
@@ -66,6 +75,8 @@ static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
   s->replied = false;
   s->linked = false;
   s->owned = owned;
+  s->started = !owned; /* server spans are recorded at once */
+  s->hop_pending = false;
   if (!ht_span_is_sampled(span))
     return; /* records nothing at close: no need to find it */
   s->linked = true;
@@ -97,6 +108,44 @@ static const char *op_of(const ht_envelope *env) {
   return env->operation != NULL ? env->operation : "";
 }
 
+/* --- folded events (shim/README): a span's start with its first hop, its
+ * end with its last */
+
+static void record_start(const ht_span *span, const ht_span_info *info) {
+  const ht_event_ops *ops = ht_events_current();
+  if (ops != NULL && ht_span_is_sampled(span))
+    ops->span_start(&span->ctx, info);
+}
+
+static void record_start_hop(const ht_span *span, const ht_span_info *info,
+                             int dir, const char *annotation,
+                             const ht_envelope *env, size_t size,
+                             const char *peer) {
+  const ht_event_ops *ops = ht_events_current();
+  if (ops != NULL && ht_span_is_sampled(span))
+    ops->span_start_hop(&span->ctx, info, dir, annotation, (uint32_t)env->type,
+                        env->sequence, size, peer != NULL ? peer : "");
+}
+
+static void finish_with_hop(ht_span *span, int dir, const char *annotation,
+                            uint32_t type, uint64_t seq, uint64_t size,
+                            const char *peer) {
+  int32_t status;
+  const ht_event_ops *ops = ht_events_current();
+  if (ht_span_finish_quiet(span, &status) && ops != NULL)
+    ops->span_end_hop(&span->ctx, status, dir, annotation, type, seq, size,
+                      peer != NULL ? peer : "");
+}
+
+/* A client span whose frame never went out: its start, late. */
+static void record_late_start(ts_slot *s) {
+  if (s->started)
+    return;
+  s->started = true;
+  ht_span_info info = {s->op, HT_SPAN_CLIENT, s->st->service, ""};
+  record_start(&s->span, &info);
+}
+
 /* The annotation of a hop and its message in one event (shim/README). */
 static void record_hop(const ht_trace_context *ctx, int dir,
                        const char *annotation, const ht_envelope *env,
@@ -125,41 +174,52 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
  * knows its peer, not its own address, and the peer goes into the
  * msg_send/msg_recv events, which the tool turns into the remote endpoint.
  *
- * Client (or producer) span for an outgoing message on this thread. */
-static void start_client(ht_span *span, const ht_span_info *info) {
+ * Client (or producer) span for an outgoing message on this thread;
+ * quiet: its start is recorded by the caller. */
+static void start_client(ht_span *span, const ht_span_info *info, bool quiet) {
   ht_sample_hint hint = ts_take_hint();
   ht_trace_context cur;
   if (ts_current(&cur)) {
     cur.flags = hinted_flags(cur.flags, hint);
-    if (ht_span_start_local(span, &cur, info) == 0)
+    if ((quiet ? ht_span_start_local_quiet(span, &cur, info)
+               : ht_span_start_local(span, &cur, info)) == 0)
       return;
   }
-  ht_span_start_root(span, info, hint);
+  if (quiet)
+    ht_span_start_root_quiet(span, info, hint);
+  else
+    ht_span_start_root(span, info, hint);
 }
 
 /* --- client side */
 
 static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
-  ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
-                                       ? HT_SPAN_PRODUCER
-                                       : HT_SPAN_CLIENT,
+  bool oneway = env->type == HT_MSG_ONEWAY;
+  ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
                        st->service, ""};
   ht_span span;
-  start_client(&span, &info);
-  /* "cs" goes with the frame, once it is encoded (h_on_message) */
+  /* A request's start goes with its frame, once encoded (h_on_message);
+   * a one-way's span ends here, and its "cs" goes with the frame. */
+  start_client(&span, &info, !oneway);
   env->has_trace = true;
   env->trace = span.ctx;
-  if (env->type == HT_MSG_ONEWAY || !ht_span_is_sampled(&span)) {
+  if (oneway || !ht_span_is_sampled(&span)) {
     ht_span_finish(&span); /* nothing to wait for (or nothing recorded) */
     return;
   }
   ts_slot *s = malloc(sizeof(*s));
   if (s == NULL) {
+    record_start(&span, &info);
     ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
     ht_span_finish(&span);
     return;
   }
   slot_init(s, st, &span, true);
+  size_t n = strlen(info.name);
+  if (n >= sizeof(s->op))
+    n = sizeof(s->op) - 1;
+  memcpy(s->op, info.name, n);
+  s->op[n] = '\0';
   *slot = s;
 }
 
@@ -197,12 +257,7 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     return;
   }
   ht_span *span = &s->span;
-  if (reply != NULL && reply == st->rx_env && ht_span_is_sampled(span)) {
-    record_hop(&span->ctx, 1, HT_ANN_CLIENT_RECV, reply, st->rx_len, NULL);
-    ts_count_recv_sampled();
-  } else if (reply != NULL) {
-    ht_span_annotate(span, HT_ANN_CLIENT_RECV);
-  }
+  record_late_start(s);
   if (status == HT_EPEERERROR && reply != NULL) {
     ht_span_kv_int(span, "error.status", reply->status);
     ht_span_set_error(span, reply->status, ht_strerror(reply->status));
@@ -212,7 +267,15 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
   }
   if (status != 0)
     ts_count_failed();
-  ht_span_finish(span);
+  if (reply != NULL && reply == st->rx_env && ht_span_is_sampled(span)) {
+    finish_with_hop(span, 1, HT_ANN_CLIENT_RECV, (uint32_t)reply->type,
+                    reply->sequence, st->rx_len, NULL);
+    ts_count_recv_sampled();
+  } else {
+    if (reply != NULL)
+      ht_span_annotate(span, HT_ANN_CLIENT_RECV);
+    ht_span_finish(span);
+  }
   slot_release(s);
 }
 
@@ -226,12 +289,14 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
                                        : HT_SPAN_SERVER,
                        st->service, ""};
   ht_span span;
-  if (!env->has_trace || ht_span_start_remote(&span, &env->trace, &info) != 0)
-    ht_span_start_root(&span, &info, HT_SAMPLE_DEFAULT);
+  if (!env->has_trace ||
+      ht_span_start_remote_quiet(&span, &env->trace, &info) != 0)
+    ht_span_start_root_quiet(&span, &info, HT_SAMPLE_DEFAULT);
   if (ht_span_is_sampled(&span) && env == st->rx_env) {
-    record_hop(&span.ctx, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
+    record_start_hop(&span, &info, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
     ts_count_recv_sampled();
   } else {
+    record_start(&span, &info);
     ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   }
   tl_saved_has = ts_current(&tl_saved);
@@ -268,14 +333,20 @@ static void h_request_done(void *arg, void *dispatch_slot, int status) {
   } else if (!s->replied || status != s->sent_status) {
     ht_span_set_error(&s->span, status, ht_strerror(status));
   }
-  ht_span_finish(&s->span);
+  if (s->hop_pending) { /* "ss": the reply just encoded on this thread */
+    s->hop_pending = false;
+    finish_with_hop(&s->span, 0, HT_ANN_SERVER_SEND, s->hop_type, s->hop_seq,
+                    s->hop_size, s->hop_peer);
+  } else {
+    ht_span_finish(&s->span);
+  }
   slot_release(s);
 }
 
 /* --- message events and counters */
 
 static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
-                         size_t frame_len, const char *peer) {
+                         size_t frame_len, const char *peer, void *slot) {
   ts_state *st = arg;
   if (dir == HT_HOOK_RECV) {
     st->rx_env = env;
@@ -285,8 +356,23 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   }
   bool sampled = env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED);
   ts_count_send(frame_len, sampled);
-  if (sampled) {
-    bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
+  if (!sampled)
+    return;
+  bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
+  ts_slot *s = slot;
+  bool own = s != NULL && s->span.ctx.span_id == env->trace.span_id;
+  if (own && reply) { /* request_done follows on this thread: "ss" there */
+    s->hop_pending = true;
+    s->hop_type = (uint8_t)env->type;
+    s->hop_seq = env->sequence;
+    s->hop_size = frame_len;
+    s->hop_peer = peer;
+  } else if (own && !s->started) {
+    s->started = true;
+    ht_span_info info = {op_of(env), HT_SPAN_CLIENT, st->service, ""};
+    record_start_hop(&s->span, &info, 0, HT_ANN_CLIENT_SEND, env, frame_len,
+                     peer);
+  } else {
     record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
                env, frame_len, peer);
   }
@@ -300,6 +386,7 @@ static void h_destroy(void *arg) {
   ts_state *st = arg;
   while (st->live.next != &st->live) {
     ts_slot *s = st->live.next;
+    record_late_start(s);
     ht_span_set_error(&s->span, HT_ESHUTDOWN, "messenger closed");
     ht_span_finish(&s->span);
     slot_release(s);

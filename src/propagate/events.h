@@ -33,6 +33,14 @@ typedef struct ht_event_ops {
    * event: what annotate + msg record, for half the cost. */
   void (*hop)(const ht_trace_context *ctx, int dir, const char *annotation,
               uint32_t type, uint64_t seq, uint64_t size, const char *peer);
+  /* A span's start (or end) and its first (or last) hop in one event:
+   * what span_start (span_end) + hop record. */
+  void (*span_start_hop)(const ht_trace_context *ctx, const ht_span_info *info,
+                         int dir, const char *annotation, uint32_t type,
+                         uint64_t seq, uint64_t size, const char *peer);
+  void (*span_end_hop)(const ht_trace_context *ctx, int32_t status, int dir,
+                       const char *annotation, uint32_t type, uint64_t seq,
+                       uint64_t size, const char *peer);
 } ht_event_ops;
 
 /* Installs the recorder (NULL: record nothing). ops must stay valid for

@@ -10,6 +10,7 @@
 #include "hoptrace/span.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
+#include "propagate/span_quiet.h"
 
 enum { SPAN_LIVE = 1 };
 
@@ -31,10 +32,11 @@ static inline const ht_event_ops *recorder(const ht_span *span) {
 
 static inline const char *str(const char *s) { return s ? s : ""; }
 
-static void begin(ht_span *span, const ht_span_info *info) {
+/* emit false: the caller records the start itself (span_quiet.h). */
+static void begin(ht_span *span, const ht_span_info *info, bool emit) {
   span->state_ = SPAN_LIVE;
   span->status_ = 0;
-  const ht_event_ops *ops = recorder(span);
+  const ht_event_ops *ops = emit ? recorder(span) : NULL;
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),
                          str(info->endpoint)};
@@ -42,8 +44,8 @@ static void begin(ht_span *span, const ht_span_info *info) {
   }
 }
 
-int ht_span_start_root(ht_span *span, const ht_span_info *info,
-                       ht_sample_hint hint) {
+static int start_root(ht_span *span, const ht_span_info *info,
+                      ht_sample_hint hint, bool emit) {
   if (!span)
     return HT_EINVAL;
   memset(span, 0, sizeof(*span));
@@ -53,8 +55,18 @@ int ht_span_start_root(ht_span *span, const ht_span_info *info,
   span->ctx.span_id = ht_id_span();
   span->ctx.flags = ht_active_decide_root(span->ctx.trace_id_hi,
                                           span->ctx.trace_id_lo, hint);
-  begin(span, info);
+  begin(span, info, emit);
   return 0;
+}
+
+int ht_span_start_root(ht_span *span, const ht_span_info *info,
+                       ht_sample_hint hint) {
+  return start_root(span, info, hint, true);
+}
+
+int ht_span_start_root_quiet(ht_span *span, const ht_span_info *info,
+                             ht_sample_hint hint) {
+  return start_root(span, info, hint, false);
 }
 
 static void child_of(ht_span *span, const ht_trace_context *parent,
@@ -66,8 +78,8 @@ static void child_of(ht_span *span, const ht_trace_context *parent,
   span->ctx.flags = flags;
 }
 
-int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
-                        const ht_span_info *info) {
+static int start_local(ht_span *span, const ht_trace_context *ctx,
+                       const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
   memset(span, 0, sizeof(*span));
@@ -77,8 +89,18 @@ int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
   if (rc != 0)
     return rc;
   child_of(span, ctx, ctx->flags);
-  begin(span, info);
+  begin(span, info, emit);
   return 0;
+}
+
+int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
+                        const ht_span_info *info) {
+  return start_local(span, ctx, info, true);
+}
+
+int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx,
+                              const ht_span_info *info) {
+  return start_local(span, ctx, info, false);
 }
 
 int ht_span_start_child(ht_span *span, const ht_span *parent,
@@ -92,8 +114,8 @@ int ht_span_start_child(ht_span *span, const ht_span *parent,
   return ht_span_start_local(span, &parent->ctx, info);
 }
 
-int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
-                         const ht_span_info *info) {
+static int start_remote(ht_span *span, const ht_trace_context *remote,
+                        const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
   memset(span, 0, sizeof(*span));
@@ -105,8 +127,18 @@ int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
   uint32_t flags = ht_active_decide_remote(remote->trace_id_hi,
                                            remote->trace_id_lo, remote->flags);
   child_of(span, remote, flags);
-  begin(span, info);
+  begin(span, info, emit);
   return 0;
+}
+
+int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
+                         const ht_span_info *info) {
+  return start_remote(span, remote, info, true);
+}
+
+int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote,
+                               const ht_span_info *info) {
+  return start_remote(span, remote, info, false);
 }
 
 void ht_span_annotate(ht_span *span, const char *name) {
@@ -166,6 +198,14 @@ void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
   const ht_event_ops *ops = recorder(span);
   if (ops)
     ops->msg(&span->ctx, 1, type, seq, size, str(peer));
+}
+
+bool ht_span_finish_quiet(ht_span *span, int32_t *status) {
+  bool recorded = recorder(span) != NULL;
+  *status = span != NULL ? span->status_ : 0;
+  if (span)
+    span->state_ = 0;
+  return recorded;
 }
 
 void ht_span_finish(ht_span *span) {

@@ -61,7 +61,8 @@ void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len) {
   if (c->peer != NULL)
     c->peer->backoff_ms = 0; /* the peer works: reconnect fast next time */
   if (m->has_hooks && m->hooks.on_message != NULL)
-    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name);
+    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name,
+                        NULL);
   switch (env->type) {
   case HT_MSG_REPLY:
   case HT_MSG_ERROR:

@@ -62,9 +62,12 @@ typedef struct ht_transport_hooks {
 
   /* A message event: SEND on the sending thread right after encoding
    * (env is what went on the wire, frame_len includes the prefix); RECV on
-   * the loop thread right after decoding. */
+   * the loop thread right after decoding. slot: for the SEND of a request
+   * its request slot (as before_encode left it), of a reply or error the
+   * request's dispatch slot (request_done follows on this thread);
+   * otherwise NULL. */
   void (*on_message)(void *arg, ht_hook_dir dir, const ht_envelope *env,
-                     size_t frame_len, const char *peer);
+                     size_t frame_len, const char *peer, void *slot);
 
   /* Called once from ht_messenger_close after the loop stopped, and on a
    * failed construction. */

@@ -331,7 +331,7 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     o->slot = slot;
     if (m->has_hooks && m->hooks.on_message != NULL)
       m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, o->frame_len,
-                          p->url);
+                          p->url, type == HT_MSG_REQUEST ? slot : NULL);
     rc = on_loop ? tr_submit_out(m, o) : tr_leave_push(m, &o->cmd);
     if (rc != 0)
       tr_out_discard(o);

@@ -82,7 +82,7 @@ static int build_reply(ht_request *req, int32_t status,
     return rc;
   if (m->has_hooks && m->hooks.on_message != NULL)
     m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, (*out)->frame_len,
-                        req->conn->name);
+                        req->conn->name, req->slot);
   (*out)->kind = (tr_out_kind)env.type;
   (*out)->reply_conn = req->conn;
   tr_conn_ref(req->conn);

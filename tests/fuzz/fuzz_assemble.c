@@ -109,7 +109,7 @@ static int64_t ts_add(int64_t ts, int64_t d) {
 static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
                              hop_kv *kvs, size_t max_kvs) {
   memset(ev, 0, sizeof(*ev));
-  ev->kind = (hop_event_kind)(op % 11);
+  ev->kind = (hop_event_kind)(op % 15);
   uint8_t step = byte(r);
   if (step == 0xff)
     *ts = (int64_t)u64(r); /* anywhere, even negative or near the limits */
@@ -152,6 +152,7 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
   ev->seq = byte(r);
   ev->size = byte(r);
   ev->peer = str(r);
+  ev->annotation = ev->name; /* folded start/end events: their hop's */
   switch (ev->kind) {
   case HOP_ANNOTATION:
   case HOP_KV_STR:
@@ -161,6 +162,10 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
     return 1;
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
+  case HOP_SPAN_START_SEND:
+  case HOP_SPAN_START_RECV:
+  case HOP_SPAN_END_SEND:
+  case HOP_SPAN_END_RECV:
     return ev->name != NULL && ev->name[0] != '\0' ? 2 : 1; /* annotation + message */
   case HOP_KVS:
     return ev->n_kvs;

@@ -38,7 +38,8 @@ typedef struct ev {
 #define MAX_EVS 4096
 static ev evs[MAX_EVS];
 static size_t n_evs;
-static size_t n_hops; /* folded hop events among them */
+static size_t n_hops;   /* folded hop events among them */
+static size_t n_folded; /* of which with a span's start or end */
 static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static ev *add_ev(enum ev_kind kind, const ht_trace_context *ctx) {
@@ -110,13 +111,34 @@ static void c_hop(const ht_trace_context *ctx, int dir, const char *ann,
   pthread_mutex_unlock(&ev_lock);
 }
 
-static const ht_event_ops capture_ops = {c_start, c_end,    c_ann, c_kv_str, c_kv_int,
-                                         c_kvs,   c_status, c_msg, c_hop};
+static void c_start_hop(const ht_trace_context *ctx, const ht_span_info *info,
+                        int dir, const char *ann, uint32_t type, uint64_t seq,
+                        uint64_t size, const char *peer) {
+  c_start(ctx, info);
+  c_hop(ctx, dir, ann, type, seq, size, peer);
+  pthread_mutex_lock(&ev_lock);
+  n_folded++;
+  pthread_mutex_unlock(&ev_lock);
+}
+static void c_end_hop(const ht_trace_context *ctx, int32_t status, int dir,
+                      const char *ann, uint32_t type, uint64_t seq,
+                      uint64_t size, const char *peer) {
+  c_hop(ctx, dir, ann, type, seq, size, peer);
+  c_end(ctx, status);
+  pthread_mutex_lock(&ev_lock);
+  n_folded++;
+  pthread_mutex_unlock(&ev_lock);
+}
+
+static const ht_event_ops capture_ops = {
+    c_start, c_end, c_ann, c_kv_str, c_kv_int, c_kvs, c_status, c_msg, c_hop,
+    c_start_hop, c_end_hop};
 
 static void reset_events(void) {
   pthread_mutex_lock(&ev_lock);
   n_evs = 0;
   n_hops = 0;
+  n_folded = 0;
   pthread_mutex_unlock(&ev_lock);
 }
 
@@ -350,6 +372,9 @@ static void check_chain(const char *op) {
     msgs += evs[i].kind == EV_MSG;
   assert_true(msgs >= 8);
   assert_int_equal(n_hops, msgs);
+  /* and every request's spans started and ended with a hop: 4 events a
+   * request (client and server start and end) */
+  assert_true(n_folded >= 8);
   /* the handlers saw their own server span as the current context */
   assert_int_equal(the->seen_a.span_id, sa->ctx.span_id);
   assert_int_equal(the->seen_b.span_id, sb->ctx.span_id);

@@ -75,8 +75,22 @@ static void r_hop(const ht_trace_context *c, int dir, const char *ann,
   r_msg(c, dir, type, seq, size, peer);
 }
 
-static const ht_event_ops recorder = {r_start, r_end,    r_ann, r_kvs_, r_kvi,
-                                      r_kvs,   r_status, r_msg, r_hop};
+static void r_start_hop(const ht_trace_context *c, const ht_span_info *i,
+                        int dir, const char *ann, uint32_t type, uint64_t seq,
+                        uint64_t size, const char *peer) {
+  r_start(c, i);
+  r_hop(c, dir, ann, type, seq, size, peer);
+}
+static void r_end_hop(const ht_trace_context *c, int32_t st, int dir,
+                      const char *ann, uint32_t type, uint64_t seq,
+                      uint64_t size, const char *peer) {
+  r_hop(c, dir, ann, type, seq, size, peer);
+  r_end(c, st);
+}
+
+static const ht_event_ops recorder = {
+    r_start, r_end, r_ann, r_kvs_, r_kvi, r_kvs, r_status, r_msg, r_hop,
+    r_start_hop, r_end_hop};
 
 static void use(ht_sampler_kind kind, ht_sampler_kind root, int trust) {
   ht_sampling_config c;

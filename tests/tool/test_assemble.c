@@ -165,6 +165,11 @@ typedef struct span_view {
   int64_t annotation_ns[4];
   uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
   char peer[32];
+  bool started, ended;
+  int64_t start_ns, end_ns;
+  int32_t status;
+  int kind;
+  char name[16], service[16];
 } span_view;
 
 static void on_one_span(void *user, const trace *t) {
@@ -182,6 +187,14 @@ static void on_one_span(void *user, const trace *t) {
   v->bytes_sent = s->bytes_sent;
   v->bytes_received = s->bytes_received;
   snprintf(v->peer, sizeof(v->peer), "%s", s->peer ? s->peer : "");
+  v->started = s->started;
+  v->ended = s->ended;
+  v->start_ns = s->start_ns;
+  v->end_ns = s->end_ns;
+  v->status = s->status;
+  v->kind = s->kind;
+  snprintf(v->name, sizeof(v->name), "%s", s->name ? s->name : "");
+  snprintf(v->service, sizeof(v->service), "%s", s->service ? s->service : "");
 }
 
 static hop_event msg(hop_event_kind kind, int64_t ts, const char *name,
@@ -230,6 +243,39 @@ static void folded_hop_events_equal_annotation_plus_message(void **state) {
   assert_int_equal(folded.msgs_sent, 1);
 }
 
+/* span_start_send .. span_end_recv (a span's start and end with its
+ * first and last hop) give what span_start + hop_send ... hop_recv +
+ * span_end give. */
+static void folded_start_and_end_equal_the_separate_events(void **state) {
+  (void)state;
+  span_view apart, folded;
+  for (int k = 0; k < 2; k++) {
+    assembler *a = assembler_new(on_one_span, k ? &folded : &apart, 0, 0);
+    hop_event start = msg(k ? HOP_SPAN_START_SEND : HOP_SPAN_START, 5, "op", 100, "tcp://a:1");
+    start.annotation = "cs";
+    hop_event end = msg(k ? HOP_SPAN_END_RECV : HOP_SPAN_END, 20, "op", 40, "");
+    end.annotation = "cr";
+    end.status = 7;
+    add(a, start);
+    if (!k)
+      add(a, msg(HOP_HOP_SEND, 5, "cs", 100, "tcp://a:1"));
+    if (!k)
+      add(a, msg(HOP_HOP_RECV, 20, "cr", 40, ""));
+    add(a, end);
+    assembler_flush(a);
+    assembler_free(a);
+  }
+  assert_int_equal(folded.n_annotations, 2);
+  assert_int_equal(folded.msgs_sent, 1);
+  assert_int_equal(folded.msgs_received, 1);
+  assert_true(folded.started && folded.ended);
+  assert_int_equal(folded.start_ns, 5);
+  assert_int_equal(folded.end_ns, 20);
+  assert_int_equal(folded.status, 7);
+  assert_string_equal(folded.name, "op");
+  assert_memory_equal(&apart, &folded, sizeof(apart));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(complete_trace_waits_for_grace),
@@ -239,6 +285,7 @@ int main(void) {
       cmocka_unit_test(parent_cycles_are_cut_and_reported),
       cmocka_unit_test(vectored_kvs_become_tags),
       cmocka_unit_test(folded_hop_events_equal_annotation_plus_message),
+      cmocka_unit_test(folded_start_and_end_equal_the_separate_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

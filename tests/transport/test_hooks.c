@@ -15,7 +15,7 @@
 typedef struct hook_log {
   atomic_int encodes, dispatches, after, done, replies, sends, recvs;
   atomic_int destroyed;
-  atomic_int slot_ok, ctx_ok, reply_ctx_ok;
+  atomic_int slot_ok, ctx_ok, reply_ctx_ok, send_slot_ok;
   int tag; /* which messenger */
 } hook_log;
 
@@ -72,9 +72,18 @@ static void on_reply(void *arg, int status, const ht_envelope *reply,
 }
 
 static void on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
-                       size_t frame_len, const char *peer) {
+                       size_t frame_len, const char *peer, void *slot) {
   hook_log *h = arg;
   (void)peer;
+  /* a request's send sees its request slot, a reply's the dispatch slot */
+  if (dir == HT_HOOK_SEND && env->type == HT_MSG_REQUEST &&
+      (uintptr_t)slot == env->sequence * 2 + 1)
+    atomic_fetch_add(&h->send_slot_ok, 1);
+  if (dir == HT_HOOK_SEND && env->type == HT_MSG_REPLY &&
+      (uintptr_t)slot == env->sequence + 5000)
+    atomic_fetch_add(&h->send_slot_ok, 1);
+  if (dir == HT_HOOK_RECV && slot != NULL)
+    atomic_fetch_add(&h->send_slot_ok, -1000);
   assert_true(frame_len > env->payload_len);
   atomic_fetch_add(dir == HT_HOOK_SEND ? &h->sends : &h->recvs, 1);
 }
@@ -185,6 +194,8 @@ static void test_hooks_see_every_hop(void **state) {
   assert_int_equal(atomic_load(&hs.encodes), N);
   assert_int_equal(atomic_load(&hs.sends), N);
   assert_int_equal(atomic_load(&hs.recvs), N);
+  assert_int_equal(atomic_load(&hc.send_slot_ok), N);
+  assert_int_equal(atomic_load(&hs.send_slot_ok), N);
   assert_int_equal(atomic_load(&hs.destroyed), 1);
   assert_int_equal(atomic_load(&slot_seen), N);
   assert_int_equal(atomic_load(&hc.destroyed), 1);

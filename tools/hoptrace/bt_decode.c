@@ -15,13 +15,13 @@ enum field_slot {
   F_TRACE_HI, F_TRACE_LO, F_SPAN, F_PARENT, F_FLAGS, F_KIND, F_NAME,
   F_SERVICE, F_ENDPOINT, F_STATUS, F_KEY, F_VALUE, F_COUNT, F_KEYS,
   F_TYPES, F_INTS, F_STRS, F_CODE, F_MESSAGE, F_TYPE, F_SEQ, F_SIZE,
-  F_PEER, F_SLOTS
+  F_PEER, F_ANNOTATION, F_SLOTS
 };
 static const char *const slot_names[F_SLOTS] = {
     "trace_id_hi", "trace_id_lo", "span_id", "parent_span_id", "flags",
     "kind", "name", "service", "endpoint", "status", "key", "value",
     "count", "keys", "types", "ints", "strs", "code", "message", "type",
-    "seq", "size", "peer"};
+    "seq", "size", "peer", "annotation"};
 
 enum context_slot { C_VPID, C_VTID, C_PROCNAME, C_SLOTS };
 static const char *const context_names[C_SLOTS] = {"vpid", "vtid", "procname"};
@@ -53,7 +53,10 @@ static const struct {
     {"kv_int", HOP_KV_INT},         {"kvs", HOP_KVS},
     {"status", HOP_STATUS},         {"msg_send", HOP_MSG_SEND},
     {"msg_recv", HOP_MSG_RECV},     {"hop_send", HOP_HOP_SEND},
-    {"hop_recv", HOP_HOP_RECV},
+    {"hop_recv", HOP_HOP_RECV},     {"span_start_send", HOP_SPAN_START_SEND},
+    {"span_start_recv", HOP_SPAN_START_RECV},
+    {"span_end_send", HOP_SPAN_END_SEND},
+    {"span_end_recv", HOP_SPAN_END_RECV},
 };
 
 bt_decoder *bt_decoder_new(void) { return calloc(1, sizeof(bt_decoder)); }
@@ -240,19 +243,48 @@ static void decode_context(bt_decoder *d, const bt_event *event,
   out->hostname = hostname_of(d, event);
 }
 
+static void decode_msg_fields(const bt_field *st, const class_map *m,
+                              hop_event *out) {
+  int64_t v = 0;
+  field_int(member(st, m->field[F_TYPE]), &v);
+  out->msg_type = (int)v;
+  get_u64(st, m, F_SEQ, &out->seq);
+  get_u64(st, m, F_SIZE, &out->size);
+  out->peer = get_str(st, m, F_PEER);
+}
+
+static void decode_start_fields(const bt_field *st, const class_map *m,
+                                hop_event *out) {
+  int64_t v = 0;
+  field_int(member(st, m->field[F_FLAGS]), &v);
+  out->flags = (uint32_t)v;
+  v = 0;
+  field_int(member(st, m->field[F_KIND]), &v);
+  out->span_kind = (int)v;
+  out->name = get_str(st, m, F_NAME);
+  out->service = get_str(st, m, F_SERVICE);
+  out->endpoint = get_str(st, m, F_ENDPOINT);
+}
+
 static int decode_kind_fields(bt_decoder *d, const bt_field *st,
                               const class_map *m, hop_event *out) {
   int64_t v = 0;
   switch (m->kind) {
+  case HOP_SPAN_START_SEND:
+  case HOP_SPAN_START_RECV:
+    decode_start_fields(st, m, out);
+    out->annotation = get_str(st, m, F_ANNOTATION);
+    decode_msg_fields(st, m, out);
+    return 0;
+  case HOP_SPAN_END_SEND:
+  case HOP_SPAN_END_RECV:
+    field_int(member(st, m->field[F_STATUS]), &v);
+    out->status = (int32_t)v;
+    out->annotation = get_str(st, m, F_ANNOTATION);
+    decode_msg_fields(st, m, out);
+    return 0;
   case HOP_SPAN_START:
-    field_int(member(st, m->field[F_FLAGS]), &v);
-    out->flags = (uint32_t)v;
-    v = 0;
-    field_int(member(st, m->field[F_KIND]), &v);
-    out->span_kind = (int)v;
-    out->name = get_str(st, m, F_NAME);
-    out->service = get_str(st, m, F_SERVICE);
-    out->endpoint = get_str(st, m, F_ENDPOINT);
+    decode_start_fields(st, m, out);
     return 0;
   case HOP_SPAN_END:
     field_int(member(st, m->field[F_STATUS]), &v);
@@ -282,14 +314,11 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
     out->name = get_str(st, m, F_NAME);
-    /* fall through - the message fields */
+    decode_msg_fields(st, m, out);
+    return 0;
   case HOP_MSG_SEND:
   case HOP_MSG_RECV:
-    field_int(member(st, m->field[F_TYPE]), &v);
-    out->msg_type = (int)v;
-    get_u64(st, m, F_SEQ, &out->seq);
-    get_u64(st, m, F_SIZE, &out->size);
-    out->peer = get_str(st, m, F_PEER);
+    decode_msg_fields(st, m, out);
     return 0;
   }
   return -1;

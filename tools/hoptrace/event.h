@@ -21,6 +21,12 @@ typedef enum hop_event_kind {
   HOP_MSG_RECV,
   HOP_HOP_SEND, /* msg_send + the annotation in `name` ("cs", "ss") */
   HOP_HOP_RECV, /* msg_recv + the annotation in `name` ("sr", "cr") */
+  /* A span's start (end) and its first (last) hop: span_start (span_end)
+   * + the annotation in `annotation` + msg_send / msg_recv. */
+  HOP_SPAN_START_SEND,
+  HOP_SPAN_START_RECV,
+  HOP_SPAN_END_SEND,
+  HOP_SPAN_END_RECV,
 } hop_event_kind;
 
 /* Span kinds as the provider writes them. */
@@ -57,7 +63,9 @@ typedef struct hop_event {
   /* kvs */
   const hop_kv *kvs;
   size_t n_kvs;
-  /* msg_send, msg_recv, hop_send, hop_recv */
+  /* span_start_send/recv, span_end_send/recv: the hop's annotation */
+  const char *annotation;
+  /* msg_send, msg_recv, hop_send, hop_recv, span_start_*, span_end_* */
   int msg_type;
   uint64_t seq, size;
   const char *peer;

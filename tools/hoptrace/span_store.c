@@ -201,26 +201,60 @@ static int apply_context(chunk_pool *pool, trace *t, span *s, const hop_event *e
   return 0;
 }
 
+static int apply_start(chunk_pool *pool, trace *t, span *s, const hop_event *ev) {
+  s->started = true;
+  s->start_ns = ev->ts_ns;
+  s->kind = ev->span_kind;
+  s->flags = ev->flags;
+  s->parent_id = ev->parent_id;
+  if (set_str(pool, t, &s->name, ev->name) || set_str(pool, t, &s->service, ev->service) ||
+      set_str(pool, t, &s->endpoint, ev->endpoint))
+    return -1;
+  return 0;
+}
+
+static void apply_end(span *s, const hop_event *ev) {
+  s->ended = true;
+  s->end_ns = ev->ts_ns;
+  if (ev->status != 0)
+    s->status = ev->status;
+}
+
+/* A message, and the annotation a folded event carries with it. */
+static int apply_hop(chunk_pool *pool, trace *t, span *s, const hop_event *ev,
+                     bool sent, const char *annotation) {
+  if (annotation != NULL && annotation[0] != '\0' &&
+      add_annotation(pool, t, s, ev->ts_ns, annotation) != 0)
+    return -1;
+  if (sent) {
+    s->msgs_sent++;
+    s->bytes_sent += ev->size;
+  } else {
+    s->msgs_received++;
+    s->bytes_received += ev->size;
+  }
+  return set_str(pool, t, &s->peer, ev->peer);
+}
+
 int span_apply_event(chunk_pool *pool, trace *t, span *s, const hop_event *ev) {
   if (apply_context(pool, t, s, ev) != 0)
     return -1;
   switch (ev->kind) {
   case HOP_SPAN_START:
-    s->started = true;
-    s->start_ns = ev->ts_ns;
-    s->kind = ev->span_kind;
-    s->flags = ev->flags;
-    s->parent_id = ev->parent_id;
-    if (set_str(pool, t, &s->name, ev->name) || set_str(pool, t, &s->service, ev->service) ||
-        set_str(pool, t, &s->endpoint, ev->endpoint))
-      return -1;
-    return 0;
+    return apply_start(pool, t, s, ev);
   case HOP_SPAN_END:
-    s->ended = true;
-    s->end_ns = ev->ts_ns;
-    if (ev->status != 0)
-      s->status = ev->status;
+    apply_end(s, ev);
     return 0;
+  case HOP_SPAN_START_SEND:
+  case HOP_SPAN_START_RECV:
+    /* one event for a span_start, an annotation and a message */
+    if (apply_start(pool, t, s, ev) != 0)
+      return -1;
+    return apply_hop(pool, t, s, ev, ev->kind == HOP_SPAN_START_SEND, ev->annotation);
+  case HOP_SPAN_END_SEND:
+  case HOP_SPAN_END_RECV:
+    apply_end(s, ev);
+    return apply_hop(pool, t, s, ev, ev->kind == HOP_SPAN_END_SEND, ev->annotation);
   case HOP_ANNOTATION:
     return add_annotation(pool, t, s, ev->ts_ns, ev->name);
   case HOP_KV_STR:
@@ -237,27 +271,12 @@ int span_apply_event(chunk_pool *pool, trace *t, span *s, const hop_event *ev) {
     s->status = ev->status;
     return set_str(pool, t, &s->status_message, ev->message);
   case HOP_MSG_SEND:
-    s->msgs_sent++;
-    s->bytes_sent += ev->size;
-    return set_str(pool, t, &s->peer, ev->peer);
   case HOP_MSG_RECV:
-    s->msgs_received++;
-    s->bytes_received += ev->size;
-    return set_str(pool, t, &s->peer, ev->peer);
+    return apply_hop(pool, t, s, ev, ev->kind == HOP_MSG_SEND, NULL);
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
     /* one event for an annotation and a message: both, as if apart */
-    if (ev->name != NULL && ev->name[0] != '\0' &&
-        add_annotation(pool, t, s, ev->ts_ns, ev->name) != 0)
-      return -1;
-    if (ev->kind == HOP_HOP_SEND) {
-      s->msgs_sent++;
-      s->bytes_sent += ev->size;
-    } else {
-      s->msgs_received++;
-      s->bytes_received += ev->size;
-    }
-    return set_str(pool, t, &s->peer, ev->peer);
+    return apply_hop(pool, t, s, ev, ev->kind == HOP_HOP_SEND, ev->name);
   }
   return 0;
 }
