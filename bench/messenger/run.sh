@@ -26,7 +26,10 @@ HT_BENCH_SESSION=$session HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so.0" \
 lttng stop "$session" >/dev/null 2>&1 || true
 events=$(timeout 300 babeltrace2 "$out/trace" 2>"$out/bt.err" | wc -l || true)
 results="$root/bench/results/messenger.txt"
-echo "recording cell: $events events in the session; $(grep -ci discarded "$out/bt.err" || true) discard warnings" \
+echo "recording cell: $events events in the session (every process of this host that recorded hoptrace:* meanwhile); $(grep -ci discarded "$out/bt.err" || true) discard warnings" \
+  | tee -a "$results"
+# req/s ratios mean little when other work shares the CPUs: say how busy
+echo "load average after the run (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs" \
   | tee -a "$results"
 # Closing note: where the traced messenger's time goes, in exact
 # instruction counts (wall-clock ratios on a shared 2-CPU machine move by
