@@ -203,6 +203,7 @@ static void shutdown_client(client *c) {
   uv_run(&c->loop, UV_RUN_DEFAULT);
   uv_loop_close(&c->loop);
   free(c->objs);
+  c->objs = NULL;
 }
 
 int main(int argc, char **argv) {
@@ -239,5 +240,15 @@ int main(int argc, char **argv) {
   for (int k = 0; k < OP_KINDS; k++)
     sim_latency_free(&c.st.lat[k]);
   sim_latency_free(&c.st.all);
-  return c.st.verify_failures > 0 || hung ? 1 : 0;
+  free(c.st.settled);
+  uint64_t ok = 0, failed = 0;
+  for (int k = 0; k < OP_KINDS; k++)
+    ok += c.st.ok[k], failed += c.st.failed[k];
+  int accounted = ok + failed == c.issued && c.st.duplicates == 0;
+  if (!accounted)
+    fprintf(stderr, "%s: ACCOUNTING FAILED: %llu issued, %llu answered, %llu failed, "
+                    "%llu duplicates\n", c.name, (unsigned long long)c.issued,
+            (unsigned long long)ok, (unsigned long long)failed,
+            (unsigned long long)c.st.duplicates);
+  return c.st.verify_failures > 0 || hung || !accounted ? 1 : 0;
 }

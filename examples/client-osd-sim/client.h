@@ -43,6 +43,10 @@ typedef struct client_stats {
   uint64_t ok[OP_KINDS], failed[OP_KINDS];
   uint64_t timeouts, conn_errors, peer_errors, other_errors, no_osd;
   uint64_t verified, verify_failures, uncertain_seen, drops;
+  /* exactly-once accounting: one byte per issued operation, set when it
+   * is settled (answered or failed); a second settle is a duplicate */
+  uint8_t *settled;
+  uint64_t settled_cap, duplicates;
   sim_latency lat[OP_KINDS], all;
 } client_stats;
 
@@ -64,6 +68,13 @@ typedef struct client {
 /* Issues operations until inflight (or, in rate mode, the schedule) is
  * satisfied. Loop thread. */
 void workload_fill(client *c);
+
+/* Records that operation seq (0-based issue order) is settled; counts a
+ * duplicate when it already was. 0, or -1 (out of memory). */
+int client_settle(client *c, uint64_t seq);
+
+/* Operations issued and never settled (reported at the end). */
+uint64_t client_unsettled(const client *c);
 
 /* Random number in [0, n). */
 uint64_t client_rand(client *c, uint64_t n);

@@ -19,6 +19,7 @@ void client_report(client *c, double secs, int hung) {
   }
   sim_latency_sort(&s->all);
   double ops_s = secs > 0 ? (double)ok / secs : 0;
+  uint64_t unsettled = client_unsettled(c);
   fprintf(stderr, "%s: %.1f s, %llu ops ok (%.0f ops/s), %llu failed\n", c->name, secs,
           (unsigned long long)ok, ops_s, (unsigned long long)failed);
   fprintf(stderr, "  %-7s %9s %7s %9s %9s %9s %9s\n", "op", "ok", "failed", "p50 us", "p99 us",
@@ -34,12 +35,18 @@ void client_report(client *c, double secs, int hung) {
           (unsigned long long)s->peer_errors, (unsigned long long)s->other_errors,
           (unsigned long long)s->no_osd, (unsigned long long)s->drops);
   fprintf(stderr, "  verification: %llu reads/stats verified, %llu FAILED, "
-                  "%llu saw a failed write that landed%s\n",
+                  "%llu saw a failed write that landed%s\n"
+                  "  accounting: %llu issued = %llu answered + %llu failed; "
+                  "%llu answered twice, %llu never answered\n",
           (unsigned long long)s->verified, (unsigned long long)s->verify_failures,
-          (unsigned long long)s->uncertain_seen, hung ? "; HUNG: answers missing" : "");
+          (unsigned long long)s->uncertain_seen, hung ? "; HUNG: answers missing" : "",
+          (unsigned long long)c->issued, (unsigned long long)ok, (unsigned long long)failed,
+          (unsigned long long)s->duplicates, (unsigned long long)unsettled);
   printf("SIM-CLIENT %s secs=%.2f ops=%llu failed=%llu ops_s=%.1f p50_us=%u p90_us=%u "
          "p99_us=%u p999_us=%u max_us=%u timeouts=%llu conn_errors=%llu peer_errors=%llu "
-         "other_errors=%llu no_osd=%llu verified=%llu verify_failures=%llu writes=%llu hung=%d\n",
+         "other_errors=%llu no_osd=%llu verified=%llu verify_failures=%llu writes=%llu hung=%d "
+         "issued=%llu answered=%llu duplicates=%llu unsettled=%llu reads=%llu stats=%llu "
+         "deletes=%llu\n",
          c->name, secs, (unsigned long long)ok, (unsigned long long)failed, ops_s,
          sim_latency_pct(&s->all, 50), sim_latency_pct(&s->all, 90),
          sim_latency_pct(&s->all, 99), sim_latency_pct(&s->all, 99.9),
@@ -47,6 +54,9 @@ void client_report(client *c, double secs, int hung) {
          (unsigned long long)s->conn_errors, (unsigned long long)s->peer_errors,
          (unsigned long long)s->other_errors, (unsigned long long)s->no_osd,
          (unsigned long long)s->verified, (unsigned long long)s->verify_failures,
-         (unsigned long long)s->ok[OP_WRITE], hung);
+         (unsigned long long)s->ok[OP_WRITE], hung, (unsigned long long)c->issued,
+         (unsigned long long)ok, (unsigned long long)s->duplicates,
+         (unsigned long long)unsettled, (unsigned long long)s->ok[OP_READ],
+         (unsigned long long)s->ok[OP_STAT], (unsigned long long)s->ok[OP_DELETE]);
   fflush(stdout);
 }

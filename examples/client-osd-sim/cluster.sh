@@ -9,7 +9,21 @@
 #              [--objects N] [--sample-ratio R] [--ratio-schedule SEC:R,...]
 #              [--hoptrace PATH] [--slow-osd ID] [--slow-ms MS]
 #              [--kill-osd ID@SEC] [--drop-conn-ms MS] [--corrupt-reads N]
-#              [--data-dir DIR] [--unix] [--client-arg ARG]... [--osd-arg ARG]...
+#              [--restart-osds PERIOD[:DOWN]] [--no-repair] [--data-dir DIR] [--unix]
+#              [--client-arg ARG]... [--osd-arg ARG]...
+#              [--osd-exe PATH] [--client-exe PATH]
+#
+# --restart-osds: every PERIOD seconds one OSD (round-robin, never the slow
+# one) is SIGKILLed by this script and restarted DOWN seconds later (default
+# 3) on the same address with --recovering (read-repair), its data kept with
+# --data-dir. At most one OSD is down at a time. Kills and restarts go to
+# WORK/faults.log; every process started (restarts too) to WORK/procs
+# ("name pid"); the pids killed on purpose to WORK/killed.pids. --no-repair
+# restarts without --recovering (a control: stale reads must be caught).
+#
+# --osd-exe/--client-exe: run the programs under another name (a symlink
+# such as soak123-osd), so that a recording session can keep exactly
+# this cluster's processes by procname (default DIR/sim-osd, DIR/sim-client).
 #
 # Exit 0 when every client exited 0 (verification passed, no hang) and
 # every OSD that was not killed on purpose stopped cleanly. Never leaves a
@@ -18,8 +32,8 @@ set -euo pipefail
 
 bin="" work="" osds=4 clients=3 duration=20 messenger="" inflight=8 rate=0
 objects=256 ratio="" schedule="" hoptrace="" slow_osd="" slow_ms=20
-kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir=""
-client_args=() osd_args=()
+kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir="" restart_spec="" repair_flag=--recovering
+client_args=() osd_args=() osd_exe="" client_exe=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --bin) bin=$2; shift ;;
@@ -40,23 +54,35 @@ while [[ $# -gt 0 ]]; do
     --drop-conn-ms) drop_ms=$2; shift ;;
     --corrupt-reads) corrupt=$2; shift ;;
     --data-dir) data_dir=$2; shift ;;
+    --restart-osds) restart_spec=$2; shift ;;
+    --no-repair) repair_flag="" ;;
     --unix) unix=1 ;;
     --client-arg) client_args+=("$2"); shift ;;
     --osd-arg) osd_args+=("$2"); shift ;;
+    --osd-exe) osd_exe=$2; shift ;;
+    --client-exe) client_exe=$2; shift ;;
     *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 [[ -x $bin/sim-osd && -x $bin/sim-client && -n $work ]] || {
   echo "cluster.sh: --bin DIR (with sim-osd, sim-client) and --work DIR are required" >&2; exit 2; }
+[[ -n $osd_exe ]] || osd_exe=$bin/sim-osd
+[[ -n $client_exe ]] || client_exe=$bin/sim-client
 mkdir -p "$work/logs"
 rm -f "$work"/logs/* "$work"/ready.* "$work"/ctl/*.sock 2>/dev/null || true
+: > "$work/procs"
+: > "$work/faults.log"
+: > "$work/killed.pids"
 
-pids=() names=()
+pids=() names=() cpids=()
 cleanup() {
+  # clients run under timeout, which passes TERM on to them
+  for p in "${cpids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT
 
 # --- the map: free loopback ports (or Unix sockets), replication 3, min 2
 {
@@ -94,16 +120,19 @@ kill_id="" kill_at=""
 if [[ -n $kill_spec ]]; then kill_id=${kill_spec%@*}; kill_at=${kill_spec#*@}; fi
 
 # --- OSDs
-for ((i = 0; i < osds; i++)); do
+start_osd() { # start_osd ID [--recovering]: sets pids[ID]; the log is appended to
+  local i=$1 args
   args=(--id "$i" --map "$work/cluster.map" --ready-file "$work/ready.$i" "${common[@]}")
   [[ $i == "$slow_osd" ]] && args+=(--slow-ms "$slow_ms")
   [[ $i == "$kill_id" ]] && args+=(--crash-after "$kill_at")
   [[ $i == 0 && $corrupt != 0 ]] && args+=(--corrupt-reads "$corrupt")
   [[ -n $data_dir ]] && mkdir -p "$data_dir" && args+=(--data "$data_dir/osd.$i")
   [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/osd.$i.sock")
-  "$bin/sim-osd" "${args[@]}" "${osd_args[@]}" 2> "$work/logs/osd.$i.log" &
-  pids+=($!) names+=("osd.$i")
-done
+  "$osd_exe" "${args[@]}" "${@:2}" "${osd_args[@]}" 2>> "$work/logs/osd.$i.log" &
+  pids[$i]=$! names[$i]="osd.$i"
+  echo "osd.$i $!" >> "$work/procs"
+}
+for ((i = 0; i < osds; i++)); do start_osd "$i"; done
 for ((t = 0; t < 100; t++)); do
   n=$(find "$work" -maxdepth 1 -name "ready.*" | wc -l)
   [[ $n == "$osds" ]] && break
@@ -116,7 +145,6 @@ done
 echo "cluster: $osds OSDs up (map $work/cluster.map)${slow_osd:+, osd.$slow_osd slow (+${slow_ms} ms a disk write)}${kill_id:+, osd.$kill_id crashes at ${kill_at} s}" >&2
 
 # --- clients
-cpids=()
 for ((c = 0; c < clients; c++)); do
   args=(--id "$c" --map "$work/cluster.map" --duration "$duration" --inflight "$inflight"
         --objects "$objects" "${common[@]}")
@@ -124,9 +152,10 @@ for ((c = 0; c < clients; c++)); do
   [[ $drop_ms != 0 ]] && args+=(--drop-conn-ms "$drop_ms")
   [[ -n $schedule && $use_ctl == 0 ]] && args+=(--ratio-at "$schedule")
   [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/client.$c.sock")
-  timeout -s KILL $((${duration%.*} + 40)) "$bin/sim-client" "${args[@]}" "${client_args[@]}" \
+  timeout -s KILL $((${duration%.*} + 40)) "$client_exe" "${args[@]}" "${client_args[@]}" \
     > "$work/logs/client.$c.out" 2> "$work/logs/client.$c.log" &
   cpids+=($!)
+  echo "client.$c $!" >> "$work/procs" # timeout's pid: the client is its child
 done
 echo "cluster: $clients clients running for $duration s (messenger ${messenger:-\$HT_MESSENGER/plain})" >&2
 
@@ -151,10 +180,59 @@ if [[ $use_ctl == 1 ]]; then
   pids+=($!) names+=("ratio-schedule")
 fi
 
+# --- OSD kills and restarts while the clients run (round-robin, one down at a time)
+now_ms() { date +%s%3N; }
+fault() { echo "t=$(( ($(now_ms) - t0_ms) / 1000 ))s $*" | tee -a "$work/faults.log" >&2; }
+restart_osd() { # restart_osd ID NOTE: starts it again and waits until it serves
+  local id=$1 i
+  rm -f "$work/ready.$id"
+  start_osd "$id" $repair_flag
+  for ((i = 0; i < 100; i++)); do
+    [[ -f $work/ready.$id ]] && break
+    sleep 0.1
+  done
+  fault "restart osd.$id pid ${pids[$id]} (${repair_flag:-no repair}$2)$([[ -f $work/ready.$id ]] || echo ", NOT READY after 10 s")"
+}
+restart_loop() {
+  local period=${restart_spec%%:*} down=3 next=0 victim=-1 up_at=0 i t
+  if [[ $restart_spec == *:* ]]; then down=${restart_spec#*:}; fi
+  next=$((t0_ms + period * 1000))
+  local order=()
+  for ((i = 0; i < osds; i++)); do
+    if [[ $i != "$slow_osd" ]]; then order+=("$i"); fi
+  done
+  local k=0
+  while :; do
+    local alive=0
+    for p in "${cpids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [[ $alive == 1 ]] || break
+    t=$(now_ms)
+    if [[ $victim -lt 0 && $t -ge $next && ${#order[@]} -gt 0 ]]; then
+      victim=${order[$((k % ${#order[@]}))]} k=$((k + 1))
+      kill -9 "${pids[$victim]}" 2>/dev/null || true
+      { wait "${pids[$victim]}"; } 2>/dev/null || true
+      echo "${pids[$victim]}" >> "$work/killed.pids"
+      fault "kill osd.$victim pid ${pids[$victim]} (SIGKILL)"
+      up_at=$((t + down * 1000))
+    elif [[ $victim -ge 0 && $t -ge $up_at ]]; then
+      restart_osd "$victim" ""
+      victim=-1 next=$(($(now_ms) + period * 1000))
+    fi
+    sleep 0.1
+  done
+  if [[ $victim -ge 0 ]]; then # the run ended while it was down: bring it back to stop it cleanly
+    restart_osd "$victim" ", after the run"
+  fi
+}
+t0_ms=$(now_ms)
+if [[ -n $restart_spec ]]; then restart_loop; fi
+
 status=0
 for ((c = 0; c < clients; c++)); do
-  if ! wait "${cpids[$c]}"; then
-    echo "cluster: client.$c FAILED (exit status $?)" >&2
+  rc=0
+  wait "${cpids[$c]}" || rc=$?
+  if [[ $rc != 0 ]]; then
+    echo "cluster: client.$c FAILED (exit status $rc)" >&2
     status=1
   fi
   cat "$work/logs/client.$c.log" >&2

@@ -2,12 +2,17 @@
  *
  *   sim-osd --id N --map FILE [--data DIR] [--workers N] [--slow-ms MS]
  *           [--crash-after SEC] [--ready-file F] [--replica-timeout-ms MS]
+ *           [--recovering]
  *           [--messenger plain|traced] [--sample-ratio R] ...
  *
  * Listens on its map address, connects to every other OSD, writes the
  * ready file once all peers are connected (or after 5 s), and serves until
  * SIGTERM/SIGINT (graceful: drains, exit 0) or until --crash-after, when
  * it SIGKILLs itself (a crash: no drain, connections reset).
+ *
+ * --recovering: a restart after a crash (same address, same --data):
+ * connects to its peers before it listens, and repairs objects on read
+ * until it has seen them written (osd_repair.h).
  *
  * Never: exit with requests unanswered on the graceful path. */
 #include <getopt.h>
@@ -20,6 +25,7 @@
 
 #include "hoptrace/error.h"
 #include "osd.h"
+#include "osd_repair.h"
 #include "sim_common.h"
 #include "sim_proto.h"
 
@@ -27,7 +33,7 @@ typedef struct osd_args {
   const char *map_path, *data_dir, *ready_file;
   long id, workers, slow_ms, replica_timeout_ms, corrupt_every;
   double crash_after;
-  int check_messenger;
+  int check_messenger, recovering;
   sim_common_opts common;
 } osd_args;
 
@@ -40,6 +46,7 @@ static void usage(FILE *f) {
              "  --ready-file F             touch F once serving and connected\n"
              "  --replica-timeout-ms MS    replica request timeout (default 1000)\n"
              "  --corrupt-reads N          flip a byte in every Nth read reply (fault)\n"
+             "  --recovering               a restart: repair objects on read (read-repair)\n"
              "  --check-messenger          exit 0 if the --messenger flavour can be built\n"
              SIM_COMMON_USAGE);
 }
@@ -55,6 +62,7 @@ static int parse_args(int argc, char **argv, osd_args *a) {
                                        {"replica-timeout-ms", required_argument, NULL, 't'},
                                        {"corrupt-reads", required_argument, NULL, 'x'},
                                        {"check-messenger", no_argument, NULL, 'k'},
+                                       {"recovering", no_argument, NULL, 'v'},
                                        {"help", no_argument, NULL, 'h'},
                                        SIM_COMMON_LONGOPTS,
                                        {0, 0, 0, 0}};
@@ -76,6 +84,7 @@ static int parse_args(int argc, char **argv, osd_args *a) {
     case 'r': a->ready_file = optarg; break;
     case 't': a->replica_timeout_ms = strtol(optarg, NULL, 10); break;
     case 'k': a->check_messenger = 1; break;
+    case 'v': a->recovering = 1; break;
     case 'x': a->corrupt_every = strtol(optarg, NULL, 10); break;
     case 'h': usage(stdout); exit(0);
     default: usage(stderr); return -1;
@@ -123,7 +132,8 @@ static int start(osd *o, const osd_args *a) {
   char bound[SIM_URL_MAX];
   int rc;
   if (sim_store_new(&o->store, a->data_dir) != 0 ||
-      sim_workers_new(&o->workers, (unsigned)a->workers) != 0) {
+      sim_workers_new(&o->workers, (unsigned)a->workers) != 0 ||
+      osd_repair_init(o, a->recovering) != 0) {
     fprintf(stderr, "%s: cannot create store or workers\n", o->name);
     return -1;
   }
@@ -131,14 +141,17 @@ static int start(osd *o, const osd_args *a) {
     return -1;
   if (connect_peers(o) != 0)
     return -1;
+  if (a->recovering)
+    wait_peers(o); /* the others run: replicate to them from the first request */
   if ((rc = osd_handlers_register(o)) != 0 ||
       (rc = ht_messenger_listen(o->m, o->map.urls[o->id], bound, sizeof(bound))) != 0) {
     fprintf(stderr, "%s: listen %s: %s\n", o->name, o->map.urls[o->id], ht_strerror(rc));
     return -1;
   }
   wait_peers(o);
-  fprintf(stderr, "%s: serving on %s (%u workers%s, pid %d)\n", o->name, bound,
-          (unsigned)a->workers, o->slow_ms ? ", slow disk" : "", (int)getpid());
+  fprintf(stderr, "%s: serving on %s (%u workers%s%s, pid %d)\n", o->name, bound,
+          (unsigned)a->workers, o->slow_ms ? ", slow disk" : "",
+          a->recovering ? ", recovering: read-repair" : "", (int)getpid());
   if (a->ready_file != NULL) {
     FILE *f = fopen(a->ready_file, "w");
     if (f == NULL)
@@ -150,12 +163,13 @@ static int start(osd *o, const osd_args *a) {
 }
 
 /* Waits for SIGTERM/SIGINT; crashes at the deadline if one is set. */
-static void serve(const osd *o, const sigset_t *sigs, double crash_after) {
+static void serve(osd *o, const sigset_t *sigs, double crash_after) {
   uint64_t crash_at = crash_after > 0 ? sim_now_ns() + (uint64_t)(crash_after * 1e9) : 0;
   for (;;) {
     struct timespec tick = {0, 50000000};
     if (sigtimedwait(sigs, NULL, &tick) > 0)
       return;
+    osd_repair_check_peers(o);
     if (crash_at != 0 && sim_now_ns() >= crash_at) {
       fprintf(stderr, "%s: crashing now (--crash-after)\n", o->name);
       raise(SIGKILL);
@@ -168,11 +182,16 @@ static void stop(osd *o) {
     ht_messenger_close(o->m, 2000); /* drains: workers answer what is held */
   sim_workers_free(o->workers);
   sim_store_free(o->store);
+  if (o->rec != NULL)
+    fprintf(stderr, "%s: read-repair: %llu objects repaired, %llu newer copies adopted, "
+                    "%llu repairs failed\n", o->name, (unsigned long long)o->repairs,
+            (unsigned long long)o->repaired, (unsigned long long)o->repair_failed);
+  osd_repair_free(o);
   fprintf(stderr, "%s: stopped: %llu client ops, %llu replica ops, %llu replica sends failed, "
-                  "%llu stale writes ignored, %llu misdirected\n",
+                  "%llu stale writes ignored, %llu misdirected, %llu pulls served\n",
           o->name, (unsigned long long)o->client_ops, (unsigned long long)o->replica_ops,
           (unsigned long long)o->replica_failed, (unsigned long long)o->stale,
-          (unsigned long long)o->refused);
+          (unsigned long long)o->refused, (unsigned long long)o->pulls);
 }
 
 int main(int argc, char **argv) {

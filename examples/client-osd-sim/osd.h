@@ -24,6 +24,9 @@ typedef struct osd {
   unsigned corrupt_every;      /* flip a byte of every Nth read (fault) */
   uint32_t replica_timeout_ms;
   atomic_uint_fast64_t client_ops, replica_ops, replica_failed, stale, refused, reads;
+  /* --recovering: read-repair (osd_repair.c) */
+  struct osd_recovery *rec;
+  atomic_uint_fast64_t repairs, repaired, repair_failed, pulls;
 } osd;
 
 /* Registers every handler of the OSD on o->m. 0 or an HT_E* code. */

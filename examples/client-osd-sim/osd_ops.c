@@ -15,6 +15,7 @@
 
 #include "hoptrace/error.h"
 #include "osd.h"
+#include "osd_repair.h"
 #include "sim_proto.h"
 
 /* A request kept beyond its handler: the message copy and the token. */
@@ -24,6 +25,7 @@ typedef struct held {
   ht_envelope *msg;
   sim_obj_req r;
   int is_delete;
+  int want_data; /* reads and stats */
   /* client writes only: completion of local apply + replicas */
   atomic_int pending;
   atomic_int copies;
@@ -66,6 +68,8 @@ static int apply(held *h) {
                                         h->r.data, h->r.data_len);
   if (rc == 1)
     atomic_fetch_add(&h->o->stale, 1);
+  if (rc >= 0)
+    osd_repair_applied(h->o, h->r.name, h->r.name_len);
   return rc < 0 ? HT_EIO : 0;
 }
 
@@ -219,11 +223,27 @@ static void stat_job(void *arg) {
   lookup_job(arg, 0);
 }
 
+/* After a read-repair (worker thread), or when it failed (any thread). */
+static void lookup_after_repair(void *arg, int ok) {
+  held *h = arg;
+  if (ok) {
+    lookup_job(h, h->want_data);
+    return;
+  }
+  ht_request_reply(h->req, HT_EAGAIN, NULL); /* too few peers to trust our copy */
+  release(h);
+}
+
 static void on_lookup(osd *o, ht_request *req, const ht_envelope *msg, sim_job_fn job) {
   held *h = hold(o, req, msg);
   if (h == NULL)
     return;
   atomic_fetch_add(&o->client_ops, 1);
+  h->want_data = job == read_job;
+  if (osd_repair_needed(o, h->r.name, h->r.name_len)) {
+    osd_repair_start(o, h->r.name, h->r.name_len, lookup_after_repair, h);
+    return;
+  }
   if (sim_workers_submit(o->workers, job, h) != 0) {
     ht_request_reply(h->req, HT_ENOMEM, NULL);
     release(h);
@@ -253,5 +273,5 @@ int osd_handlers_register(osd *o) {
     if (rc != 0)
       return rc;
   }
-  return 0;
+  return osd_repair_register(o);
 }

@@ -10,7 +10,7 @@
 #
 #   run-sim.sh [--out DIR] [--build DIR] [--duration S] [--osds N]
 #              [--clients N] [--rate R] [--slow-osd [ID]] [--slow-ms MS]
-#              [--kill-osd ID@SEC] [--drop-conn-ms MS]
+#              [--kill-osd ID@SEC] [--drop-conn-ms MS] [--restart-osds PERIOD[:DOWN]]
 #              [--messenger traced|plain] [--ratio R]
 #              [--ratio-schedule SEC:R,...] [--no-record]
 #
@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 out="" build="$root/build" duration=20 osds=4 clients=3 rate=250 inflight=16
-slow_osd="" slow_ms=10 kill_spec="" drop_ms=0 messenger=traced ratio=0.1
+slow_osd="" slow_ms=10 kill_spec="" drop_ms=0 messenger=traced ratio=0.1 restart_spec=""
 schedule="" record=1
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
@@ -37,6 +37,7 @@ while [[ $# -gt 0 ]]; do
     --slow-ms) slow_ms=$2; shift ;;
     --kill-osd) kill_spec=$2; shift ;;
     --drop-conn-ms) drop_ms=$2; shift ;;
+    --restart-osds) restart_spec=$2; shift ;;
     --messenger) messenger=$2; shift ;;
     --ratio) ratio=$2; shift ;;
     --ratio-schedule) schedule=$2; shift ;;
@@ -75,6 +76,10 @@ args=(--bin "$bin" --work "$out/cluster" --osds "$osds" --clients "$clients"
 [[ -n $slow_osd ]] && args+=(--slow-osd "$slow_osd" --slow-ms "$slow_ms")
 [[ -n $kill_spec ]] && args+=(--kill-osd "$kill_spec")
 [[ $drop_ms != 0 ]] && args+=(--drop-conn-ms "$drop_ms")
+if [[ -n $restart_spec ]]; then # OSD files kept across restarts (fresh for each run)
+  rm -rf "$out/data"
+  args+=(--restart-osds "$restart_spec" --data-dir "$out/data")
+fi
 
 echo "run-sim: $clients clients, $osds OSDs, ${duration} s, $messenger messenger," \
      "sampling ratio $ratio then $schedule (SEC:RATIO)" >&2

@@ -22,6 +22,9 @@
 #define SIM_OP_DELETE "osd_delete"
 #define SIM_OP_REPLICA_WRITE "replica_write"
 #define SIM_OP_REPLICA_DELETE "replica_delete"
+/* between OSDs, for a restarted OSD's read-repair (osd_repair.c): */
+#define SIM_OP_PULL "osd_pull"             /* object request -> object reply */
+#define SIM_OP_PEER_CHECK "osd_peer_check" /* version = asker's id; 0: connected back */
 
 #define SIM_NAME_MAX 200
 

@@ -20,6 +20,7 @@
 
 typedef struct op {
   client *c;
+  uint64_t seq; /* issue order, for the exactly-once check */
   int kind;
   unsigned obj;
   uint64_t version;
@@ -151,9 +152,35 @@ static void settle(client *c, op *o, int status, const ht_envelope *reply) {
   }
 }
 
+int client_settle(client *c, uint64_t seq) {
+  if (seq >= c->st.settled_cap) {
+    uint64_t cap = c->st.settled_cap ? c->st.settled_cap * 2 : 65536;
+    while (cap <= seq)
+      cap *= 2;
+    uint8_t *p = realloc(c->st.settled, cap);
+    if (p == NULL)
+      return -1;
+    memset(p + c->st.settled_cap, 0, cap - c->st.settled_cap);
+    c->st.settled = p;
+    c->st.settled_cap = cap;
+  }
+  if (c->st.settled[seq])
+    c->st.duplicates++;
+  c->st.settled[seq] = 1;
+  return 0;
+}
+
+uint64_t client_unsettled(const client *c) {
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < c->issued; i++)
+    n += i >= c->st.settled_cap || !c->st.settled[i];
+  return n;
+}
+
 static void on_reply(void *arg, int status, const ht_envelope *reply) {
   op *o = arg;
   client *c = o->c;
+  client_settle(c, o->seq);
   settle(c, o, status, reply);
   c->objs[o->obj].busy = 0;
   c->inflight--;
@@ -203,7 +230,7 @@ static int issue_one(client *c) {
     sim_fill(buf + SIM_REQ_HDR + strlen(name), o->len, name, o->version);
   sim_obj_req req = {o->version, name, strlen(name), NULL, 0};
   size_t n = sim_req_encode(buf, cap, &req) + o->len; /* data filled in place */
-  c->issued++;
+  o->seq = c->issued++;
   ht_peer *p = target(c, name);
   int rc = HT_ENOTCONN;
   if (p != NULL) {
@@ -217,6 +244,7 @@ static int issue_one(client *c) {
     c->st.no_osd++;
   }
   if (rc != 0) {
+    client_settle(c, o->seq); /* failed at once: settled here, never called back */
     if (mutation && p != NULL)
       s->issued = o->version - 1; /* never sent */
     c->st.failed[o->kind]++;

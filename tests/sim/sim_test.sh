@@ -4,8 +4,8 @@
 # their own deadlines; `timeout` guards the whole run).
 #
 # usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
-# MODE: rw | corrupt | kill | kill-traced | drop | plain-events | traced-trees |
-#       slow-report
+# MODE: rw | corrupt | kill | kill-traced | drop | restart | plain-events |
+#       traced-trees | slow-report
 set -euo pipefail
 mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
 cluster=$src/examples/client-osd-sim/cluster.sh
@@ -13,6 +13,15 @@ rm -rf "$work" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
 
 run() { timeout -s KILL 90 bash "$cluster" --bin "$bin" --work "$work/c" "$@"; }
+# Recorded modes run the programs under names of their own (symlinks): the
+# session then keeps only this test's processes, not other sim-* programs
+# running on the same host (a shared machine runs several test suites).
+tag="st$$"
+mkdir -p "$work/bin"
+ln -s "$bin/sim-osd" "$work/bin/$tag-osd"
+ln -s "$bin/sim-client" "$work/bin/$tag-cli"
+own=(--osd-exe "$work/bin/$tag-osd" --client-exe "$work/bin/$tag-cli")
+own_filter="\$ctx.procname == \"$tag-*\""
 summary() { cat "$work/c/summary.txt"; }
 field() { # field NAME: sum of NAME= over the clients' SIM-CLIENT lines
   python3 -c 'import sys; print(sum(int(float(kv.split("=")[1])) for l in open(sys.argv[1])
@@ -58,6 +67,32 @@ drop) # connections dropped every 300 ms by the clients; OSDs store files
   grep -q "connections dropped" "$work/err.txt"
   [[ $(field verify_failures) == 0 && $(field hung) == 0 ]]
   ;;
+restart) # OSDs killed and restarted (same address, same files): without
+  # read-repair the restarted OSD serves stale objects (the clients catch it);
+  # with it (--recovering) read-your-writes holds and every request is counted
+  if run --messenger plain --osds 4 --clients 2 --duration 10 --rate 200 --inflight 16 \
+      --restart-osds 2:1 --no-repair --data-dir "$work/data0" 2> "$work/err0.txt"; then
+    echo "restarted OSDs without read-repair: stale reads went unnoticed" >&2; exit 1
+  fi
+  grep -m3 "VERIFY FAILED" "$work/err0.txt"
+  rm -rf "$work/c"
+  run --messenger plain --osds 4 --clients 2 --duration 10 --rate 200 --inflight 16 \
+    --restart-osds 2:1 --data-dir "$work/data" 2> "$work/err.txt"
+  summary
+  grep -h "restart osd\|read-repair" "$work/err.txt" "$work"/c/logs/osd.*.log
+  # (a loaded host may take seconds to start an OSD: one restart mid-run is enough)
+  [[ $(grep -v "after the run" "$work/c/faults.log" | grep -c " restart osd") -ge 1 ]]
+  repaired=$(sed -n 's/.*read-repair: \([0-9]*\) objects repaired.*/\1/p' "$work"/c/logs/osd.*.log |
+    awk '{s+=$1} END {print s+0}')
+  [[ $repaired -gt 0 && $(field verify_failures) == 0 && $(field hung) == 0 ]]
+  # the clients reconnected to each restarted OSD: its new instance served them
+  for id in $(grep -v "after the run" "$work/c/faults.log" | sed -n 's/.* restart osd\.\([0-9]*\) .*/\1/p' | sort -u); do
+    served=$(grep "stopped:" "$work/c/logs/osd.$id.log" | tail -n 1 | awk '{print $3}')
+    echo "osd.$id after its restart: $served client ops"
+    [[ $served -gt 0 ]]
+  done
+  [[ $(field issued) == $(( $(field ops) + $(field failed) )) && $(field duplicates) == 0 ]]
+  ;;
 plain-events) # the plain messenger records nothing, even with a session running;
   # a traced cluster in the same session is the control (it must record)
   traced=0
@@ -96,8 +131,8 @@ traced-trees) # every sampled write: client -> primary -> every replica
     echo "the traced messenger is not in this build: skipped" >&2; exit 77
   fi
   timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
-    --filter '$ctx.procname == "sim-*"' -- \
-    bash "$cluster" --bin "$bin" --work "$work/c" --messenger traced --osds 4 --clients 2 \
+    --filter "$own_filter" -- \
+    bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" --messenger traced --osds 4 --clients 2 \
     --duration 4 --rate 150 --sample-ratio 1 2> "$work/record.log"
   cat "$work/record.log"
   if ! grep -q " 0 discarded by LTTng" "$work/record.log"; then
@@ -114,8 +149,8 @@ slow-report) # --slow-osd: the slow replica stands out in `hoptrace report`
     echo "the traced messenger is not in this build: skipped" >&2; exit 77
   fi
   timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
-    --filter '$ctx.procname == "sim-*"' -- \
-    bash "$cluster" --bin "$bin" --work "$work/c" --messenger traced --osds 4 --clients 2 \
+    --filter "$own_filter" -- \
+    bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" --messenger traced --osds 4 --clients 2 \
     --duration 4 --rate 100 --sample-ratio 1 --slow-osd 3 --slow-ms 10 2> "$work/record.log"
   timeout 120 "$hoptrace" report -o "$work/report.txt" "$work/trace"
   python3 - "$work/report.txt" <<'PY'
