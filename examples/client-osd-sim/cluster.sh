@@ -9,7 +9,7 @@
 #              [--objects N] [--sample-ratio R] [--ratio-schedule SEC:R,...]
 #              [--hoptrace PATH] [--slow-osd ID] [--slow-ms MS]
 #              [--kill-osd ID@SEC] [--drop-conn-ms MS] [--corrupt-reads N]
-#              [--restart-osds PERIOD[:DOWN]] [--no-repair] [--data-dir DIR] [--unix]
+#              [--restart-osds PERIOD[:DOWN]] [--no-repair] [--data-dir DIR] [--unix] [--ctl]
 #              [--client-arg ARG]... [--osd-arg ARG]...
 #              [--osd-exe PATH] [--client-exe PATH]
 #
@@ -25,6 +25,8 @@
 # such as soak123-osd), so that a recording session can keep exactly
 # this cluster's processes by procname (default DIR/sim-osd, DIR/sim-client).
 #
+# --ctl gives every OSD a control socket, $work/ctl/osd.N.sock.
+#
 # Exit 0 when every client exited 0 (verification passed, no hang) and
 # every OSD that was not killed on purpose stopped cleanly. Never leaves a
 # process behind; never kills anything it did not start.
@@ -32,7 +34,7 @@ set -euo pipefail
 
 bin="" work="" osds=4 clients=3 duration=20 messenger="" inflight=8 rate=0
 objects=256 ratio="" schedule="" hoptrace="" slow_osd="" slow_ms=20
-kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir="" restart_spec="" repair_flag=--recovering
+kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir="" restart_spec="" repair_flag=--recovering ctl_all=0
 client_args=() osd_args=() osd_exe="" client_exe=""
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -57,6 +59,7 @@ while [[ $# -gt 0 ]]; do
     --restart-osds) restart_spec=$2; shift ;;
     --no-repair) repair_flag="" ;;
     --unix) unix=1 ;;
+    --ctl) ctl_all=1 ;;
     --client-arg) client_args+=("$2"); shift ;;
     --osd-arg) osd_args+=("$2"); shift ;;
     --osd-exe) osd_exe=$2; shift ;;
@@ -115,6 +118,7 @@ if [[ -n $schedule && -n $hoptrace && $messenger == traced ]] &&
   use_ctl=1
   mkdir -p "$work/ctl"
 fi
+[[ $ctl_all == 1 ]] && mkdir -p "$work/ctl"
 
 kill_id="" kill_at=""
 if [[ -n $kill_spec ]]; then kill_id=${kill_spec%@*}; kill_at=${kill_spec#*@}; fi
@@ -127,7 +131,7 @@ start_osd() { # start_osd ID [--recovering]: sets pids[ID]; the log is appended 
   [[ $i == "$kill_id" ]] && args+=(--crash-after "$kill_at")
   [[ $i == 0 && $corrupt != 0 ]] && args+=(--corrupt-reads "$corrupt")
   [[ -n $data_dir ]] && mkdir -p "$data_dir" && args+=(--data "$data_dir/osd.$i")
-  [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/osd.$i.sock")
+  [[ $use_ctl == 1 || $ctl_all == 1 ]] && args+=(--control-socket "$work/ctl/osd.$i.sock")
   "$osd_exe" "${args[@]}" "${@:2}" "${osd_args[@]}" 2>> "$work/logs/osd.$i.log" &
   pids[$i]=$! names[$i]="osd.$i"
   echo "osd.$i $!" >> "$work/procs"

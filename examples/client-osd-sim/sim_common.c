@@ -15,6 +15,7 @@ int sim_common_option(sim_common_opts *o, int c, const char *arg) {
   case 0x1002: o->sampler = arg; return 1;
   case 0x1003: o->sample_ratio = arg; return 1;
   case 0x1004: o->control_socket = arg; return 1;
+  case 0x1005: o->max_connections = arg; return 1;
   default: return 0;
   }
 }
@@ -69,6 +70,15 @@ int sim_messenger_create(ht_messenger **out, const sim_common_opts *o, const cha
   mo.connect_timeout_ms = 1000;
   mo.reconnect_min_ms = 20;
   mo.reconnect_max_ms = 500;
+  if (o->max_connections != NULL) {
+    char *end;
+    unsigned long n = strtoul(o->max_connections, &end, 10);
+    if (*end != '\0' || n < 1 || n > 1000000) {
+      fprintf(stderr, "%s: --max-connections must be 1..1000000\n", name);
+      return -1;
+    }
+    mo.max_connections = (uint32_t)n;
+  }
   int rc = ht_messenger_new(out, &mo);
   if (rc == HT_ENOTSUP) {
     fprintf(stderr,

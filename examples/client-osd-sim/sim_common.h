@@ -18,19 +18,22 @@ typedef struct sim_common_opts {
   const char *sampler;        /* --sampler always|never|ratio|rate|parent */
   const char *sample_ratio;   /* --sample-ratio R (root ratio) */
   const char *control_socket; /* --control-socket PATH */
+  const char *max_connections; /* --max-connections N (per listener) */
 } sim_common_opts;
 
 #define SIM_COMMON_LONGOPTS                                   \
   {"messenger", required_argument, NULL, 0x1001},             \
       {"sampler", required_argument, NULL, 0x1002},           \
       {"sample-ratio", required_argument, NULL, 0x1003},      \
-      {"control-socket", required_argument, NULL, 0x1004}
+      {"control-socket", required_argument, NULL, 0x1004},    \
+      {"max-connections", required_argument, NULL, 0x1005}
 
 #define SIM_COMMON_USAGE                                                      \
   "  --messenger plain|traced   messenger flavour (default: $HT_MESSENGER or plain)\n" \
   "  --sampler KIND             always|never|ratio|rate|parent (default: env)\n"  \
   "  --sample-ratio R           ratio of new traces recorded, 0..1\n"          \
-  "  --control-socket PATH      runtime control socket (traced messenger)\n"
+  "  --control-socket PATH      runtime control socket (traced messenger)\n"    \
+  "  --max-connections N        accepted connections per listener (default 1024)\n"
 
 /* 1 when c was one of the common options (stored in o), else 0. */
 int sim_common_option(sim_common_opts *o, int c, const char *arg);
