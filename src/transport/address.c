@@ -73,6 +73,9 @@ static int parse_tcp(const char *hostport, tr_addr *out) {
 int tr_addr_parse(const char *url, tr_addr *out) {
   if (url == NULL || out == NULL)
     return HT_EINVAL;
+  /* Every byte defined: a TCP address has an empty path, which the
+   * listener copies (valgrind found it reading an uninitialised one). */
+  memset(out, 0, sizeof(*out));
   if (strncmp(url, "tcp://", 6) == 0)
     return parse_tcp(url + 6, out);
   if (strncmp(url, "unix://", 7) == 0) {
