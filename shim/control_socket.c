@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,12 @@ static void serve(ht_control *c, int fd) {
 
 static void *control_thread(void *arg) {
   ht_control *c = arg;
+  /* The process's signals are for the application's own threads (an
+   * application waiting in sigwait must get its SIGTERM), never for this
+   * one, whatever mask its creator had. */
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
   for (;;) {
     int r = wait_readable(c, c->lfd, -1);
     if (r != 1)

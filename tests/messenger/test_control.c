@@ -1,7 +1,10 @@
 /* The control protocol (ht_control_execute) against bad and good input,
  * and the control socket: permissions, stale and live socket files, a
  * conversation over the socket, long and binary lines. */
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -196,12 +199,76 @@ static void test_socket(void **state) {
   rmdir(dir);
 }
 
+/* Thread ids of this process (at most cap); returns how many. */
+static int task_ids(int *ids, int cap) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/task");
+  assert_non_null(d);
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && n < cap)
+    if (e->d_name[0] != '.')
+      ids[n++] = atoi(e->d_name);
+  closedir(d);
+  return n;
+}
+
+static int has_id(const int *ids, int n, int id) {
+  for (int i = 0; i < n; i++)
+    if (ids[i] == id)
+      return 1;
+  return 0;
+}
+
+/* The control thread blocks every signal even when its creator blocks
+ * none: an application waiting for SIGTERM in sigwait must get it (under
+ * valgrind the control thread took it and the process died, issue 9). */
+static void test_thread_blocks_signals(void **state) {
+  (void)state;
+  char d[] = "/tmp/ht-ctl-sig-XXXXXX", p[96];
+  assert_non_null(mkdtemp(d));
+  snprintf(p, sizeof(p), "%s/ctl.sock", d);
+  sigset_t none, old;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, &old);
+  int before[256], after[256];
+  int nb = task_ids(before, 256);
+  ht_control *c = NULL;
+  assert_int_equal(ht_control_open(p, &c), 0);
+  int fd = connect_to(p); /* the thread runs once it answered */
+  char out[4096];
+  converse(fd, "help\n", 5, out, sizeof(out), 1);
+  close(fd);
+  int na = task_ids(after, 256);
+  int checked = 0;
+  for (int i = 0; i < na; i++) {
+    if (has_id(before, nb, after[i]))
+      continue;
+    char status[64], line[256];
+    snprintf(status, sizeof(status), "/proc/self/task/%d/status", after[i]);
+    FILE *f = fopen(status, "r");
+    assert_non_null(f);
+    unsigned long long blocked = 0;
+    while (fgets(line, sizeof(line), f) != NULL)
+      if (sscanf(line, "SigBlk: %llx", &blocked) == 1)
+        break;
+    fclose(f);
+    assert_true(blocked & (1ull << (SIGTERM - 1)));
+    assert_true(blocked & (1ull << (SIGINT - 1)));
+    checked++;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  ht_control_close(c);
+  rmdir(d);
+  assert_int_equal(checked, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_and_help),
       cmocka_unit_test(test_changes),
       cmocka_unit_test(test_bad_input_changes_nothing),
       cmocka_unit_test(test_socket),
+      cmocka_unit_test(test_thread_blocks_signals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
