@@ -100,7 +100,9 @@ int envelope_decode_general(ht_arena *arena, const uint8_t *data, size_t len,
     env->payload = data + scan.payload_at;
     env->payload_len = scan.payload_len;
   }
-  if (env->payload_len == 0)
+  /* On an error env is left unspecified: from_protobuf may not have
+   * filled it (valgrind caught this test on an uninitialised length). */
+  if (rc == 0 && env->payload_len == 0)
     env->payload = NULL;
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 
+#include "transport/internal.h" /* m->accepting: the drain has begun */
 #include "tt_util.h"
 
 enum { N = 64 };
@@ -162,18 +163,38 @@ static void test_graceful_drain_waits_for_workers(void **state) {
 }
 
 typedef struct late_sender {
+  ht_messenger *m;
   ht_peer *p;
   atomic_int rc;
 } late_sender;
 
+/* Sends once the client's drain has begun. The replies that end the
+ * drain wait for this send (reply_after_send): the peer handle must not
+ * be used after the drain ends, however slow this thread is scheduled
+ * (under valgrind a fixed sleep let it send after close returned). */
 static void *send_during_drain(void *arg) {
   late_sender *ls = arg;
-  tt_sleep_ms(50); /* the client is draining by now */
+  uint64_t until = tt_now_ms() + 10000;
+  while (atomic_load(&ls->m->accepting) && tt_now_ms() < until)
+    tt_sleep_ms(1);
   ht_payload pl = {"x", 1, NULL, NULL};
   tally t;
   ctx c = {&t, 0};
   atomic_store(&ls->rc, ht_peer_request(ls->p, "echo", &pl, NULL, on_reply, &c));
   return NULL;
+}
+
+typedef struct reply_after {
+  late_replier lr;
+  late_sender *ls;
+} reply_after;
+
+static void *reply_after_send(void *arg) {
+  reply_after *ra = arg;
+  uint64_t until = tt_now_ms() + 10000;
+  while (atomic_load(&ra->ls->rc) == 1 && tt_now_ms() < until)
+    tt_sleep_ms(1);
+  return reply_later(&ra->lr);
 }
 
 static void test_client_drain_waits_for_replies(void **state) {
@@ -184,10 +205,10 @@ static void test_client_drain_waits_for_replies(void **state) {
   static ctx ctxs[N];
   send_n(&pr, &t, ctxs, "hold");
   wait_held(&pr.h, N);
-  late_replier lr = {&pr.h, 150};
-  late_sender ls = {pr.p, 1};
+  late_sender ls = {pr.cli, pr.p, 1};
+  reply_after ra = {{&pr.h, 50}, &ls};
   pthread_t th, th2;
-  pthread_create(&th, NULL, reply_later, &lr);
+  pthread_create(&th, NULL, reply_after_send, &ra);
   pthread_create(&th2, NULL, send_during_drain, &ls);
   /* rc 0, not HT_ETIMEDOUT: the drain ended when the replies were in. */
   assert_int_equal(ht_messenger_close(pr.cli, 10000), 0);
