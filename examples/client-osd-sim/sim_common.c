@@ -16,6 +16,7 @@ int sim_common_option(sim_common_opts *o, int c, const char *arg) {
   case 0x1003: o->sample_ratio = arg; return 1;
   case 0x1004: o->control_socket = arg; return 1;
   case 0x1005: o->max_connections = arg; return 1;
+  case 0x1006: o->frame_timeout_ms = arg; return 1;
   default: return 0;
   }
 }
@@ -44,6 +45,19 @@ int sim_common_apply(const sim_common_opts *o, const char *who) {
   return rc == 0 ? 0 : -1;
 }
 
+/* A decimal number in [lo, hi] into *out; 0, or -1 with a message. */
+static int parse_bounded(const char *who, const char *opt, const char *s, unsigned long lo,
+                         unsigned long hi, uint32_t *out) {
+  char *end;
+  unsigned long n = strtoul(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || n < lo || n > hi) {
+    fprintf(stderr, "%s: --%s must be %lu..%lu\n", who, opt, lo, hi);
+    return -1;
+  }
+  *out = (uint32_t)n;
+  return 0;
+}
+
 static int parse_flavour(const char *s, ht_messenger_flavour *f) {
   if (s == NULL)
     *f = HT_MESSENGER_DEFAULT;
@@ -70,15 +84,13 @@ int sim_messenger_create(ht_messenger **out, const sim_common_opts *o, const cha
   mo.connect_timeout_ms = 1000;
   mo.reconnect_min_ms = 20;
   mo.reconnect_max_ms = 500;
-  if (o->max_connections != NULL) {
-    char *end;
-    unsigned long n = strtoul(o->max_connections, &end, 10);
-    if (*end != '\0' || n < 1 || n > 1000000) {
-      fprintf(stderr, "%s: --max-connections must be 1..1000000\n", name);
-      return -1;
-    }
-    mo.max_connections = (uint32_t)n;
-  }
+  if ((o->max_connections != NULL &&
+       parse_bounded(name, "max-connections", o->max_connections, 1, 1000000,
+                     &mo.max_connections) != 0) ||
+      (o->frame_timeout_ms != NULL &&
+       parse_bounded(name, "frame-timeout-ms", o->frame_timeout_ms, 1, 86400000,
+                     &mo.frame_timeout_ms) != 0))
+    return -1;
   int rc = ht_messenger_new(out, &mo);
   if (rc == HT_ENOTSUP) {
     fprintf(stderr,

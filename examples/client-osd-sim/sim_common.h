@@ -19,6 +19,7 @@ typedef struct sim_common_opts {
   const char *sample_ratio;   /* --sample-ratio R (root ratio) */
   const char *control_socket; /* --control-socket PATH */
   const char *max_connections; /* --max-connections N (per listener) */
+  const char *frame_timeout_ms; /* --frame-timeout-ms MS (slow senders) */
 } sim_common_opts;
 
 #define SIM_COMMON_LONGOPTS                                   \
@@ -26,14 +27,17 @@ typedef struct sim_common_opts {
       {"sampler", required_argument, NULL, 0x1002},           \
       {"sample-ratio", required_argument, NULL, 0x1003},      \
       {"control-socket", required_argument, NULL, 0x1004},    \
-      {"max-connections", required_argument, NULL, 0x1005}
+      {"max-connections", required_argument, NULL, 0x1005},   \
+      {"frame-timeout-ms", required_argument, NULL, 0x1006}
 
 #define SIM_COMMON_USAGE                                                      \
   "  --messenger plain|traced   messenger flavour (default: $HT_MESSENGER or plain)\n" \
   "  --sampler KIND             always|never|ratio|rate|parent (default: env)\n"  \
   "  --sample-ratio R           ratio of new traces recorded, 0..1\n"          \
   "  --control-socket PATH      runtime control socket (traced messenger)\n"    \
-  "  --max-connections N        accepted connections per listener (default 1024)\n"
+  "  --max-connections N        accepted connections per listener (default 1024)\n" \
+  "  --frame-timeout-ms MS      close a connection whose frame is not whole MS\n"   \
+  "                             after its first byte (default 30000)\n"
 
 /* 1 when c was one of the common options (stored in o), else 0. */
 int sim_common_option(sim_common_opts *o, int c, const char *arg);

@@ -100,6 +100,13 @@ typedef struct ht_messenger_options {
   ht_log_level log_level;        /* default HT_LOG_WARN */
   ht_log_fn log;                 /* NULL: stderr */
   void *log_arg;
+  uint32_t frame_timeout_ms;     /* an incoming frame must be whole this
+                                    long after its first byte arrived, or
+                                    the connection is closed (a slow or
+                                    stalled sender holds memory); time
+                                    while this side does not read
+                                    (back-pressure) does not count;
+                                    default 30000 */
 } ht_messenger_options;
 
 /* Fills *opts with the defaults and sets opts->size. */

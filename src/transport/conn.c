@@ -61,6 +61,51 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   *buf = uv_buf_init((char *)c->m->readbuf, TR_READ_BUF);
 }
 
+/* --- slow frames: a frame must be whole frame_timeout_ms after its first
+ * byte, or the connection closes. Without this a peer that announces a
+ * big frame and then drips (or stalls) holds its buffer for ever, on up
+ * to max_connections connections. The clock runs only while the
+ * connection is read (back-pressure pauses it, a resume restarts it). */
+
+static uint64_t sweep_interval(const ht_messenger *m) {
+  uint64_t ms = m->opts.frame_timeout_ms / 4;
+  return ms < 10 ? 10 : ms > 1000 ? 1000 : ms;
+}
+
+/* After input: starts, restarts (a new frame began) or ends the clock. */
+static void note_partial_frame(tr_conn *c, bool delivered) {
+  bool partial = ht_frame_reader_buffered(c->reader) > 0;
+  if (partial && (!c->partial || delivered))
+    c->partial_since = uv_now(c->m->loop);
+  c->partial = partial;
+  if (partial && !uv_is_active((uv_handle_t *)&c->m->frame_timer)) {
+    uint64_t every = sweep_interval(c->m);
+    uv_timer_start(&c->m->frame_timer, tr_conn_sweep_slow_frames, every, every);
+  }
+}
+
+void tr_conn_sweep_slow_frames(uv_timer_t *t) {
+  ht_messenger *m = t->data;
+  uint64_t now = uv_now(m->loop);
+  bool any = false;
+  for (tr_conn *c = m->conns; c != NULL; c = c->next) {
+    if (!c->partial || atomic_load(&c->state) != TR_CONN_OPEN)
+      continue;
+    if (c->reading && now - c->partial_since >= m->opts.frame_timeout_ms) {
+      tr_log(m, HT_LOG_WARN,
+             "%s: closing connection: frame incomplete after %llu ms "
+             "(%zu bytes held)",
+             c->name, (unsigned long long)(now - c->partial_since),
+             ht_frame_reader_buffered(c->reader));
+      tr_conn_close(c, HT_ECONNRESET); /* unlinked later, in on_closed */
+      continue;
+    }
+    any = true;
+  }
+  if (!any)
+    uv_timer_stop(t);
+}
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   tr_conn *c = s->data;
   if (nread < 0) {
@@ -72,6 +117,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   }
   const uint8_t *p = (const uint8_t *)buf->base;
   size_t left = (size_t)nread;
+  bool delivered = false;
   while (left > 0 && atomic_load(&c->state) == TR_CONN_OPEN) {
     ht_envelope env;
     size_t used = 0;
@@ -86,8 +132,11 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
       tr_conn_close(c, HT_ECONNRESET);
       return;
     }
+    delivered = true;
     tr_dispatch(c, &env, ht_frame_reader_frame_len(c->reader));
   }
+  if (atomic_load(&c->state) == TR_CONN_OPEN)
+    note_partial_frame(c, delivered);
 }
 
 /* Reading stops on an accepted connection while it has too many requests
@@ -102,10 +151,12 @@ void tr_conn_update_reading(tr_conn *c) {
                c->wq_msgs < o->write_queue_msgs);
   if (want == c->reading)
     return;
-  if (want)
+  if (want) {
     uv_read_start(&c->u.s, on_alloc, on_read);
-  else
+    c->partial_since = uv_now(c->m->loop); /* the sender waited for us */
+  } else {
     uv_read_stop(&c->u.s);
+  }
   c->reading = want;
 }
 

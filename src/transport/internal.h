@@ -102,6 +102,8 @@ struct tr_conn {
   tr_out **buckets; /* pending requests by sequence */
   size_t nbuckets, npending;
   uint32_t inflight; /* dispatched requests not yet answered */
+  bool partial;           /* the reader holds part of a frame ... */
+  uint64_t partial_since; /* ... since this loop time (ms), reading */
   bool reading;
   bool in_flush;
   int close_reason;
@@ -194,6 +196,7 @@ struct ht_messenger {
   uv_prepare_t prepare;
   uv_timer_t timeout_timer;
   uv_timer_t drain_timer;
+  uv_timer_t frame_timer; /* slow-frame sweep; runs while any conn->partial */
   int open_handles;
   uint64_t timer_due; /* UINT64_MAX: not armed */
 
@@ -271,6 +274,7 @@ void tr_conn_close(tr_conn *c, int reason);
 void tr_conn_enqueue(tr_conn *c, tr_out *out);
 void tr_conn_flush_all(ht_messenger *m);
 void tr_conn_update_reading(tr_conn *c);
+void tr_conn_sweep_slow_frames(uv_timer_t *t);
 
 /* dispatch.c */
 /* frame_len: the frame as received, prefix included. */

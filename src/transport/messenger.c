@@ -222,6 +222,7 @@ static void final_close(ht_messenger *m) {
   uv_close((uv_handle_t *)&m->prepare, tr_handle_closed);
   uv_close((uv_handle_t *)&m->timeout_timer, tr_handle_closed);
   uv_close((uv_handle_t *)&m->drain_timer, tr_handle_closed);
+  uv_close((uv_handle_t *)&m->frame_timer, tr_handle_closed);
 }
 
 void tr_handle_closed(uv_handle_t *h) {
@@ -246,9 +247,10 @@ static int init_handles(ht_messenger *m) {
   uv_prepare_init(m->loop, &m->prepare);
   uv_timer_init(m->loop, &m->timeout_timer);
   uv_timer_init(m->loop, &m->drain_timer);
+  uv_timer_init(m->loop, &m->frame_timer);
   m->async.data = m->check.data = m->prepare.data = m;
-  m->timeout_timer.data = m->drain_timer.data = m;
-  m->open_handles = 5;
+  m->timeout_timer.data = m->drain_timer.data = m->frame_timer.data = m;
+  m->open_handles = 6;
   uv_check_start(&m->check, on_check);
   uv_prepare_start(&m->prepare, on_prepare);
   return 0;

@@ -16,6 +16,7 @@
 #define DEFAULT_CONNECT_TIMEOUT_MS 5000u
 #define DEFAULT_RECONNECT_MIN_MS 50u
 #define DEFAULT_RECONNECT_MAX_MS 5000u
+#define DEFAULT_FRAME_TIMEOUT_MS 30000u
 
 void ht_messenger_options_init(ht_messenger_options *opts) {
   if (opts == NULL)
@@ -33,6 +34,7 @@ void ht_messenger_options_init(ht_messenger_options *opts) {
   opts->reconnect_min_ms = DEFAULT_RECONNECT_MIN_MS;
   opts->reconnect_max_ms = DEFAULT_RECONNECT_MAX_MS;
   opts->log_level = HT_LOG_WARN;
+  opts->frame_timeout_ms = DEFAULT_FRAME_TIMEOUT_MS;
 }
 
 #define ZERO_TO_DEFAULT(field, value)                                          \
@@ -60,6 +62,7 @@ int tr_options_merge(ht_messenger_options *dst,
   ZERO_TO_DEFAULT(connect_timeout_ms, DEFAULT_CONNECT_TIMEOUT_MS);
   ZERO_TO_DEFAULT(reconnect_min_ms, DEFAULT_RECONNECT_MIN_MS);
   ZERO_TO_DEFAULT(reconnect_max_ms, DEFAULT_RECONNECT_MAX_MS);
+  ZERO_TO_DEFAULT(frame_timeout_ms, DEFAULT_FRAME_TIMEOUT_MS);
   if (dst->max_frame > HT_FRAME_HARD_MAX ||
       dst->reconnect_min_ms > dst->reconnect_max_ms)
     return HT_EINVAL;

@@ -3,7 +3,7 @@
  *   sim-hostile --url tcp://127.0.0.1:PORT --duration S [--seed N]
  *               [--conns N] [--storm N] [--storm-every S] [--max-frame B]
  *               [--pid OSDPID] [--rss-cap-mib 256] [--rss-margin-mib 32]
- *               [--control SOCK --debug-rate R]
+ *               [--control SOCK --debug-rate R] [--frame-timeout-ms MS]
  *
  * Keeps --conns connections busy for --duration seconds, each running one
  * random attack (hostile_gen.c) and then closing; every --storm-every
@@ -13,7 +13,9 @@
  * Samples the OSD's VmRSS every second. At the end: the OSD must answer a
  * legitimate request, still run, keep its memory bounded (second-half max
  * <= first-half max + margin, all samples <= cap) and, with --control,
- * have honoured at most debug-rate remote DEBUG flags a second.
+ * have honoured at most debug-rate remote DEBUG flags a second, and, with
+ * --frame-timeout-ms, have closed every slowloris connection that outlived
+ * that limit (plus 2 s of slack).
  * Exit 0 when every check holds, 1 otherwise, 2 for bad usage.
  *
  * Never: talk to anything but the given loopback address, keep more than
@@ -53,6 +55,7 @@ typedef struct opts {
   long rss_cap_mib, rss_margin_mib;
   const char *control;
   double debug_rate;
+  long frame_timeout_ms;
 } opts;
 
 typedef struct counts {
@@ -67,7 +70,7 @@ typedef struct slot {
   int fd, state;
   attack a;
   size_t sent, allowed; /* bytes sent; bytes the drip allows so far */
-  uint64_t next_drip_ms, deadline_ms;
+  uint64_t next_drip_ms, deadline_ms, first_byte_ms;
   ht_frame_reader *reader;
   uint32_t replies;
 } slot;
@@ -75,6 +78,8 @@ typedef struct slot {
 static counts totals[A_KINDS];
 static test_rng rng;
 static unsigned long long storms, storm_conns, storm_refused, storm_connect_failed;
+static long expect_frame_timeout_ms; /* 0: the OSD's limit is not checked */
+static unsigned long long slow_held; /* slowloris kept past that limit */
 
 /* --- options */
 
@@ -97,7 +102,7 @@ static int parse_args(int argc, char **argv, opts *o) {
       {"max-frame", 1, NULL, 'F'},   {"pid", 1, NULL, 'p'},
       {"rss-cap-mib", 1, NULL, 'C'}, {"rss-margin-mib", 1, NULL, 'M'},
       {"control", 1, NULL, 'k'},     {"debug-rate", 1, NULL, 'r'},
-      {0, 0, 0, 0}};
+      {"frame-timeout-ms", 1, NULL, 'T'}, {0, 0, 0, 0}};
   *o = (opts){.duration = 20, .conns = 48, .storm_every = 5,
               .max_frame = HT_FRAME_DEFAULT_MAX, .rss_cap_mib = 256,
               .rss_margin_mib = 32, .debug_rate = -1};
@@ -118,6 +123,7 @@ static int parse_args(int argc, char **argv, opts *o) {
     case 'M': o->rss_margin_mib = atol(optarg); break;
     case 'k': o->control = optarg; break;
     case 'r': o->debug_rate = strtod(optarg, NULL); break;
+    case 'T': o->frame_timeout_ms = atol(optarg); break;
     default: return -1;
     }
   }
@@ -126,7 +132,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       o->max_frame >= 0xffffffffu) {
     fprintf(stderr, "usage: sim-hostile --url tcp://127.0.0.1:PORT --duration S [--seed N] "
                     "[--conns N<=%d] [--storm N] [--storm-every S] [--max-frame B] [--pid P] "
-                    "[--rss-cap-mib M] [--rss-margin-mib M] [--control SOCK --debug-rate R]\n",
+                    "[--rss-cap-mib M] [--rss-margin-mib M] [--control SOCK --debug-rate R] "
+                    "[--frame-timeout-ms MS]\n",
             MAX_CONNS);
     return -1;
   }
@@ -168,6 +175,10 @@ static void raise_fd_limit(opts *o) {
 
 static void slot_end(slot *s, int closed_by_osd) {
   counts *k = &totals[s->a.kind];
+  if (s->a.kind == A_SLOWLORIS && !closed_by_osd && expect_frame_timeout_ms > 0 &&
+      s->first_byte_ms != 0 &&
+      watch_now_ms() - s->first_byte_ms > (uint64_t)expect_frame_timeout_ms + 2000)
+    slow_held++;
   if (closed_by_osd)
     k->closed_by_osd++;
   else if (s->a.close_after_send)
@@ -256,6 +267,8 @@ static int slot_send(slot *s, uint64_t now) {
     ssize_t n = send(s->fd, s->a.bytes.p + s->sent, s->allowed - s->sent, MSG_NOSIGNAL);
     if (n < 0)
       return errno == EAGAIN || errno == EINTR ? 0 : 1;
+    if (s->sent == 0 && n > 0)
+      s->first_byte_ms = now;
     s->sent += (size_t)n;
     totals[s->a.kind].bytes += (uint64_t)n;
   }
@@ -467,6 +480,7 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   raise_fd_limit(&o);
   rng.state = o.seed;
+  expect_frame_timeout_ms = o.frame_timeout_ms;
   printf("sim-hostile: seed %llu, %s:%d, %.0f s, %d connections, storms of %d every %.0f s\n",
          (unsigned long long)o.seed, o.host, o.port, o.duration, o.conns, o.storm,
          o.storm_every);
@@ -480,6 +494,15 @@ int main(int argc, char **argv) {
           totals[A_BAD_ENVELOPE].garbage + totals[A_BAD_CONTEXT].garbage > 0) {
     fprintf(stderr, "sim-hostile: FAIL: the OSD sent bytes that are not reply frames\n");
     fail = 1;
+  }
+  if (expect_frame_timeout_ms > 0) {
+    printf("slowloris: %llu of %llu connections closed by the OSD, %llu held past %ld ms + 2 s\n",
+           totals[A_SLOWLORIS].closed_by_osd, totals[A_SLOWLORIS].conns, slow_held,
+           expect_frame_timeout_ms);
+    if (slow_held > 0) {
+      fprintf(stderr, "sim-hostile: FAIL: the OSD held slow frames past its frame timeout\n");
+      fail = 1;
+    }
   }
   if (watch_probe(o.host, o.port, 5000) != 0) {
     fprintf(stderr, "sim-hostile: FAIL: the OSD does not answer a legitimate request\n");

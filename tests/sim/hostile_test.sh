@@ -13,8 +13,9 @@
 #      HT_HOSTILE_RSS_MARGIN_MIB (32).
 #
 # Passes when: sim-hostile's checks hold (OSD answers a legitimate request
-# at the end, is alive, RSS bounded, remote DEBUG rate-limited, never sent
-# a malformed frame), the client has 0 verification failures, 0 hung and
+# at the end, is alive, RSS bounded, remote DEBUG rate-limited, slowloris
+# connections closed by the OSD's frame timeout, never sent a malformed
+# frame), the client has 0 verification failures, 0 hung and
 # 0 failed operations (the hostile traffic is on other connections), and
 # every OSD exits 0 on SIGTERM.
 set -euo pipefail
@@ -28,19 +29,30 @@ export HT_LTTNG_PROVIDER=$provider
 debug_rate=20
 export HT_TRUST_REMOTE_DEBUG=1 HT_REMOTE_DEBUG_RATE=$debug_rate
 limit=256 # accepted connections per OSD listener (the storm goes beyond)
+frame_ms=2000 # an OSD closes a connection whose frame is not whole by then
 
 "$bin/sim-osd" --check-messenger --messenger traced 2>/dev/null || {
   echo "the traced messenger is not in this build: skipped" >&2; exit 77; }
 
-wrap=()
+# HT_TEST_WRAPPER="valgrind ..." (scripts/valgrind.sh) runs sim-hostile,
+# and through cluster.sh every OSD and the client, under it; HT_TEST_SLOW=1
+# then gives requests generous timeouts, uses fewer hostile connections,
+# and allows for valgrind's own memory (its RSS is the OSD's plus shadow).
+wrap=() slow=() conns=48 storm=300 cap=256 margin=32
 [[ -n ${HT_TEST_WRAPPER:-} ]] && read -ra wrap <<< "$HT_TEST_WRAPPER"
+if [[ -n ${HT_TEST_SLOW:-} ]]; then
+  slow=(--client-arg --timeout-ms --client-arg 20000 --osd-arg --replica-timeout-ms
+        --osd-arg 10000)
+  conns=16 storm=100 cap=1024 margin=64 limit=64
+fi
 
 timeout -s KILL $((secs + 120)) bash "$cluster" --bin "$bin" --work "$work/c" \
   --messenger traced --osds 3 --clients 1 --duration "$secs" --inflight 8 --ctl \
-  --osd-arg --max-connections --osd-arg "$limit" 2> "$work/cluster.log" &
+  --osd-arg --max-connections --osd-arg "$limit" --osd-arg --frame-timeout-ms \
+  --osd-arg "$frame_ms" "${slow[@]}" 2> "$work/cluster.log" &
 cluster_pid=$!
 
-for ((t = 0; t < 300; t++)); do
+for ((t = 0; t < 900; t++)); do
   [[ -f $work/c/ready.2 && -f $work/c/ready.1 && -f $work/c/ready.0 ]] && break
   kill -0 "$cluster_pid" 2>/dev/null || break
   sleep 0.1
@@ -59,10 +71,10 @@ seed=${HT_HOSTILE_SEED:-$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}
 hrc=0
 timeout -s KILL $((secs + 60)) "${wrap[@]}" "$hostile" --url "$url" \
   --duration $((secs - 5)) --seed "$seed" \
-  --conns "${HT_HOSTILE_CONNS:-48}" --storm "${HT_HOSTILE_STORM:-300}" --storm-every 5 \
-  --pid "$pid" --rss-cap-mib "${HT_HOSTILE_RSS_CAP_MIB:-256}" \
-  --rss-margin-mib "${HT_HOSTILE_RSS_MARGIN_MIB:-32}" \
-  --control "$work/c/ctl/osd.0.sock" --debug-rate "$debug_rate" \
+  --conns "${HT_HOSTILE_CONNS:-$conns}" --storm "${HT_HOSTILE_STORM:-$storm}" --storm-every 5 \
+  --pid "$pid" --rss-cap-mib "${HT_HOSTILE_RSS_CAP_MIB:-$cap}" \
+  --rss-margin-mib "${HT_HOSTILE_RSS_MARGIN_MIB:-$margin}" \
+  --control "$work/c/ctl/osd.0.sock" --debug-rate "$debug_rate" --frame-timeout-ms "$frame_ms" \
   > "$work/hostile.txt" || hrc=$?
 crc=0
 wait "$cluster_pid" || crc=$?

@@ -26,16 +26,29 @@ static void tweak_server(ht_messenger_options *o) {
   o->max_connections = MAX_CONNS;
 }
 
-static int setup(void **state) {
+enum { FRAME_TIMEOUT_MS = 300 };
+
+static void tweak_slow_server(ht_messenger_options *o) {
+  tweak_server(o);
+  o->frame_timeout_ms = FRAME_TIMEOUT_MS;
+}
+
+static int setup_with(void **state, void (*tweak)(ht_messenger_options *)) {
   fixture *f = calloc(1, sizeof(*f));
   tt_counter_init(&f->log.warnings);
-  f->srv = tt_messenger("srv", &f->log, tweak_server);
+  f->srv = tt_messenger("srv", &f->log, tweak);
   f->cli = tt_messenger("cli", NULL, NULL);
   assert_int_equal(ht_messenger_handle(f->srv, "echo", tt_echo_handler, NULL), 0);
   assert_int_equal(ht_messenger_listen(f->srv, "tcp://127.0.0.1:0", f->url, sizeof(f->url)), 0);
   assert_int_equal(ht_messenger_connect(f->cli, f->url, &f->good), 0);
   *state = f;
   return 0;
+}
+
+static int setup(void **state) { return setup_with(state, tweak_server); }
+
+static int setup_slow(void **state) {
+  return setup_with(state, tweak_slow_server);
 }
 
 static int teardown(void **state) {
@@ -110,6 +123,66 @@ static void test_truncated_then_close(void **state) {
   uint8_t part[4 + 3] = {0, 0, 0, 100, 1, 2, 3};
   assert_int_equal(send(fd, part, sizeof(part), 0), (ssize_t)sizeof(part));
   close(fd); /* half a frame, then gone */
+  assert_served(f);
+}
+
+/* Slowloris (issue 9): a frame announced and then dripped, or stalled,
+ * closes its connection frame_timeout_ms after its first byte. */
+static void expect_slow_frame_closed(fixture *f, int drip_ms) {
+  assert_served(f);
+  long warnings = tt_counter_get(&f->log.warnings);
+  int fd = tt_raw_connect(f->url);
+  assert_true(fd >= 0);
+  uint8_t start[4 + 10] = {0};
+  tt_put_be32(start, 1000);
+  assert_int_equal(send(fd, start, sizeof(start), 0), (ssize_t)sizeof(start));
+  uint64_t t0 = tt_now_ms(), until = t0 + 10 * FRAME_TIMEOUT_MS;
+  int closed = 0;
+  while (!closed && tt_now_ms() < until) {
+    if (drip_ms > 0) /* one byte at a time: progress, never a whole frame */
+      (void)!send(fd, "x", 1, MSG_NOSIGNAL);
+    closed = tt_raw_closed_by_peer(fd, drip_ms > 0 ? drip_ms : 50);
+  }
+  close(fd);
+  assert_true(closed);
+  assert_true(tt_now_ms() - t0 >= FRAME_TIMEOUT_MS - 20);
+  assert_true(tt_counter_wait(&f->log.warnings, warnings + 1, 5000) > warnings);
+  pthread_mutex_lock(&f->log.warnings.lock);
+  assert_non_null(strstr(f->log.last, "frame incomplete"));
+  pthread_mutex_unlock(&f->log.warnings.lock);
+  assert_served(f);
+}
+
+static void test_slow_drip_frame_closed(void **state) {
+  expect_slow_frame_closed(*state, 50);
+}
+
+static void test_stalled_frame_closed(void **state) {
+  expect_slow_frame_closed(*state, 0);
+}
+
+/* A slow but honest sender is not: every frame arrives whole within the
+ * limit (here in two halves), even if the connection lives far longer. */
+static void test_slow_whole_frames_kept(void **state) {
+  fixture *f = *state;
+  ht_envelope env = {.version = HT_WIRE_VERSION, .type = HT_MSG_ONEWAY,
+                     .operation = "echo", .payload = "hi", .payload_len = 2};
+  uint8_t frame[128];
+  size_t len = 0;
+  assert_int_equal(ht_frame_encode(&env, frame, sizeof(frame), &len), 0);
+  int fd = tt_raw_connect(f->url);
+  assert_true(fd >= 0);
+  long warnings = tt_counter_get(&f->log.warnings);
+  for (int i = 0; i < 6; i++) {
+    assert_int_equal(send(fd, frame, len / 2, 0), (ssize_t)(len / 2));
+    tt_sleep_ms(FRAME_TIMEOUT_MS / 4);
+    assert_int_equal(send(fd, frame + len / 2, len - len / 2, 0), (ssize_t)(len - len / 2));
+    tt_sleep_ms(FRAME_TIMEOUT_MS / 2);
+  }
+  /* 6 x 225 ms = 1.35 s open, > 4 x the frame limit */
+  assert_int_equal(tt_raw_closed_by_peer(fd, FRAME_TIMEOUT_MS), 0);
+  close(fd);
+  assert_int_equal(tt_counter_get(&f->log.warnings), warnings);
   assert_served(f);
 }
 
@@ -191,6 +264,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_valid_prefix_bad_type, setup, teardown),
       cmocka_unit_test_setup_teardown(test_truncated_then_close, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_bad_clients, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_slow_drip_frame_closed, setup_slow, teardown),
+      cmocka_unit_test_setup_teardown(test_stalled_frame_closed, setup_slow, teardown),
+      cmocka_unit_test_setup_teardown(test_slow_whole_frames_kept, setup_slow, teardown),
       cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reconnect_backs_off, setup, teardown),
   };
