@@ -26,6 +26,8 @@
 # this cluster's processes by procname (default DIR/sim-osd, DIR/sim-client).
 #
 # --ctl gives every OSD a control socket, $work/ctl/osd.N.sock.
+# HT_TEST_WRAPPER="valgrind ..." starts every OSD and client under that
+# command (scripts/valgrind.sh); then OSDs get 60 s to be ready, not 10.
 #
 # Exit 0 when every client exited 0 (verification passed, no hang) and
 # every OSD that was not killed on purpose stopped cleanly. Never leaves a
@@ -73,6 +75,9 @@ done
 [[ -n $osd_exe ]] || osd_exe=$bin/sim-osd
 [[ -n $client_exe ]] || client_exe=$bin/sim-client
 mkdir -p "$work/logs"
+wrap=()
+[[ -n ${HT_TEST_WRAPPER:-} ]] && read -ra wrap <<< "$HT_TEST_WRAPPER"
+ready_ticks=$(( ${#wrap[@]} > 0 ? 600 : 100 ))
 rm -f "$work"/logs/* "$work"/ready.* "$work"/ctl/*.sock 2>/dev/null || true
 : > "$work/procs"
 : > "$work/faults.log"
@@ -132,12 +137,12 @@ start_osd() { # start_osd ID [--recovering]: sets pids[ID]; the log is appended 
   [[ $i == 0 && $corrupt != 0 ]] && args+=(--corrupt-reads "$corrupt")
   [[ -n $data_dir ]] && mkdir -p "$data_dir" && args+=(--data "$data_dir/osd.$i")
   [[ $use_ctl == 1 || $ctl_all == 1 ]] && args+=(--control-socket "$work/ctl/osd.$i.sock")
-  "$osd_exe" "${args[@]}" "${@:2}" "${osd_args[@]}" 2>> "$work/logs/osd.$i.log" &
+  "${wrap[@]}" "$osd_exe" "${args[@]}" "${@:2}" "${osd_args[@]}" 2>> "$work/logs/osd.$i.log" &
   pids[$i]=$! names[$i]="osd.$i"
   echo "osd.$i $!" >> "$work/procs"
 }
 for ((i = 0; i < osds; i++)); do start_osd "$i"; done
-for ((t = 0; t < 100; t++)); do
+for ((t = 0; t < ready_ticks; t++)); do
   n=$(find "$work" -maxdepth 1 -name "ready.*" | wc -l)
   [[ $n == "$osds" ]] && break
   for ((i = 0; i < osds; i++)); do
@@ -145,7 +150,7 @@ for ((t = 0; t < 100; t++)); do
   done
   sleep 0.1
 done
-[[ $n == "$osds" ]] || { echo "cluster.sh: OSDs not ready after 10 s" >&2; exit 1; }
+[[ $n == "$osds" ]] || { echo "cluster.sh: OSDs not ready after $((ready_ticks / 10)) s" >&2; exit 1; }
 echo "cluster: $osds OSDs up (map $work/cluster.map)${slow_osd:+, osd.$slow_osd slow (+${slow_ms} ms a disk write)}${kill_id:+, osd.$kill_id crashes at ${kill_at} s}" >&2
 
 # --- clients
@@ -156,7 +161,7 @@ for ((c = 0; c < clients; c++)); do
   [[ $drop_ms != 0 ]] && args+=(--drop-conn-ms "$drop_ms")
   [[ -n $schedule && $use_ctl == 0 ]] && args+=(--ratio-at "$schedule")
   [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/client.$c.sock")
-  timeout -s KILL $((${duration%.*} + 40)) "$client_exe" "${args[@]}" "${client_args[@]}" \
+  timeout -s KILL $((${duration%.*} + 40)) "${wrap[@]}" "$client_exe" "${args[@]}" "${client_args[@]}" \
     > "$work/logs/client.$c.out" 2> "$work/logs/client.$c.log" &
   cpids+=($!)
   echo "client.$c $!" >> "$work/procs" # timeout's pid: the client is its child

@@ -41,6 +41,13 @@ cleanup() {
 trap cleanup EXIT
 ht_sessiond_ensure
 export HT_LTTNG_PROVIDER=$provider
+# HT_TEST_WRAPPER="valgrind ..." (scripts/valgrind.sh) runs every node under
+# it; HT_TEST_SLOW=1 gives them longer to start. Under valgrind the
+# process name LTTng records is valgrind's ("memcheck-amd64-").
+wrap=()
+[[ -n ${HT_TEST_WRAPPER:-} ]] && read -ra wrap <<< "$HT_TEST_WRAPPER"
+start_ticks=100 client_s=60
+[[ -n ${HT_TEST_SLOW:-} ]] && start_ticks=1200 client_s=300
 unset HT_SAMPLER HT_SAMPLE_RATIO HT_SAMPLE_RATE HT_TRUST_REMOTE_DEBUG HT_CONTROL_SOCKET
 
 session_start() { # NAME
@@ -75,10 +82,10 @@ start_server() {
   while [[ $1 != "$node" ]]; do cmd+=("$1"); shift; done
   shift
   rm -f "$base/$name.url" "$base/$name.seen"
-  "${cmd[@]}" "$node" server --name "$name-$tag" --url-file "$base/$name.url" "$@" &
+  "${cmd[@]}" "${wrap[@]}" "$node" server --name "$name-$tag" --url-file "$base/$name.url" "$@" &
   pids+=($!)
   mine+=($!)
-  for _ in $(seq 100); do
+  for _ in $(seq $start_ticks); do
     [[ -s "$base/$name.url" ]] && break
     sleep 0.05
   done
@@ -97,7 +104,7 @@ stop_servers() { # every server must exit 0 (clean close; ASan leak check)
 client() { # OUT_PREFIX [client args...] (env before via CLIENT_ENV)
   local out=$1
   shift
-  env ${CLIENT_ENV:-} timeout 60 "$node" client --name "client-$tag" \
+  env ${CLIENT_ENV:-} timeout $client_s "${wrap[@]}" "$node" client --name "client-$tag" \
     --results "$out.results" --traces "$out.traces" "$@" > "$out.stdout" &
   local pid=$!
   mine+=("$pid")
@@ -108,7 +115,7 @@ client() { # OUT_PREFIX [client args...] (env before via CLIENT_ENV)
 events_from_us() {
   local n=0
   for p in "${mine[@]}"; do
-    n=$(( n + $(grep -c "vpid = $p, procname = \"traced_node\"" "$1" || true) ))
+    n=$(( n + $(grep -cE "vpid = $p, procname = \"(traced_node|memcheck-amd64-)\"" "$1" || true) ))
   done
   echo "$n"
 }

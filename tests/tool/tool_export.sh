@@ -8,6 +8,11 @@ hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
 rm -rf "$work" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
 traces=40
+# HT_TEST_WRAPPER="valgrind ..." (scripts/valgrind.sh) runs the tool's
+# reading commands under it (not the recorded workload: the session keeps
+# only processes named trace_workload).
+tool=("$hoptrace")
+[[ -n ${HT_TEST_WRAPPER:-} ]] && { read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace"); }
 
 timeout 120 "$hoptrace" record -o "$work/trace" --filter '$ctx.procname == "trace_workload"' -- \
   "$workload" --traces $traces --fanout 2 --expect "$work/expect.txt" 2> "$work/record.log"
@@ -15,26 +20,26 @@ cat "$work/record.log"
 grep -q " 0 discarded by LTTng" "$work/record.log"
 
 for f in zipkin otlp chrome; do
-  timeout 120 "$hoptrace" export --format $f -o "$work/$f.json" "$work/trace"
+  timeout 120 "${tool[@]}" export --format $f -o "$work/$f.json" "$work/trace"
 done
-timeout 120 "$hoptrace" report -o "$work/report.txt" "$work/trace"
-timeout 120 "$hoptrace" view -o "$work/waterfall.html" "$work/trace"
+timeout 120 "${tool[@]}" report -o "$work/report.txt" "$work/trace"
+timeout 120 "${tool[@]}" view -o "$work/waterfall.html" "$work/trace"
 first=$(head -n1 "$work/expect.txt" | cut -d' ' -f1)
-timeout 120 "$hoptrace" view --trace-id "$first" -q -o "$work/waterfall-one.html" "$work/trace"
+timeout 120 "${tool[@]}" view --trace-id "$first" -q -o "$work/waterfall-one.html" "$work/trace"
 python3 "$src/check_outputs.py" "$work/expect.txt" "$work/zipkin.json" \
   "$work/otlp.json" "$work/chrome.json" "$work/report.txt"
 
 # One trace by id: exactly its spans.
-timeout 60 "$hoptrace" export --format zipkin --trace-id "$first" -q "$work/trace" > "$work/one.json"
+timeout 60 "${tool[@]}" export --format zipkin --trace-id "$first" -q "$work/trace" > "$work/one.json"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert len(s)==6 and {x["traceId"] for x in s}=={sys.argv[2]}, s' \
   "$work/one.json" "$first"
 
 # Bad input: a clear error, non-zero exit.
-if "$hoptrace" export --format zipkin "$work/no-such-dir" 2> "$work/err.txt"; then
+if "${tool[@]}" export --format zipkin "$work/no-such-dir" 2> "$work/err.txt"; then
   echo "export of a missing directory succeeded" >&2; exit 1
 fi
 grep -q "no CTF trace" "$work/err.txt"
-if "$hoptrace" export --format yaml "$work/trace" 2>/dev/null; then exit 1; fi
+if "${tool[@]}" export --format yaml "$work/trace" 2>/dev/null; then exit 1; fi
 
 # The waterfall pages, rendered by a real browser: every trace listed, and
 # the rows of the one trace selected by id.
