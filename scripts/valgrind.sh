@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test suite's programs under valgrind memcheck (issue 9), bounded in
-# time (< 15 min on 2 cores). Builds build-valgrind/ (RelWithDebInfo,
-# -Werror, no sanitizers: valgrind and ASan do not mix), then:
+# time (< 15 min on 2 cores). Builds build/ exactly as scripts/test.sh does
+# (RelWithDebInfo, -Werror, no sanitizers: valgrind and ASan do not mix;
+# after test.sh nothing is rebuilt; HT_VALGRIND_BUILD=DIR for another
+# directory, relative to the source tree), then:
 #   1. the C unit tests (transport, traced messenger, control socket,
 #      wire, propagate, tool, fuzz replays; the ones that fork too) with
 #      `ctest -T memcheck`: each test process runs under valgrind;
@@ -12,7 +14,7 @@
 #      HT_TEST_SLOW=1 scales their counts, durations and timeouts.
 # Any memcheck error, and any definite or indirect leak, makes the
 # program exit 99 and its test fail. Suppressions (third-party noise
-# only): scripts/valgrind.supp. Logs: build-valgrind/valgrind/*.log.
+# only): scripts/valgrind.supp. Logs: BUILD/valgrind/*.log.
 #
 #   scripts/valgrind.sh              both steps
 #   scripts/valgrind.sh --unit       step 1 only
@@ -21,7 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-build=build-valgrind
+build=${HT_VALGRIND_BUILD:-build}
 steps="unit integration"
 while (($#)); do
   case "$1" in
@@ -33,8 +35,8 @@ while (($#)); do
 done
 
 bash scripts/install-deps.sh
-cmake -S . -B "$build" -DHT_WERROR=ON -DHT_SANITIZE= -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2
+cmake -S . -B "$build" -DHT_WERROR=ON -DHT_SANITIZE= >/dev/null
+cmake --build "$build" -j"$(nproc)"
 
 logs=$src/$build/valgrind
 rm -rf "$logs" && mkdir -p "$logs"
@@ -67,6 +69,7 @@ TimeOut: 600
 EOF
   ctest --test-dir "$build" -T memcheck -E "$unit_exclude" -j2 --output-on-failure \
     --timeout 600 "$@" || status=1
+  rm -f "$build/DartConfiguration.tcl" # plain ctest runs stay as they were
 fi
 if [[ $steps == *integration* ]]; then
   echo "== valgrind: integration tests (HT_TEST_WRAPPER)"

@@ -449,6 +449,10 @@ static int check_rss(const opts *o) {
       second = rss[i] > second ? rss[i] : second;
     top = rss[i] > top ? rss[i] : top;
   }
+  printf("osd rss (KiB) every 10 s:");
+  for (unsigned i = 0; i < nrss; i += 10)
+    printf(" %ld", rss[i]);
+  printf("\n");
   printf("osd rss: %u samples, first-half max %ld KiB, second-half max %ld KiB, max %ld KiB "
          "(cap %ld MiB, margin %ld MiB)\n",
          nrss, first, second, top, o->rss_cap_mib, o->rss_margin_mib);

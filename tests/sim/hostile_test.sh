@@ -40,6 +40,12 @@ frame_ms=2000 # an OSD closes a connection whose frame is not whole by then
 # and allows for valgrind's own memory (its RSS is the OSD's plus shadow).
 wrap=() slow=() conns=48 storm=300 cap=256 margin=32
 [[ -n ${HT_TEST_WRAPPER:-} ]] && read -ra wrap <<< "$HT_TEST_WRAPPER"
+# Under ASan (scripts/test.sh --sanitize) the RSS is ASan's too: shadow
+# memory and the quarantine of freed blocks (kept small here).
+if ldd "$bin/sim-osd" 2>/dev/null | grep -q libasan; then
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=32"
+  cap=768 margin=64
+fi
 if [[ -n ${HT_TEST_SLOW:-} ]]; then
   slow=(--client-arg --timeout-ms --client-arg 20000 --osd-arg --replica-timeout-ms
         --osd-arg 10000)
