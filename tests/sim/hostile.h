@@ -51,9 +51,9 @@ typedef struct attack {
   uint32_t linger_ms;  /* how long to wait for reactions */
 } attack;
 
-/* Fills a (zeroed) with a random attack; max_frame is the OSD's frame
- * limit. 0, or -1 (out of memory). */
-int attack_make(attack *a, test_rng *rng, size_t max_frame);
+/* Fills *a (zeroed) with a random attack, of kind `only` unless that is
+ * A_KINDS; max_frame is the OSD's frame limit. 0, or -1 (out of memory). */
+int attack_make(attack *a, test_rng *rng, size_t max_frame, attack_kind only);
 void attack_free(attack *a);
 
 /* A well-formed osd_stat request of object "hostile.N" (the final
@@ -62,8 +62,14 @@ int attack_probe_frame(hbuf *out, uint64_t seq);
 
 /* --- hostile_watch.c */
 
-/* VmRSS of pid in KiB, or -1 when the process is gone. */
-long watch_rss_kib(pid_t pid);
+/* Resident memory of pid in KiB from /proc/PID/status: VmRSS, and its
+ * parts RssAnon (heap, stacks: the process's own) and RssShmem (shared
+ * memory: LTTng-UST ring buffers, written by whatever session records
+ * this process). 0, or -1 when the process is gone. */
+typedef struct watch_mem {
+  long rss, anon, shmem;
+} watch_mem;
+int watch_mem_kib(pid_t pid, watch_mem *out);
 
 /* Sends "status" to the control socket at path and parses the two remote
  * DEBUG counters. 0, or -1 (with a message on stderr). */

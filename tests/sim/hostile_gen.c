@@ -297,7 +297,7 @@ static int make_slowloris(attack *a, test_rng *rng, size_t max_frame) {
   return hbuf_put(&a->bytes, prefix, 4) | put_random(&a->bytes, rng, body);
 }
 
-int attack_make(attack *a, test_rng *rng, size_t max_frame) {
+int attack_make(attack *a, test_rng *rng, size_t max_frame, attack_kind only) {
   /* weights: the cheap kinds often, the slow ones rarely */
   static const unsigned weight[A_KINDS] = {10, 8, 6, 2, 12, 8, 6, 10};
   unsigned total = 0;
@@ -307,7 +307,7 @@ int attack_make(attack *a, test_rng *rng, size_t max_frame) {
   unsigned k = 0;
   while (pick >= weight[k])
     pick -= weight[k++];
-  a->kind = (attack_kind)k;
+  a->kind = only < A_KINDS ? only : (attack_kind)k;
   switch (a->kind) {
   case A_RANDOM:
     a->linger_ms = 300;

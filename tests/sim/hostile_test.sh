@@ -9,6 +9,7 @@
 # usage: hostile_test.sh BINDIR HOSTILE PROVIDER WORKDIR [SECONDS]
 #   BINDIR has sim-osd and sim-client; SECONDS is the client's run (30).
 # Env: HT_HOSTILE_SEED (default: random, printed), HT_HOSTILE_CONNS (48),
+#      HT_HOSTILE_ONLY (one attack kind, e.g. debug-flood),
 #      HT_HOSTILE_STORM (300), HT_HOSTILE_RSS_CAP_MIB (256),
 #      HT_HOSTILE_RSS_MARGIN_MIB (32).
 #
@@ -81,7 +82,7 @@ timeout -s KILL $((secs + 60)) "${wrap[@]}" "$hostile" --url "$url" \
   --pid "$pid" --rss-cap-mib "${HT_HOSTILE_RSS_CAP_MIB:-$cap}" \
   --rss-margin-mib "${HT_HOSTILE_RSS_MARGIN_MIB:-$margin}" \
   --control "$work/c/ctl/osd.0.sock" --debug-rate "$debug_rate" --frame-timeout-ms "$frame_ms" \
-  > "$work/hostile.txt" || hrc=$?
+  ${HT_HOSTILE_ONLY:+--only "$HT_HOSTILE_ONLY"} > "$work/hostile.txt" || hrc=$?
 crc=0
 wait "$cluster_pid" || crc=$?
 cat "$work/hostile.txt"

@@ -24,18 +24,20 @@ uint64_t watch_now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-long watch_rss_kib(pid_t pid) {
+int watch_mem_kib(pid_t pid, watch_mem *out) {
   char path[64], line[256];
   snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+  *out = (watch_mem){-1, -1, -1};
   FILE *f = fopen(path, "r");
   if (f == NULL)
     return -1;
-  long kib = -1;
-  while (fgets(line, sizeof(line), f) != NULL)
-    if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-      break;
+  while (fgets(line, sizeof(line), f) != NULL) {
+    sscanf(line, "VmRSS: %ld kB", &out->rss);
+    sscanf(line, "RssAnon: %ld kB", &out->anon);
+    sscanf(line, "RssShmem: %ld kB", &out->shmem);
+  }
   fclose(f);
-  return kib;
+  return out->rss >= 0 && out->anon >= 0 ? 0 : -1;
 }
 
 /* Reads until a newline or timeout; NUL-terminates. */

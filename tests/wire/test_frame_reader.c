@@ -213,6 +213,47 @@ static void big_frame_buffers_are_released(void **state) {
   ht_frame_reader_free(reader);
 }
 
+/* A peer announcing a big frame and sending little makes the reader hold
+ * about what arrived, not what was announced (slowloris, issue 9); the
+ * bytes survive every growth of the buffer. */
+static void announced_length_is_not_allocated(void **state) {
+  (void)state;
+  ht_frame_reader *reader;
+  assert_int_equal(ht_frame_reader_new(&reader, 0), 0);
+  size_t payload_len = 4u << 20;
+  uint8_t *payload = malloc(payload_len);
+  for (size_t i = 0; i < payload_len; i++)
+    payload[i] = (uint8_t)(i * 7 + (i >> 13));
+  uint8_t *frame = malloc(payload_len + 64);
+  ht_envelope in = {.type = HT_MSG_REQUEST, .payload = payload, .payload_len = payload_len};
+  size_t len, used, at = 0;
+  assert_int_equal(ht_frame_encode(&in, frame, payload_len + 64, &len), 0);
+  ht_envelope out;
+  assert_int_equal(ht_frame_reader_feed(reader, frame, 4, &used, &out), HT_EAGAIN);
+  at += 4;
+  assert_int_equal(frame_reader_body_capacity(reader), 0); /* prefix only */
+  assert_int_equal(ht_frame_reader_feed(reader, frame + at, 1000, &used, &out), HT_EAGAIN);
+  at += 1000;
+  assert_true(frame_reader_body_capacity(reader) <= 4096);
+  for (int i = 0; i < 200; i++) { /* a drip: a few bytes at a time */
+    assert_int_equal(ht_frame_reader_feed(reader, frame + at, 7, &used, &out), HT_EAGAIN);
+    at += 7;
+  }
+  assert_true(frame_reader_body_capacity(reader) <= 4096);
+  assert_int_equal(ht_frame_reader_feed(reader, frame + at, 256 * 1024, &used, &out),
+                   HT_EAGAIN);
+  at += 256 * 1024;
+  assert_int_equal(ht_frame_reader_buffered(reader), at);
+  assert_true(frame_reader_body_capacity(reader) >= at - 4);
+  assert_true(frame_reader_body_capacity(reader) <= 2 * at);
+  assert_int_equal(ht_frame_reader_feed(reader, frame + at, len - at, &used, &out), 0);
+  assert_int_equal(out.payload_len, payload_len);
+  assert_memory_equal(out.payload, payload, payload_len);
+  free(payload);
+  free(frame);
+  ht_frame_reader_free(reader);
+}
+
 static void bad_arguments(void **state) {
   (void)state;
   ht_frame_reader *reader;
@@ -237,6 +278,7 @@ int main(void) {
       cmocka_unit_test(truncation_at_every_offset_is_reported),
       cmocka_unit_test(steady_state_decoding_does_not_allocate),
       cmocka_unit_test(big_frame_buffers_are_released),
+      cmocka_unit_test(announced_length_is_not_allocated),
       cmocka_unit_test(bad_arguments),
   };
   return cmocka_run_group_tests(tests, make_stream, free_stream);
