@@ -43,7 +43,7 @@ wrap=() slow=() conns=48 storm=300 cap=256 margin=32
 [[ -n ${HT_TEST_WRAPPER:-} ]] && read -ra wrap <<< "$HT_TEST_WRAPPER"
 # Under ASan (scripts/test.sh --sanitize) the RSS is ASan's too: shadow
 # memory and the quarantine of freed blocks (kept small here).
-if ldd "$bin/sim-osd" 2>/dev/null | grep -q libasan; then
+if [[ $(ldd "$bin/sim-osd" 2>/dev/null) == *libasan* ]]; then # (no pipe: grep -q + pipefail races)
   export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=32"
   cap=768 margin=64
 fi
