@@ -247,7 +247,10 @@ clients_txt="$out/cluster/clients.txt"
 [[ -f $clients_txt ]] || { echo "soak: FAIL: no client summary" >&2; result=FAIL; : > "$clients_txt"; }
 min_ops=$(( clients * rate * duration / 2 ))
 check accounts python3 "$sim/soak_check.py" accounts "$clients_txt" "$min_ops"
-if ldd "$bin/sim-osd" 2>/dev/null | grep -q libasan; then
+# (no `ldd | grep -q` under pipefail: grep quits early, ldd dies of SIGPIPE
+# and the test read "not ASan" at random)
+ldd_out=$(ldd "$bin/sim-osd" 2>/dev/null || true)
+if [[ $ldd_out == *libasan* ]]; then
   # ASan holds freed memory in its quarantine (up to 256 MiB) and RSS grows
   # with it: the figures are shown, LeakSanitizer at each exit judges leaks
   echo "soak: ASan build: RSS is reported, not judged; leaks are LeakSanitizer's (any report fails)" >&2

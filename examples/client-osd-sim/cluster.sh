@@ -119,7 +119,7 @@ common=()
 # `ctl` (traced messenger), else by the clients themselves (--ratio-at).
 use_ctl=0
 if [[ -n $schedule && -n $hoptrace && $messenger == traced ]] &&
-   "$hoptrace" help 2>&1 | grep -q " ctl "; then
+   [[ $("$hoptrace" help 2>&1) == *" ctl "* ]]; then
   use_ctl=1
   mkdir -p "$work/ctl"
 fi

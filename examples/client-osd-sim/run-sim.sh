@@ -119,7 +119,7 @@ Outputs in $out:
 TXT
 python3 "$here/sim_summary.py" "$out/zipkin.json" "$out/cluster/pids" "$schedule" "$ratio" || true
 echo
-sed -n '/^Slowest traces/,/^$/p' "$out/report.txt" | head -n 16
+sed -n '/^Slowest traces/,/^$/p' "$out/report.txt" | head -n 16 || true  # head may cut sed off (SIGPIPE)
 if [[ -n $slow_osd ]]; then
   echo "osd.$slow_osd adds ${slow_ms} ms to every disk write: it is the slowest replica above,"
   echo "on the critical path of the slowest traces, and its rows in $out/report.txt"

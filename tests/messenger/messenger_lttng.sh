@@ -64,7 +64,7 @@ session_stop() { # NAME: stop, destroy, export ours to NAME/zipkin.json
   timeout 60 lttng stop "$s" >/dev/null
   timeout 30 lttng destroy "$s" >/dev/null
   sessions=("${sessions[@]/$s}")
-  if find "$dir/trace" -name metadata 2>/dev/null | grep -q .; then
+  if [[ -n $(find "$dir/trace" -name metadata 2>/dev/null) ]]; then
     timeout 120 "$hoptrace" export --format zipkin -q -o "$dir/zipkin.json" "$dir/trace"
     timeout 120 babeltrace2 "$dir/trace" > "$dir/events.txt"
   else

@@ -54,7 +54,7 @@ record() {
   # A stream file with no packet (another process of this user registered
   # while every event was filtered out) is no event, and babeltrace2
   # refuses it: read only traces that hold data.
-  if find "$out/trace" -type f -name 'channel*' -size +0 2>/dev/null | grep -q .; then
+  if [[ -n $(find "$out/trace" -type f -name 'channel*' -size +0 2>/dev/null) ]]; then
     timeout 60 babeltrace2 "$out/trace" >"$out/events.txt"
   else
     : >"$out/events.txt" # no application ever registered: nothing recorded
