@@ -94,14 +94,8 @@ if [[ -n ${HT_SOAK_NS:-} ]]; then
 fi
 
 # --- build
-bin="$build/examples/client-osd-sim"
-hoptrace="$build/tools/hoptrace/hoptrace"
-if [[ ! -x $bin/sim-osd || ! -x $bin/sim-client || ! -x $hoptrace ]]; then
-  echo "soak: building in $build" >&2
-  cmake -S "$root" -B "$build" >/dev/null
-  cmake --build "$build" -j2 --target sim-osd sim-client hoptrace_cli hoptrace_tp >/dev/null
-fi
-export HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so"
+source "$root/examples/client-osd-sim/sim-build.sh"
+sim_build_ensure "$root" "$build" soak
 if ! "$bin/sim-osd" --check-messenger --messenger traced; then
   echo "soak: the traced messenger is not in this build: skipped" >&2
   exit 77

@@ -183,7 +183,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(hoptrace, span_start_hop,
     lttng_ust_field_string(peer, peer)))
 
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_start_hop, hoptrace,
-  span_start_send, 
+  span_start_send,
   LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
                     const char *, name, const char *, service,
                     const char *, endpoint, const char *, annotation,
@@ -191,7 +191,7 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_start_hop, hoptrace,
                     const char *, peer))
 
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_start_hop, hoptrace,
-  span_start_recv, 
+  span_start_recv,
   LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
                     const char *, name, const char *, service,
                     const char *, endpoint, const char *, annotation,
@@ -212,13 +212,13 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(hoptrace, span_end_hop,
     lttng_ust_field_string(peer, peer)))
 
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_end_hop, hoptrace,
-  span_end_send, 
+  span_end_send,
   LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
                     const char *, annotation, uint8_t, type, uint64_t, seq,
                     uint64_t, size, const char *, peer))
 
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_end_hop, hoptrace,
-  span_end_recv, 
+  span_end_recv,
   LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
                     const char *, annotation, uint8_t, type, uint64_t, seq,
                     uint64_t, size, const char *, peer))

@@ -56,14 +56,8 @@ if [[ -z $schedule ]]; then
   schedule="$(python3 -c "d=float('$duration'); print('%.1f:1,%.1f:0.01' % (d/3, 2*d/3))")"
 fi
 
-bin="$build/examples/client-osd-sim"
-hoptrace="$build/tools/hoptrace/hoptrace"
-if [[ ! -x $bin/sim-osd || ! -x $bin/sim-client || ! -x $hoptrace ]]; then
-  echo "run-sim: building in $build" >&2
-  cmake -S "$root" -B "$build" >/dev/null
-  cmake --build "$build" -j2 --target sim-osd sim-client hoptrace_cli hoptrace_tp >/dev/null
-fi
-export HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so"
+source "$here/sim-build.sh"
+sim_build_ensure "$root" "$build" run-sim
 
 if ! "$bin/sim-osd" --check-messenger --messenger "$messenger"; then
   echo "run-sim: cannot run with --messenger $messenger (see above)" >&2
