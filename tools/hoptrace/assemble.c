@@ -23,7 +23,7 @@ struct assembler {
   int64_t grace_ns, timeout_ns;
   idmap traces; /* (hi, lo) -> open_trace */
   idmap spans;  /* (trace address, span id) -> span, big traces only */
-  chunk_pool *pool;
+  span_mem *pool;
   open_trace *oldest, *newest;
   size_t open;
   int64_t now_ns;
@@ -33,7 +33,7 @@ struct assembler {
 assembler *assembler_new(trace_ready_fn ready, void *user, int64_t grace_ns,
                          int64_t timeout_ns) {
   assembler *a = calloc(1, sizeof(*a));
-  if (a != NULL && (a->pool = chunk_pool_new()) == NULL) {
+  if (a != NULL && (a->pool = span_mem_new()) == NULL) {
     free(a);
     return NULL;
   }
@@ -261,7 +261,7 @@ void assembler_free(assembler *a) {
   }
   idmap_free(&a->traces);
   idmap_free(&a->spans);
-  chunk_pool_free(a->pool);
+  span_mem_free(a->pool);
   free(a);
 }
 

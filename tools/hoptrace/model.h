@@ -8,27 +8,27 @@
 #include <stdint.h>
 
 typedef struct tag {
-  char *key;
+  const char *key;
   bool is_int;
   int64_t int_value;
-  char *str_value;
+  const char *str_value;
 } tag;
 
 typedef struct annotation {
   int64_t ts_ns;
-  char *value;
+  const char *value;
 } annotation;
 
 typedef struct span span;
 struct span {
   uint64_t id, parent_id;
-  char *name, *service, *endpoint, *peer, *procname, *hostname;
+  const char *name, *service, *endpoint, *peer, *procname, *hostname;
   int kind;
   uint32_t flags;
   bool started, ended;
   int64_t start_ns, end_ns;
   int32_t status;         /* span_end status or last status event code */
-  char *status_message;   /* NULL when none */
+  const char *status_message;   /* NULL when none */
   int64_t vpid, vtid;
   annotation *annotations;
   size_t n_annotations, cap_annotations;

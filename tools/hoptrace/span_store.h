@@ -7,18 +7,25 @@
 #include "event.h"
 #include "model.h"
 
-typedef struct chunk_pool chunk_pool;
+#include "chunk_pool.h"
+#include "name_table.h"
 
-chunk_pool *chunk_pool_new(void);
-void chunk_pool_free(chunk_pool *pool);
+/* The assembler's memory: trace chunks, and the names spans share. */
+typedef struct span_mem {
+  chunk_pool *chunks;
+  name_table *names;
+} span_mem;
 
-trace *trace_new(chunk_pool *pool, uint64_t hi, uint64_t lo);
-void trace_free(chunk_pool *pool, trace *t);
+span_mem *span_mem_new(void);
+void span_mem_free(span_mem *mem);
+
+trace *trace_new(span_mem *mem, uint64_t hi, uint64_t lo);
+void trace_free(span_mem *mem, trace *t);
 /* A new span in t, NULL when out of memory. */
-span *trace_add_span(chunk_pool *pool, trace *t, uint64_t id, uint64_t parent_id);
+span *trace_add_span(span_mem *mem, trace *t, uint64_t id, uint64_t parent_id);
 /* Memory from the trace's chunks (16-byte aligned), NULL out of memory. */
-void *trace_alloc(chunk_pool *pool, trace *t, size_t size);
+void *trace_alloc(span_mem *mem, trace *t, size_t size);
 /* Applies one event's content to its span. 0, or -1 out of memory. */
-int span_apply_event(chunk_pool *pool, trace *t, span *s, const hop_event *ev);
+int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev);
 
 #endif
