@@ -69,10 +69,20 @@ static bool get_trace(const uint8_t **pp, const uint8_t *end,
   const uint8_t *tend = p + 1 + *p;
   p++;
   *t = (ht_trace_context){0};
-  if (!get_fixed64(&p, tend, TAG_TRACE_HI, &t->trace_id_hi) ||
-      !get_fixed64(&p, tend, TAG_TRACE_LO, &t->trace_id_lo) ||
-      !get_fixed64(&p, tend, TAG_SPAN, &t->span_id) ||
-      !get_fixed64(&p, tend, TAG_PARENT, &t->parent_span_id))
+  if (tend - p >= 27 && p[0] == TAG_TRACE_HI && p[9] == TAG_TRACE_LO &&
+      p[18] == TAG_SPAN) {
+    /* 128-bit trace id and span id, as every hoptrace sender writes them:
+     * three loads, no steps */
+    t->trace_id_hi = wire_load_le64(p + 1);
+    t->trace_id_lo = wire_load_le64(p + 10);
+    t->span_id = wire_load_le64(p + 19);
+    p += 27;
+  } else if (!get_fixed64(&p, tend, TAG_TRACE_HI, &t->trace_id_hi) ||
+             !get_fixed64(&p, tend, TAG_TRACE_LO, &t->trace_id_lo) ||
+             !get_fixed64(&p, tend, TAG_SPAN, &t->span_id)) {
+    return false;
+  }
+  if (!get_fixed64(&p, tend, TAG_PARENT, &t->parent_span_id))
     return false;
   if (p < tend && *p == TAG_FLAGS) {
     if (tend - p < 2 || p[1] >= 0x80)
