@@ -1,23 +1,20 @@
 /* `hoptrace report`: per-hop and per-phase latency table, the slowest
- * traces with their critical path, and what was lost. Keeps one int64
- * per measured phase (not the traces), so memory is 8 bytes a sample. */
+ * traces with their critical path, and what was lost. Keeps a bounded
+ * histogram per hop and phase (latency_hist.h), not the traces nor the
+ * samples: memory does not grow with the input. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "latency_hist.h"
 #include "output.h"
 
 #define SLOWEST 5
 #define PATH_MAX_LINES 16
 
-typedef struct samples {
-  int64_t *v;
-  size_t n, cap;
-} samples;
-
 typedef struct hop_row {
   char *label;
-  samples phase[4]; /* request, service, reply, round trip */
+  latency_hist phase[4]; /* request, service, reply, round trip */
 } hop_row;
 
 enum { PH_REQUEST, PH_SERVICE, PH_REPLY, PH_TOTAL };
@@ -39,6 +36,7 @@ struct output {
   hop_row *fanout;
   size_t n_fanout;
   uint64_t unmatched_client_spans;
+  uint64_t unrecorded_samples; /* out of memory: said in the report */
   slow_trace slowest[SLOWEST];
   int n_slowest;
 };
@@ -50,18 +48,10 @@ static output *report_open(FILE *out) {
   return o;
 }
 
-static void push(samples *s, int64_t v) {
-  if (v < 0)
-    return; /* clocks of two hosts disagree: not a latency */
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 64;
-    int64_t *grown = realloc(s->v, cap * sizeof(*grown));
-    if (grown == NULL)
-      return;
-    s->v = grown;
-    s->cap = cap;
-  }
-  s->v[s->n++] = v;
+static void push(output *o, latency_hist *h, int64_t v) {
+  /* v < 0: clocks of two hosts disagree, not a latency */
+  if (latency_hist_add(h, v) < 0)
+    o->unrecorded_samples++;
 }
 
 static hop_row *row_for(hop_row **rows, size_t *n, const char *label) {
@@ -97,13 +87,13 @@ static void measure_hop(output *o, const span *client, const span *server) {
   int64_t cs = mark(client, "cs", 0), cr = mark(client, "cr", 1);
   int64_t sr = mark(server, "sr", 0), ss = mark(server, "ss", 1);
   if (server->started)
-    push(&r->phase[PH_REQUEST], sr - cs);
+    push(o, &r->phase[PH_REQUEST], sr - cs);
   if (server->started && server->ended)
-    push(&r->phase[PH_SERVICE], ss - sr);
+    push(o, &r->phase[PH_SERVICE], ss - sr);
   if (client->ended && server->ended)
-    push(&r->phase[PH_REPLY], cr - ss);
+    push(o, &r->phase[PH_REPLY], cr - ss);
   if (client->started && client->ended)
-    push(&r->phase[PH_TOTAL], cr - cs);
+    push(o, &r->phase[PH_TOTAL], cr - cs);
 }
 
 static void measure_fanout(output *o, const span *server) {
@@ -126,7 +116,7 @@ static void measure_fanout(output *o, const span *server) {
            or_unknown(server->service), or_unknown(server->name));
   hop_row *r = row_for(&o->fanout, &o->n_fanout, label);
   if (r != NULL)
-    push(&r->phase[PH_TOTAL], last - first);
+    push(o, &r->phase[PH_TOTAL], last - first);
 }
 
 /* Follows, from the root, the child that finishes last. */
@@ -186,27 +176,19 @@ static void report_trace(output *o, const trace *t) {
   keep_if_slow(o, t);
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-static double pct(const samples *s, double p) {
-  size_t i = (size_t)(p * (double)(s->n - 1) + 0.5);
-  return (double)s->v[i] / 1000.0;
-}
+static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static void print_rows(FILE *out, hop_row *rows, size_t n, int first_phase) {
   for (size_t i = 0; i < n; i++) {
     fprintf(out, "%s\n", rows[i].label);
     for (int p = first_phase; p <= PH_TOTAL; p++) {
-      samples *s = &rows[i].phase[p];
-      if (s->n == 0)
+      const latency_hist *h = &rows[i].phase[p];
+      if (h->count == 0)
         continue;
-      qsort(s->v, s->n, sizeof(int64_t), cmp_i64);
-      fprintf(out, "  %-20s %8zu %10.1f %10.1f %10.1f %10.1f\n",
-              first_phase == PH_TOTAL && n ? "wait" : phase_names[p], s->n, pct(s, 0.5),
-              pct(s, 0.9), pct(s, 0.99), (double)s->v[s->n - 1] / 1000.0);
+      fprintf(out, "  %-20s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f\n",
+              first_phase == PH_TOTAL && n ? "wait" : phase_names[p], h->count,
+              us(latency_hist_quantile(h, 0.5)), us(latency_hist_quantile(h, 0.9)),
+              us(latency_hist_quantile(h, 0.99)), us(h->max));
     }
   }
 }
@@ -215,7 +197,7 @@ static void free_rows(hop_row *rows, size_t n) {
   for (size_t i = 0; i < n; i++) {
     free(rows[i].label);
     for (int p = 0; p < 4; p++)
-      free(rows[i].phase[p].v);
+      latency_hist_free(&rows[i].phase[p]);
   }
   free(rows);
 }
@@ -228,7 +210,8 @@ static int cmp_slow(const void *a, const void *b) {
 static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   FILE *out = o->out;
   fprintf(out, "hoptrace report: %" PRIu64 " traces, %" PRIu64 " spans\n\n", st->traces, st->spans);
-  fprintf(out, "Per hop (client span -> server span), microseconds\n");
+  fprintf(out, "Per hop (client span -> server span), microseconds"
+               " (quantiles within 0.4 %%, max exact)\n");
   fprintf(out, "  %-20s %8s %10s %10s %10s %10s\n", "phase", "count", "p50", "p90", "p99", "max");
   print_rows(out, o->rows, o->n_rows, PH_REQUEST);
   if (o->n_fanout) {
@@ -254,6 +237,9 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
           " packets lost), traces affected: %" PRIu64 "\n",
           src->discarded_events, src->discarded_packets, st->lossy_traces);
   fprintf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
+  if (o->unrecorded_samples)
+    fprintf(out, "  latency samples not counted (out of memory): %" PRIu64 "\n",
+            o->unrecorded_samples);
   int rc = ferror(out) ? -1 : 0;
   free_rows(o->rows, o->n_rows);
   free_rows(o->fanout, o->n_fanout);
