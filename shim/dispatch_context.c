@@ -24,13 +24,10 @@ bool ts_current(ht_trace_context *out) {
 }
 
 void ts_set_current(const ht_trace_context *ctx) {
-  if (ctx != NULL && ht_context_validate(ctx) == 0) {
+  /* ts_current reads tl_current only while tl_has_current */
+  if (ctx != NULL)
     tl_current = *ctx;
-    tl_has_current = true;
-  } else {
-    memset(&tl_current, 0, sizeof(tl_current));
-    tl_has_current = false;
-  }
+  tl_has_current = ctx != NULL;
 }
 
 ht_trace_context ht_context_capture(void) {
@@ -42,7 +39,8 @@ ht_trace_context ht_context_capture(void) {
 
 ht_trace_context ht_context_restore(const ht_trace_context *ctx) {
   ht_trace_context prev = ht_context_capture();
-  ts_set_current(ctx);
+  /* an application's context: an invalid one clears, never stays current */
+  ts_set_current(ctx != NULL && ht_context_validate(ctx) == 0 ? ctx : NULL);
   return prev;
 }
 

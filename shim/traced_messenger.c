@@ -295,7 +295,7 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   if (ht_span_is_sampled(&span) && env == st->rx_env) {
     record_start_hop(&span, &info, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
     ts_count_recv_sampled();
-  } else {
+  } else if (ht_span_is_sampled(&span)) {
     record_start(&span, &info);
     ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   }
