@@ -3,6 +3,7 @@
  * trace twice or keep one after emitting it. */
 #include "assemble.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "idmap.h"
@@ -26,6 +27,7 @@ struct assembler {
   span_mem *pool;
   open_trace *oldest, *newest;
   size_t open;
+  bool keep; /* emitted traces are freed by assembler_release */
   int64_t now_ns;
   assembler_stats stats;
 };
@@ -157,6 +159,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
   unlink_open(a, o);
   idmap_remove(&a->traces, t->trace_hi, t->trace_lo);
   t->timed_out = timed_out;
+  bool handed_out = false;
   if (resolve(a, t) == 0) {
     a->stats.traces++;
     a->stats.spans += t->n_spans;
@@ -166,11 +169,13 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.lossy_traces += t->lossy;
     a->stats.timed_out_traces += (uint64_t)timed_out;
     a->ready(a->user, t);
+    handed_out = a->keep;
   }
   if (t->spans_indexed)
     for (size_t i = 0; i < t->n_spans; i++)
       idmap_remove(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id);
-  trace_free(a->pool, t);
+  if (!handed_out)
+    trace_free(a->pool, t);
   free(o);
   a->open--;
 }
@@ -268,3 +273,7 @@ void assembler_free(assembler *a) {
 const assembler_stats *assembler_get_stats(const assembler *a) { return &a->stats; }
 
 int64_t assembler_now(const assembler *a) { return a->now_ns; }
+
+void assembler_keep_traces(assembler *a) { a->keep = true; }
+
+void assembler_release(assembler *a, trace *t) { trace_free(a->pool, t); }

@@ -11,7 +11,8 @@
 
 typedef struct assembler assembler;
 
-/* Called once per trace; the trace is freed after it returns. */
+/* Called once per trace; the trace is freed after it returns, unless
+ * the assembler keeps traces (assembler_keep_traces). */
 typedef void (*trace_ready_fn)(void *user, const trace *t);
 
 typedef struct assembler_stats {
@@ -37,6 +38,13 @@ void assembler_tick(assembler *a, int64_t now_ns);
 
 /* End of input: emits every open trace. */
 void assembler_flush(assembler *a);
+
+/* From now on an emitted trace stays valid after the ready callback
+ * until it is handed back with assembler_release (on the assembler's
+ * thread; every one of them before assembler_free). For a writer thread
+ * (writer.h). */
+void assembler_keep_traces(assembler *a);
+void assembler_release(assembler *a, trace *t);
 
 const assembler_stats *assembler_get_stats(const assembler *a);
 

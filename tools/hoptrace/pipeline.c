@@ -10,6 +10,7 @@
 
 #include "assemble.h"
 #include "bt_source.h"
+#include "writer.h"
 
 #define TICK_EVERY 4096u
 
@@ -17,6 +18,7 @@ typedef struct run {
   const pipeline_options *opts;
   assembler *asm_;
   output *out;
+  trace_writer *writer; /* NULL: traces are written on this thread */
   uint64_t since_tick;
 } run;
 
@@ -42,8 +44,16 @@ const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   return buf;
 }
 
+static void release_trace(void *user, trace *t) {
+  assembler_release(((run *)user)->asm_, t);
+}
+
 static void on_trace(void *user, const trace *t) {
   run *r = user;
+  if (r->writer != NULL) { /* the assembler keeps t for the writer */
+    writer_submit(r->writer, (trace *)t, release_trace, r);
+    return;
+  }
   r->opts->format->trace(r->out, t);
   if (r->opts->follow)
     fflush(r->opts->out);
@@ -67,6 +77,8 @@ static int on_event(void *user, const hop_event *ev) {
   if (++r->since_tick >= TICK_EVERY) {
     r->since_tick = 0;
     assembler_tick(r->asm_, assembler_now(r->asm_));
+    if (r->writer != NULL)
+      writer_collect(r->writer, release_trace, r);
   }
   return 0;
 }
@@ -80,6 +92,8 @@ static void on_idle(void *user) {
   run *r = user;
   /* live: the session's clock follows the wall clock */
   assembler_tick(r->asm_, wall_ns());
+  if (r->writer != NULL)
+    writer_collect(r->writer, release_trace, r);
 }
 
 static void summary(const bt_source_stats *src, const assembler_stats *st) {
@@ -101,6 +115,10 @@ int pipeline_run(const pipeline_options *opts) {
     assembler_free(r.asm_);
     return 2;
   }
+  /* a writer thread when one can start; else this thread writes */
+  r.writer = writer_new(opts->format, r.out, opts->out, opts->follow);
+  if (r.writer != NULL)
+    assembler_keep_traces(r.asm_);
   struct sigaction sa = {.sa_handler = on_signal};
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
@@ -111,6 +129,8 @@ int pipeline_run(const pipeline_options *opts) {
   if (rc != 0)
     fprintf(stderr, "hoptrace: %s\n", err);
   assembler_flush(r.asm_);
+  if (r.writer != NULL)
+    writer_finish(r.writer, release_trace, &r);
   const assembler_stats *st = assembler_get_stats(r.asm_);
   int write_rc = opts->format->close(r.out, &src, st);
   if (!opts->quiet)

@@ -1,0 +1,120 @@
+/* One ring of trace pointers: [head, written) written and waiting to be
+ * collected, [written, tail) waiting to be written. Indices only grow. */
+#include "writer.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+struct trace_writer {
+  const output_format *fmt;
+  output *out;
+  FILE *file;
+  bool follow;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t work;  /* writer: something to write, or stop */
+  pthread_cond_t space; /* reader: a trace was written */
+  trace *ring[WRITER_QUEUE];
+  uint64_t head, written, tail;
+  bool stop;
+};
+
+static void *writer_main(void *arg) {
+  trace_writer *w = arg;
+  pthread_mutex_lock(&w->lock);
+  for (;;) {
+    while (w->written == w->tail && !w->stop)
+      pthread_cond_wait(&w->work, &w->lock);
+    if (w->written == w->tail)
+      break; /* stop, and everything written */
+    trace *t = w->ring[w->written % WRITER_QUEUE];
+    pthread_mutex_unlock(&w->lock);
+    w->fmt->trace(w->out, t);
+    if (w->follow)
+      fflush(w->file);
+    pthread_mutex_lock(&w->lock);
+    w->written++;
+    pthread_cond_signal(&w->space);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return NULL;
+}
+
+trace_writer *writer_new(const output_format *fmt, output *out, FILE *file,
+                         bool follow) {
+  trace_writer *w = calloc(1, sizeof(*w));
+  if (w == NULL)
+    return NULL;
+  *w = (trace_writer){.fmt = fmt, .out = out, .file = file, .follow = follow};
+  if (pthread_mutex_init(&w->lock, NULL) != 0)
+    goto no_lock;
+  if (pthread_cond_init(&w->work, NULL) != 0)
+    goto no_work;
+  if (pthread_cond_init(&w->space, NULL) != 0)
+    goto no_space;
+  if (pthread_create(&w->thread, NULL, writer_main, w) != 0)
+    goto no_thread;
+  return w;
+no_thread:
+  pthread_cond_destroy(&w->space);
+no_space:
+  pthread_cond_destroy(&w->work);
+no_work:
+  pthread_mutex_destroy(&w->lock);
+no_lock:
+  free(w);
+  return NULL;
+}
+
+/* Takes [head, written) out under the lock, releases them outside it. */
+static void collect(trace_writer *w, writer_release_fn release, void *arg,
+                    bool locked) {
+  trace *done[64];
+  for (;;) {
+    if (!locked)
+      pthread_mutex_lock(&w->lock);
+    size_t n = 0;
+    while (w->head < w->written && n < sizeof(done) / sizeof(done[0]))
+      done[n++] = w->ring[w->head++ % WRITER_QUEUE];
+    pthread_mutex_unlock(&w->lock);
+    locked = false;
+    for (size_t i = 0; i < n; i++)
+      release(arg, done[i]);
+    if (n < sizeof(done) / sizeof(done[0]))
+      return;
+  }
+}
+
+void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
+                   void *arg) {
+  pthread_mutex_lock(&w->lock);
+  while (w->tail - w->head == WRITER_QUEUE) {
+    if (w->head < w->written) { /* room once the written ones go back */
+      collect(w, release, arg, true);
+      pthread_mutex_lock(&w->lock);
+      continue;
+    }
+    pthread_cond_wait(&w->space, &w->lock);
+  }
+  w->ring[w->tail++ % WRITER_QUEUE] = t;
+  pthread_cond_signal(&w->work);
+  pthread_mutex_unlock(&w->lock);
+}
+
+void writer_collect(trace_writer *w, writer_release_fn release, void *arg) {
+  collect(w, release, arg, false);
+}
+
+void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
+  pthread_mutex_lock(&w->lock);
+  w->stop = true;
+  pthread_cond_signal(&w->work);
+  pthread_mutex_unlock(&w->lock);
+  pthread_join(w->thread, NULL);
+  collect(w, release, arg, false);
+  pthread_cond_destroy(&w->space);
+  pthread_cond_destroy(&w->work);
+  pthread_mutex_destroy(&w->lock);
+  free(w);
+}
