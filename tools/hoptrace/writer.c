@@ -1,10 +1,17 @@
 /* One ring of trace pointers: [head, written) written and waiting to be
- * collected, [written, tail) waiting to be written. Indices only grow. */
+ * collected, [written, tail) waiting to be written. Indices only grow.
+ * Wake-ups go in batches (a futex wake per trace cost more than the
+ * overlap gained): the writer is woken once WAKE_BATCH traces wait (each
+ * one with --follow), at every collect, and when the reader must wait;
+ * the reader once a quarter of the ring is written or the writer caught
+ * up. */
 #include "writer.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#define WAKE_BATCH 32u
 
 struct trace_writer {
   const output_format *fmt;
@@ -18,14 +25,19 @@ struct trace_writer {
   trace *ring[WRITER_QUEUE];
   uint64_t head, written, tail;
   bool stop;
+  bool writer_idle;    /* waiting on work */
+  bool reader_waiting; /* waiting on space */
 };
 
 static void *writer_main(void *arg) {
   trace_writer *w = arg;
   pthread_mutex_lock(&w->lock);
   for (;;) {
-    while (w->written == w->tail && !w->stop)
+    while (w->written == w->tail && !w->stop) {
+      w->writer_idle = true;
       pthread_cond_wait(&w->work, &w->lock);
+      w->writer_idle = false;
+    }
     if (w->written == w->tail)
       break; /* stop, and everything written */
     trace *t = w->ring[w->written % WRITER_QUEUE];
@@ -35,7 +47,9 @@ static void *writer_main(void *arg) {
       fflush(w->file);
     pthread_mutex_lock(&w->lock);
     w->written++;
-    pthread_cond_signal(&w->space);
+    if (w->reader_waiting &&
+        (w->written - w->head >= WRITER_QUEUE / 4 || w->written == w->tail))
+      pthread_cond_signal(&w->space);
   }
   pthread_mutex_unlock(&w->lock);
   return NULL;
@@ -95,15 +109,22 @@ void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
       pthread_mutex_lock(&w->lock);
       continue;
     }
+    w->reader_waiting = true;
+    pthread_cond_signal(&w->work);
     pthread_cond_wait(&w->space, &w->lock);
+    w->reader_waiting = false;
   }
   w->ring[w->tail++ % WRITER_QUEUE] = t;
-  pthread_cond_signal(&w->work);
+  if (w->writer_idle && (w->follow || w->tail - w->written >= WAKE_BATCH))
+    pthread_cond_signal(&w->work);
   pthread_mutex_unlock(&w->lock);
 }
 
 void writer_collect(trace_writer *w, writer_release_fn release, void *arg) {
-  collect(w, release, arg, false);
+  pthread_mutex_lock(&w->lock);
+  if (w->writer_idle && w->written < w->tail) /* the last partial batch */
+    pthread_cond_signal(&w->work);
+  collect(w, release, arg, true);
 }
 
 void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
