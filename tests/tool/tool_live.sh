@@ -3,9 +3,12 @@
 # and `hoptrace export --follow` reading it through babeltrace2's
 # lttng-live source while the workload runs. The first traces must arrive
 # before the workload ends, and all of them by the session's end.
-# usage: tool_live.sh HOPTRACE WORKLOAD PROVIDER WORKDIR
+# Starts lttng-sessiond only when none runs and stops only what it started
+# (a bare `lttng create` would spawn one and leave it behind).
+# usage: tool_live.sh HOPTRACE WORKLOAD PROVIDER WORKDIR TESTS_TOOL_DIR
 set -euo pipefail
-hoptrace=$1 workload=$2 provider=$3 work=$4
+hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5
+source "$here/../../scripts/lttng-env.sh"
 rm -rf "$work" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
 base=$((20000 + RANDOM % 20000))
@@ -16,9 +19,14 @@ follower=""
 cleanup() {
   [[ -n "$follower" ]] && kill "$follower" 2>/dev/null || true
   lttng destroy "$session" >/dev/null 2>&1 || true
-  [[ -n "$relayd" ]] && kill "$relayd" 2>/dev/null || true
+  if [[ -n "$relayd" ]]; then
+    kill "$relayd" 2>/dev/null || true
+    wait "$relayd" 2>/dev/null || true
+  fi
+  ht_sessiond_release
 }
 trap cleanup EXIT
+ht_sessiond_ensure
 
 lttng-relayd -o "$work/relay" -C tcp://127.0.0.1:$ctrl -D tcp://127.0.0.1:$data \
   -L tcp://127.0.0.1:$live > "$work/relayd.log" 2>&1 &
