@@ -24,7 +24,7 @@ struct assembler {
   int64_t grace_ns, timeout_ns;
   idmap traces; /* (hi, lo) -> open_trace */
   idmap spans;  /* (trace address, span id) -> span, big traces only */
-  span_mem *pool;
+  span_mem *mem;
   open_trace *oldest, *newest;
   size_t open;
   bool keep; /* emitted traces are freed by assembler_release */
@@ -35,7 +35,7 @@ struct assembler {
 assembler *assembler_new(trace_ready_fn ready, void *user, int64_t grace_ns,
                          int64_t timeout_ns) {
   assembler *a = calloc(1, sizeof(*a));
-  if (a != NULL && (a->pool = span_mem_new()) == NULL) {
+  if (a != NULL && (a->mem = span_mem_new()) == NULL) {
     free(a);
     return NULL;
   }
@@ -111,7 +111,7 @@ static int in_cycle(const span *s, size_t n_spans) {
 /* Links parents and children; counts what is missing. A span in a parent
  * cycle is cut loose and counted as an orphan, so it still shows up. */
 static int resolve(assembler *a, trace *t) {
-  t->roots = trace_alloc(a->pool, t, (t->n_spans ? t->n_spans : 1) * sizeof(span *));
+  t->roots = trace_alloc(a->mem, t, (t->n_spans ? t->n_spans : 1) * sizeof(span *));
   if (t->roots == NULL)
     return -1;
   for (size_t i = 0; i < t->n_spans; i++) {
@@ -139,7 +139,7 @@ static int resolve(assembler *a, trace *t) {
   for (size_t i = 0; i < t->n_spans; i++) {
     span *s = t->spans[i];
     if (s->n_children > 0) {
-      s->children = trace_alloc(a->pool, t, s->n_children * sizeof(span *));
+      s->children = trace_alloc(a->mem, t, s->n_children * sizeof(span *));
       if (s->children == NULL)
         return -1;
       s->n_children = 0;
@@ -175,7 +175,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     for (size_t i = 0; i < t->n_spans; i++)
       idmap_remove(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id);
   if (!handed_out)
-    trace_free(a->pool, t);
+    trace_free(a->mem, t);
   free(o);
   a->open--;
 }
@@ -185,10 +185,10 @@ static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
   if (o != NULL)
     return o;
   o = calloc(1, sizeof(*o));
-  trace *t = trace_new(a->pool, ev->trace_hi, ev->trace_lo);
+  trace *t = trace_new(a->mem, ev->trace_hi, ev->trace_lo);
   if (o == NULL || t == NULL || idmap_put(&a->traces, ev->trace_hi, ev->trace_lo, o) != 0) {
     free(o);
-    trace_free(a->pool, t);
+    trace_free(a->mem, t);
     return NULL;
   }
   o->t = t;
@@ -214,12 +214,12 @@ int assembler_add(assembler *a, const hop_event *ev) {
   }
   span *s = find_span(a, t, ev->span_id);
   if (s == NULL) {
-    s = trace_add_span(a->pool, t, ev->span_id, ev->parent_id);
+    s = trace_add_span(a->mem, t, ev->span_id, ev->parent_id);
     if (s == NULL || index_span(a, t, s) != 0)
       return -1;
   }
   t->last_span = s;
-  return span_apply_event(a->pool, t, s, ev);
+  return span_apply_event(a->mem, t, s, ev);
 }
 
 void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns) {
@@ -261,12 +261,12 @@ void assembler_free(assembler *a) {
   while (a->oldest != NULL) {
     open_trace *o = a->oldest;
     unlink_open(a, o);
-    trace_free(a->pool, o->t);
+    trace_free(a->mem, o->t);
     free(o);
   }
   idmap_free(&a->traces);
   idmap_free(&a->spans);
-  span_mem_free(a->pool);
+  span_mem_free(a->mem);
   free(a);
 }
 
@@ -276,4 +276,4 @@ int64_t assembler_now(const assembler *a) { return a->now_ns; }
 
 void assembler_keep_traces(assembler *a) { a->keep = true; }
 
-void assembler_release(assembler *a, trace *t) { trace_free(a->pool, t); }
+void assembler_release(assembler *a, trace *t) { trace_free(a->mem, t); }

@@ -1,6 +1,7 @@
 /* Span and trace memory: a bump allocator per trace over pooled chunks,
- * and the per-event updates of a span. Every string of an event is
- * copied (events' strings are borrowed). */
+ * and the per-event updates of a span. Events' strings are borrowed:
+ * names are kept once in the name table, other text is copied into the
+ * trace. */
 #include "span_store.h"
 
 #include <stddef.h>

@@ -60,7 +60,10 @@ trace_writer *writer_new(const output_format *fmt, output *out, FILE *file,
   trace_writer *w = calloc(1, sizeof(*w));
   if (w == NULL)
     return NULL;
-  *w = (trace_writer){.fmt = fmt, .out = out, .file = file, .follow = follow};
+  w->fmt = fmt;
+  w->out = out;
+  w->file = file;
+  w->follow = follow;
   if (pthread_mutex_init(&w->lock, NULL) != 0)
     goto no_lock;
   if (pthread_cond_init(&w->work, NULL) != 0)
@@ -81,22 +84,21 @@ no_lock:
   return NULL;
 }
 
-/* Takes [head, written) out under the lock, releases them outside it. */
-static void collect(trace_writer *w, writer_release_fn release, void *arg,
-                    bool locked) {
+/* Called with the lock held, returns with it released: takes [head,
+ * written) out under the lock and releases them outside it. */
+static void collect_and_unlock(trace_writer *w, writer_release_fn release,
+                               void *arg) {
   trace *done[64];
   for (;;) {
-    if (!locked)
-      pthread_mutex_lock(&w->lock);
     size_t n = 0;
     while (w->head < w->written && n < sizeof(done) / sizeof(done[0]))
       done[n++] = w->ring[w->head++ % WRITER_QUEUE];
     pthread_mutex_unlock(&w->lock);
-    locked = false;
     for (size_t i = 0; i < n; i++)
       release(arg, done[i]);
     if (n < sizeof(done) / sizeof(done[0]))
       return;
+    pthread_mutex_lock(&w->lock);
   }
 }
 
@@ -105,7 +107,7 @@ void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
   pthread_mutex_lock(&w->lock);
   while (w->tail - w->head == WRITER_QUEUE) {
     if (w->head < w->written) { /* room once the written ones go back */
-      collect(w, release, arg, true);
+      collect_and_unlock(w, release, arg);
       pthread_mutex_lock(&w->lock);
       continue;
     }
@@ -124,7 +126,7 @@ void writer_collect(trace_writer *w, writer_release_fn release, void *arg) {
   pthread_mutex_lock(&w->lock);
   if (w->writer_idle && w->written < w->tail) /* the last partial batch */
     pthread_cond_signal(&w->work);
-  collect(w, release, arg, true);
+  collect_and_unlock(w, release, arg);
 }
 
 void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
@@ -133,7 +135,8 @@ void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
   pthread_cond_signal(&w->work);
   pthread_mutex_unlock(&w->lock);
   pthread_join(w->thread, NULL);
-  collect(w, release, arg, false);
+  pthread_mutex_lock(&w->lock);
+  collect_and_unlock(w, release, arg);
   pthread_cond_destroy(&w->space);
   pthread_cond_destroy(&w->work);
   pthread_mutex_destroy(&w->lock);
