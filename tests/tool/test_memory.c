@@ -1,5 +1,6 @@
-/* The assembler's memory: chunks from huge-page slabs are reused after
- * put and stay distinct while in use; big requests are served on their
+/* The assembler's memory: chunks from huge-page slabs (the later ones
+ * faulted in by the pool's filler thread) are reused after put and stay
+ * distinct while in use; big requests are served on their
  * own; the name table shares equal names and declines past its bounds
  * (the caller then copies: nothing is lost). */
 #include <setjmp.h>
@@ -15,7 +16,7 @@
 #include "chunk_pool.h"
 #include "name_table.h"
 
-#define N_CHUNKS 5000 /* more than two slabs' worth */
+#define N_CHUNKS 12000 /* six slabs: spares from the filler thread too */
 
 static void chunks_are_distinct_writable_and_reused(void **state) {
   (void)state;

@@ -6,8 +6,10 @@
  * Chunks of CHUNK_POOL_BYTES come from the slabs and go back to a free
  * list for the next trace; the slabs are unmapped by chunk_pool_free
  * only, so the memory held is the peak of the chunks in use at once
- * (bounded by the traces open at once, never by the input's size).
- * Bigger requests are malloc'd and freed one by one. */
+ * (bounded by the traces open at once, never by the input's size),
+ * plus at most two spare slabs a helper thread faults in ahead of need
+ * (chunk_pool.c). Bigger requests are malloc'd and freed one by one.
+ * A pool is used from one thread. */
 #ifndef HT_TOOL_CHUNK_POOL_H
 #define HT_TOOL_CHUNK_POOL_H
 

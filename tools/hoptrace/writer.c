@@ -31,6 +31,7 @@ struct trace_writer {
 
 static void *writer_main(void *arg) {
   trace_writer *w = arg;
+  pthread_setname_np(pthread_self(), "hoptrace-write"); /* for top, perf */
   pthread_mutex_lock(&w->lock);
   for (;;) {
     while (w->written == w->tail && !w->stop) {
