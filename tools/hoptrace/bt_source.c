@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "bt_decode.h"
+#include "bt_parallel.h"
+#include "stream_split.h"
 
 #define MAX_TRACE_DIRS 4096
 
@@ -327,4 +329,65 @@ out:
   bt_decoder_free(st.decoder);
   bt_current_thread_clear_error();
   return rc;
+}
+
+struct bt_source {
+  char *input;
+  bt_parallel *decoders; /* NULL: one graph in this process */
+  stream_split split;
+  uint64_t trace_dirs;
+};
+
+/* Decoder processes for a trace directory with several stream files. A
+ * split that cannot be made leaves the one in-process graph: the same
+ * result, slower. */
+static void start_decoders(bt_source *s, unsigned decoders) {
+  char **dirs = NULL;
+  size_t n = 0;
+  char err[512];
+  if (find_trace_dirs(s->input, &dirs, &n, 0) == 0 && n > 0 &&
+      stream_split_make(dirs, n, decoders, &s->split, err, sizeof(err)) == 0) {
+    s->decoders = bt_parallel_start(s->split.roots, s->split.n_groups, bt_source_run,
+                                    err, sizeof(err));
+    if (s->decoders == NULL)
+      stream_split_remove(&s->split);
+    s->trace_dirs = n;
+  }
+  for (size_t i = 0; i < n; i++)
+    free(dirs[i]);
+  free(dirs);
+}
+
+bt_source *bt_source_open(const char *input, unsigned decoders) {
+  bt_source *s = calloc(1, sizeof(*s));
+  if (s == NULL || (s->input = strdup(input)) == NULL) {
+    free(s);
+    return NULL;
+  }
+  if (decoders > 1 && strncmp(input, "net://", 6) != 0)
+    start_decoders(s, decoders);
+  return s;
+}
+
+int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
+                   bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
+                   size_t err_len) {
+  if (s->decoders == NULL)
+    return bt_source_run(s->input, callbacks, user, stats, stop, err, err_len);
+  int rc = bt_parallel_read(s->decoders, callbacks, user, stats, stop, err, err_len);
+  stats->trace_dirs = s->trace_dirs;
+  return rc;
+}
+
+unsigned bt_source_decoders(const bt_source *s) {
+  return s->decoders != NULL ? (unsigned)s->split.n_groups : 1;
+}
+
+void bt_source_close(bt_source *s) {
+  if (s == NULL)
+    return;
+  bt_parallel_stop(s->decoders);
+  stream_split_remove(&s->split);
+  free(s->input);
+  free(s);
 }

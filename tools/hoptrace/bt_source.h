@@ -30,10 +30,25 @@ typedef struct bt_source_callbacks {
   void (*on_idle)(void *user);
 } bt_source_callbacks;
 
-/* Reads `input` to its end (live: until the session is destroyed or
- * *stop becomes non-zero). Returns 0, or -1 with a message in err. */
+/* Reads `input` to its end with one graph in this process (live: until
+ * the session is destroyed or *stop becomes non-zero). Returns 0, or -1
+ * with a message in err. */
 int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
                   void *user, bt_source_stats *stats,
                   volatile sig_atomic_t *stop, char *err, size_t err_len);
+
+/* The same, decoded on up to `decoders` CPUs when the input is a trace
+ * directory with several stream files (bt_parallel.h): open starts the
+ * decoder processes, so call it before starting threads; read merges
+ * their events (as bt_source_run); close ends them. Events arrive in the
+ * same time order either way. open: NULL when out of memory. */
+typedef struct bt_source bt_source;
+bt_source *bt_source_open(const char *input, unsigned decoders);
+int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks,
+                   void *user, bt_source_stats *stats,
+                   volatile sig_atomic_t *stop, char *err, size_t err_len);
+/* Graphs reading the input: 1, or the number of decoder processes. */
+unsigned bt_source_decoders(const bt_source *s);
+void bt_source_close(bt_source *s);
 
 #endif

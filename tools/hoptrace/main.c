@@ -13,9 +13,11 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "pipeline.h"
+#include "stream_split.h"
 #include "record.h"
 
 #define HOPTRACE_TOOL_VERSION "0.1.0"
@@ -34,6 +36,8 @@ static void usage(FILE *out) {
         "  --follow            live input: write each trace as soon as it is complete\n"
         "  --grace SECONDS     quiet time before a complete trace is written (default 2)\n"
         "  --timeout SECONDS   an incomplete trace is written after this (default 30)\n"
+        "  --decoders N        processes decoding a trace directory's streams in\n"
+        "                      parallel (default: one per CPU, at most 8; 1: none)\n"
         "  -q, --quiet         no summary on stderr\n"
         "INPUT: a directory holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION\n",
         out);
@@ -77,8 +81,18 @@ static const output_format *format_named(const char *name) {
   return NULL;
 }
 
+/* One decoder per CPU: the reading process merges and assembles while
+ * they decode (it needs far less than a decoder). */
+static unsigned default_decoders(void) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus < 1)
+    return 1;
+  return cpus > STREAM_SPLIT_MAX_GROUPS ? STREAM_SPLIT_MAX_GROUPS : (unsigned)cpus;
+}
+
 static int run_reader(int argc, char **argv, const char *command) {
-  pipeline_options o = {.grace_ns = 2000000000, .timeout_ns = 30000000000};
+  pipeline_options o = {.grace_ns = 2000000000, .timeout_ns = 30000000000,
+                        .decoders = default_decoders()};
   const char *path = strcmp(command, "view") == 0 ? "waterfall.html" : NULL;
   if (strcmp(command, "report") == 0)
     o.format = &output_report;
@@ -88,7 +102,8 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
       {"trace-id", required_argument, NULL, 't'}, {"follow", no_argument, NULL, 'F'},
       {"grace", required_argument, NULL, 'g'}, {"timeout", required_argument, NULL, 'T'},
-      {"quiet", no_argument, NULL, 'q'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+      {"decoders", required_argument, NULL, 'D'}, {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:qh", longopts, NULL)) != -1) {
@@ -114,6 +129,16 @@ static int run_reader(int argc, char **argv, const char *command) {
         return 2;
       }
       break;
+    case 'D': {
+      char *end;
+      unsigned long n = strtoul(optarg, &end, 10);
+      if (*end || n < 1 || n > STREAM_SPLIT_MAX_GROUPS) {
+        fprintf(stderr, "hoptrace: --decoders wants 1 to %d\n", STREAM_SPLIT_MAX_GROUPS);
+        return 2;
+      }
+      o.decoders = (unsigned)n;
+      break;
+    }
     case 'q': o.quiet = true; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;

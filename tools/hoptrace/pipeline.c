@@ -108,11 +108,14 @@ static void summary(const bt_source_stats *src, const assembler_stats *st) {
 
 int pipeline_run(const pipeline_options *opts) {
   run r = {.opts = opts};
-  r.asm_ = assembler_new(on_trace, &r, opts->grace_ns, opts->timeout_ns);
+  /* decoder processes first: they fork, before any thread starts */
+  bt_source *source = bt_source_open(opts->input, opts->decoders);
+  r.asm_ = source ? assembler_new(on_trace, &r, opts->grace_ns, opts->timeout_ns) : NULL;
   r.out = r.asm_ ? opts->format->open(opts->out) : NULL;
   if (r.out == NULL) {
     fprintf(stderr, "hoptrace: out of memory\n");
     assembler_free(r.asm_);
+    bt_source_close(source);
     return 2;
   }
   /* a writer thread when one can start; else this thread writes */
@@ -125,9 +128,10 @@ int pipeline_run(const pipeline_options *opts) {
   bt_source_callbacks cb = {on_event, on_discarded, on_idle};
   bt_source_stats src;
   char err[512];
-  int rc = bt_source_run(opts->input, &cb, &r, &src, &interrupted, err, sizeof(err));
+  int rc = bt_source_read(source, &cb, &r, &src, &interrupted, err, sizeof(err));
   if (rc != 0)
     fprintf(stderr, "hoptrace: %s\n", err);
+  bt_source_close(source);
   assembler_flush(r.asm_);
   if (r.writer != NULL)
     writer_finish(r.writer, release_trace, &r);

@@ -18,6 +18,7 @@ typedef struct pipeline_options {
   int64_t grace_ns;   /* see assembler_new */
   int64_t timeout_ns;
   bool quiet;         /* no summary on stderr */
+  unsigned decoders;  /* processes decoding a trace directory (bt_source.h) */
 } pipeline_options;
 
 /* 0 ok, 1 input error (message on stderr), 2 output error. */

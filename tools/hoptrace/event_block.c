@@ -1,0 +1,153 @@
+/* Packing hop events into blocks and restoring them (event_block.h). */
+#include "event_block.h"
+
+#include <string.h>
+
+#define ALIGN16(n) (((n) + 15) & ~(size_t)15)
+#define FIRST_RECORD ALIGN16(sizeof(event_block))
+
+/* Every string field of a hop_event, for packing and restoring alike. */
+#define HOP_STRINGS(X)                                                      \
+  X(procname) X(hostname) X(name) X(service) X(endpoint) X(message) X(key) \
+  X(str_value) X(annotation) X(peer)
+
+void event_block_init(event_block *b) {
+  b->n_records = 0;
+  b->used = (uint32_t)FIRST_RECORD;
+}
+
+static size_t str_bytes(const char *s) { return s != NULL ? strlen(s) + 1 : 0; }
+
+size_t event_record_size(const hop_event *ev) {
+  size_t n = sizeof(event_record) + sizeof(hop_event) + 1; /* + a closing 0 */
+#define X(f) n += str_bytes(ev->f);
+  HOP_STRINGS(X)
+#undef X
+  n += ev->n_kvs * sizeof(hop_kv);
+  for (size_t i = 0; i < ev->n_kvs; i++)
+    n += str_bytes(ev->kvs[i].key) + str_bytes(ev->kvs[i].str_value);
+  return ALIGN16(n);
+}
+
+/* Copies s to base + *at; its offset, disguised as a pointer (NULL: 0). */
+static const char *put_str(unsigned char *base, size_t *at, const char *s) {
+  if (s == NULL)
+    return NULL;
+  size_t n = strlen(s) + 1;
+  memcpy(base + *at, s, n);
+  const char *off = (const char *)(uintptr_t)*at;
+  *at += n;
+  return off;
+}
+
+static event_record *reserve(event_block *b, size_t cap, size_t size) {
+  if (b->used > cap || cap - b->used < size || size > UINT32_MAX - b->used)
+    return NULL;
+  return (event_record *)((unsigned char *)b + b->used);
+}
+
+static void commit(event_block *b, event_record *r) {
+  b->used += r->size;
+  b->n_records++;
+}
+
+int event_block_put_event(event_block *b, size_t cap, const hop_event *ev) {
+  size_t size = event_record_size(ev);
+  event_record *r = reserve(b, cap, size);
+  if (r == NULL)
+    return -1;
+  unsigned char *base = (unsigned char *)b;
+  size_t start = b->used;
+  *r = (event_record){.size = (uint32_t)size, .type = EVENT_RECORD_EVENT, .ts_ns = ev->ts_ns};
+  hop_event *e = (hop_event *)(r + 1);
+  *e = *ev;
+  size_t at = start + sizeof(*r) + sizeof(*e);
+  if (ev->n_kvs > 0) {
+    hop_kv *kv = (hop_kv *)(base + at);
+    e->kvs = (const hop_kv *)(uintptr_t)at;
+    at += ev->n_kvs * sizeof(hop_kv);
+    for (size_t i = 0; i < ev->n_kvs; i++) {
+      kv[i] = ev->kvs[i];
+      kv[i].key = put_str(base, &at, ev->kvs[i].key);
+      kv[i].str_value = put_str(base, &at, ev->kvs[i].str_value);
+    }
+  } else {
+    e->kvs = NULL;
+  }
+#define X(f) e->f = put_str(base, &at, ev->f);
+  HOP_STRINGS(X)
+#undef X
+  memset(base + at, 0, start + size - at);
+  commit(b, r);
+  return 0;
+}
+
+int event_block_put_discarded(event_block *b, size_t cap, uint64_t count,
+                              int64_t begin_ns, int64_t end_ns) {
+  event_record *r = reserve(b, cap, sizeof(event_record));
+  if (r == NULL)
+    return -1;
+  *r = (event_record){.size = sizeof(event_record), .type = EVENT_RECORD_DISCARDED,
+                      .ts_ns = begin_ns, .count = count, .end_ns = end_ns};
+  commit(b, r);
+  return 0;
+}
+
+/* An offset-disguised pointer back to a pointer into [lo, hi) of base;
+ * 0 on an offset outside (a string there ends by hi: the record's last
+ * byte is 0). */
+static int restore(unsigned char *base, const char **p, size_t lo, size_t hi) {
+  uintptr_t off = (uintptr_t)*p;
+  if (off == 0)
+    return 1;
+  if (off < lo || off >= hi)
+    return 0;
+  *p = (const char *)(base + off);
+  return 1;
+}
+
+static int restore_event(unsigned char *base, hop_event *e, size_t lo, size_t end) {
+  uintptr_t kvs = (uintptr_t)e->kvs;
+  if (e->n_kvs > 0) {
+    if (kvs < lo || kvs > end || (end - kvs) / sizeof(hop_kv) < e->n_kvs)
+      return 0;
+    hop_kv *kv = (hop_kv *)(base + kvs);
+    for (size_t i = 0; i < e->n_kvs; i++)
+      if (!restore(base, &kv[i].key, lo, end) || !restore(base, &kv[i].str_value, lo, end))
+        return 0;
+    e->kvs = kv;
+  } else {
+    e->kvs = NULL;
+  }
+#define X(f) if (!restore(base, &e->f, lo, end)) return 0;
+  HOP_STRINGS(X)
+#undef X
+  return 1;
+}
+
+const event_record *event_block_next(event_block *b, uint32_t *at,
+                                     const hop_event **ev) {
+  unsigned char *base = (unsigned char *)b;
+  if (*at < FIRST_RECORD)
+    *at = (uint32_t)FIRST_RECORD;
+  if (*at >= b->used || b->used - *at < sizeof(event_record))
+    return NULL;
+  event_record *r = (event_record *)(base + *at);
+  size_t start = *at;
+  if (r->size < sizeof(*r) || r->size > b->used - start || r->size % 16 != 0)
+    return NULL;
+  size_t end = start + r->size;
+  if (r->type == EVENT_RECORD_EVENT) {
+    size_t lo = start + sizeof(*r) + sizeof(hop_event);
+    if (r->size < sizeof(*r) + sizeof(hop_event) + 1 || base[end - 1] != 0)
+      return NULL;
+    hop_event *e = (hop_event *)(r + 1);
+    if (!restore_event(base, e, lo, end))
+      return NULL;
+    *ev = e;
+  } else if (r->type != EVENT_RECORD_DISCARDED) {
+    return NULL;
+  }
+  *at = (uint32_t)end;
+  return r;
+}
