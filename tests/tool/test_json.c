@@ -16,18 +16,23 @@
 typedef struct {
   char *text;
   size_t len;
-  FILE *f;
+  FILE *file;
+  obuf *f;
 } mem_out;
 
 static void open_mem(mem_out *m) {
   m->text = NULL;
   m->len = 0;
-  m->f = open_memstream(&m->text, &m->len);
+  m->file = open_memstream(&m->text, &m->len);
+  assert_non_null(m->file);
+  m->f = obuf_new(m->file);
   assert_non_null(m->f);
 }
 
 static void expect(mem_out *m, const char *want) {
-  assert_int_equal(fclose(m->f), 0);
+  assert_int_equal(obuf_flush(m->f), 0);
+  obuf_free(m->f);
+  assert_int_equal(fclose(m->file), 0);
   assert_string_equal(m->text, want);
   free(m->text);
 }
@@ -88,11 +93,64 @@ static void integers_match_printf_at_the_limits(void **state) {
   }
 }
 
+/* The output buffer keeps every byte in order across its own size, for
+ * small appends, one write bigger than it and printf past its end. */
+static void buffer_keeps_order_across_its_size(void **state) {
+  (void)state;
+  mem_out m;
+  open_mem(&m);
+  size_t big_len = OBUF_BYTES * 2 + 7;
+  char *big = malloc(big_len + 1);
+  assert_non_null(big);
+  for (size_t i = 0; i < big_len; i++)
+    big[i] = (char)('a' + i % 26);
+  big[big_len] = '\0';
+  size_t want_len = 0;
+  for (int i = 0; i < 5000; i++) { /* ~ 60 KiB of small appends */
+    ob_printf(m.f, "%05d,", i);
+    ob_putc(m.f, '|');
+    ob_puts(m.f, "ab");
+    want_len += 9;
+  }
+  ob_write(m.f, big, big_len);
+  ob_printf(m.f, "%s", big); /* longer than the room left */
+  want_len += 2 * big_len;
+  assert_int_equal(obuf_flush(m.f), 0);
+  assert_int_equal(fflush(m.file), 0);
+  assert_int_equal(m.len, want_len);
+  assert_memory_equal(m.text, "00000,|ab00001,|ab", 18);
+  assert_memory_equal(m.text + 5000 * 9, big, big_len);
+  assert_memory_equal(m.text + 5000 * 9 + big_len, big, big_len);
+  obuf_free(m.f);
+  fclose(m.file);
+  free(m.text);
+  free(big);
+}
+
+/* A failed write is reported by flush and error, never ignored. */
+static void write_errors_are_reported(void **state) {
+  (void)state;
+  FILE *full = fopen("/dev/full", "w");
+  if (full == NULL)
+    skip();
+  setvbuf(full, NULL, _IONBF, 0);
+  obuf *b = obuf_new(full);
+  assert_non_null(b);
+  for (int i = 0; i < 20000; i++)
+    ob_puts(b, "0123456789");
+  assert_true(obuf_error(b));
+  assert_int_equal(obuf_flush(b), -1);
+  obuf_free(b);
+  fclose(full);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strings_escape_quotes_controls_and_script_end),
       cmocka_unit_test(ids_are_fixed_width_lower_hex),
       cmocka_unit_test(integers_match_printf_at_the_limits),
+      cmocka_unit_test(buffer_keeps_order_across_its_size),
+      cmocka_unit_test(write_errors_are_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,7 +46,9 @@ static void run(int follow, int slow, int collect_every) {
   output out = {0, slow};
   FILE *sink = fopen("/dev/null", "w");
   assert_non_null(sink);
-  trace_writer *w = writer_new(&recording_format, &out, sink, follow);
+  obuf *buf = obuf_new(sink);
+  assert_non_null(buf);
+  trace_writer *w = writer_new(&recording_format, &out, buf, follow);
   assert_non_null(w);
   for (uint64_t i = 0; i < N_TRACES; i++) {
     traces[i].trace_lo = i;
@@ -58,6 +60,7 @@ static void run(int follow, int slow, int collect_every) {
   assert_int_equal(out.next_expected, N_TRACES);
   for (size_t i = 0; i < N_TRACES; i++)
     assert_int_equal(released[i], 1);
+  obuf_free(buf);
   fclose(sink);
 }
 

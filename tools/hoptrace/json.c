@@ -13,36 +13,36 @@ static int needs_escape(unsigned char c) {
   return c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '/';
 }
 
-void json_string(FILE *out, const char *s) {
+void json_string(obuf *out, const char *s) {
   const unsigned char *start = (const unsigned char *)(s ? s : "");
   const unsigned char *p = start;
-  fputc('"', out);
+  ob_putc(out, '"');
   for (;;) {
     const unsigned char *run = p;
     while (*p && !needs_escape(*p))
       p++;
     if (p > run)
-      fwrite(run, 1, (size_t)(p - run), out);
+      ob_write(out, run, (size_t)(p - run));
     if (*p == '\0')
       break;
     switch (*p) {
-    case '"': fputs("\\\"", out); break;
-    case '\\': fputs("\\\\", out); break;
-    case '\n': fputs("\\n", out); break;
-    case '\r': fputs("\\r", out); break;
-    case '\t': fputs("\\t", out); break;
+    case '"': ob_puts(out, "\\\""); break;
+    case '\\': ob_puts(out, "\\\\"); break;
+    case '\n': ob_puts(out, "\\n"); break;
+    case '\r': ob_puts(out, "\\r"); break;
+    case '\t': ob_puts(out, "\\t"); break;
     case '/':
-      fputs(p != start && p[-1] == '<' ? "\\/" : "/", out);
+      ob_puts(out, p != start && p[-1] == '<' ? "\\/" : "/");
       break;
     default: {
       static const char hex[] = "0123456789abcdef";
       char u[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
-      fwrite(u, 1, sizeof(u), out);
+      ob_write(out, u, sizeof(u));
     }
     }
     p++;
   }
-  fputc('"', out);
+  ob_putc(out, '"');
 }
 
 static char *hex16(char *at, uint64_t v) {
@@ -52,14 +52,14 @@ static char *hex16(char *at, uint64_t v) {
   return at + 16;
 }
 
-void json_hex64(FILE *out, uint64_t v) {
+void json_hex64(obuf *out, uint64_t v) {
   char buf[18];
   buf[0] = '"';
   *hex16(buf + 1, v) = '"';
-  fwrite(buf, 1, sizeof(buf), out);
+  ob_write(out, buf, sizeof(buf));
 }
 
-void json_trace_id(FILE *out, uint64_t hi, uint64_t lo, int short_ok) {
+void json_trace_id(obuf *out, uint64_t hi, uint64_t lo, int short_ok) {
   if (short_ok && hi == 0) {
     json_hex64(out, lo);
     return;
@@ -67,10 +67,10 @@ void json_trace_id(FILE *out, uint64_t hi, uint64_t lo, int short_ok) {
   char buf[34];
   buf[0] = '"';
   *hex16(hex16(buf + 1, hi), lo) = '"';
-  fwrite(buf, 1, sizeof(buf), out);
+  ob_write(out, buf, sizeof(buf));
 }
 
-void json_i64(FILE *out, int64_t v) {
+void json_i64(obuf *out, int64_t v) {
   char buf[24];
   char *end = buf + sizeof(buf), *p = end;
   /* via unsigned so INT64_MIN needs no special case */
@@ -81,7 +81,7 @@ void json_i64(FILE *out, int64_t v) {
   } while (u);
   if (v < 0)
     *--p = '-';
-  fwrite(p, 1, (size_t)(end - p), out);
+  ob_write(out, p, (size_t)(end - p));
 }
 
 void endpoint_parse(const char *endpoint, endpoint_parts *out) {

@@ -3,17 +3,18 @@
 #define HT_TOOL_JSON_H
 
 #include <stdint.h>
-#include <stdio.h>
+
+#include "obuf.h"
 
 /* A JSON string literal, escaped; NULL writes "". `</` is escaped too so
  * the text can sit inside an HTML <script>. */
-void json_string(FILE *out, const char *s);
+void json_string(obuf *out, const char *s);
 /* "%016llx" in quotes. */
-void json_hex64(FILE *out, uint64_t v);
+void json_hex64(obuf *out, uint64_t v);
 /* 32 hex digits (128-bit) in quotes; with short_ok and hi == 0, 16. */
-void json_trace_id(FILE *out, uint64_t hi, uint64_t lo, int short_ok);
+void json_trace_id(obuf *out, uint64_t hi, uint64_t lo, int short_ok);
 /* A decimal integer ("%" PRId64, without printf). */
-void json_i64(FILE *out, int64_t v);
+void json_i64(obuf *out, int64_t v);
 
 /* Parsed endpoint "tcp://1.2.3.4:80", "tcp://[::1]:80", "unix:///p". */
 typedef struct endpoint_parts {

@@ -9,24 +9,24 @@
 #include "output.h"
 
 struct output {
-  FILE *out;
+  obuf *out;
   int first;
   idmap named; /* (pid, tid) already given a name; tid 0 for the process */
   uint64_t next_flow;
 };
 
-static output *chrome_open(FILE *out) {
+static output *chrome_open(obuf *out) {
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
   o->out = out;
   o->first = 1;
-  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+  ob_puts(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
   return o;
 }
 
 static void sep(output *o) {
-  fputs(o->first ? "\n" : ",\n", o->out);
+  ob_puts(o->out, o->first ? "\n" : ",\n");
   o->first = 0;
 }
 
@@ -48,18 +48,18 @@ static void name_tracks(output *o, const span *s) {
   if (idmap_get(&o->named, (uint64_t)pid, 0) == NULL &&
       idmap_put(&o->named, (uint64_t)pid, 0, &marker) == 0) {
     sep(o);
-    fprintf(o->out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64
+    ob_printf(o->out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64
             ",\"tid\":%" PRId64 ",\"args\":{\"name\":", pid, tid);
     char label[256];
     snprintf(label, sizeof(label), "%s (%s pid %" PRId64 ")", s->service ? s->service : "?",
              s->procname ? s->procname : "?", pid);
     json_string(o->out, label);
-    fputs("}}", o->out);
+    ob_puts(o->out, "}}");
   }
   if (idmap_get(&o->named, (uint64_t)pid, (uint64_t)tid + 1) == NULL &&
       idmap_put(&o->named, (uint64_t)pid, (uint64_t)tid + 1, &marker) == 0) {
     sep(o);
-    fprintf(o->out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
+    ob_printf(o->out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
             ",\"tid\":%" PRId64 ",\"args\":{\"name\":\"tid %" PRId64 "\"}}", pid, tid, tid);
   }
 }
@@ -69,35 +69,35 @@ static void span_event(output *o, const trace *t, const span *s) {
   int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
   int64_t dur = span_duration_ns(s);
   sep(o);
-  fputs("{\"ph\":\"X\",\"cat\":\"hoptrace\",\"name\":", o->out);
+  ob_puts(o->out, "{\"ph\":\"X\",\"cat\":\"hoptrace\",\"name\":");
   json_string(o->out, s->name ? s->name : "unknown");
-  fprintf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"trace_id\":",
+  ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"trace_id\":",
           pid_of(s), tid_of(s), (double)start / 1000.0, (double)dur / 1000.0);
   json_trace_id(o->out, t->trace_hi, t->trace_lo, 0);
-  fputs(",\"span_id\":", o->out);
+  ob_puts(o->out, ",\"span_id\":");
   json_hex64(o->out, s->id);
-  fputs(",\"parent_span_id\":", o->out);
+  ob_puts(o->out, ",\"parent_span_id\":");
   json_hex64(o->out, s->parent_id);
-  fprintf(o->out, ",\"status\":%d", s->status);
+  ob_printf(o->out, ",\"status\":%d", s->status);
   for (size_t i = 0; i < s->n_tags; i++) {
-    fputc(',', o->out);
+    ob_putc(o->out, ',');
     json_string(o->out, s->tags[i].key);
-    fputc(':', o->out);
+    ob_putc(o->out, ':');
     if (s->tags[i].is_int)
-      fprintf(o->out, "%" PRId64, s->tags[i].int_value);
+      ob_printf(o->out, "%" PRId64, s->tags[i].int_value);
     else
       json_string(o->out, s->tags[i].str_value);
   }
   if (t->incomplete) {
-    fputs(",\"incomplete\":", o->out);
+    ob_puts(o->out, ",\"incomplete\":");
     json_string(o->out, trace_incomplete_reason(t, why, sizeof(why)));
   }
-  fputs("}}", o->out);
+  ob_puts(o->out, "}}");
   for (size_t i = 0; i < s->n_annotations; i++) {
     sep(o);
-    fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"hoptrace\",\"name\":", o->out);
+    ob_puts(o->out, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"hoptrace\",\"name\":");
     json_string(o->out, s->annotations[i].value);
-    fprintf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f}", pid_of(s),
+    ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f}", pid_of(s),
             tid_of(s), (double)s->annotations[i].ts_ns / 1000.0);
   }
 }
@@ -110,11 +110,11 @@ static void flow(output *o, const span *parent, const span *child) {
   int64_t at = child->start_ns;
   int64_t from = parent->started && parent->start_ns <= at ? at : parent->start_ns;
   sep(o);
-  fprintf(o->out, "{\"ph\":\"s\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
+  ob_printf(o->out, "{\"ph\":\"s\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
           ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f}", id, pid_of(parent),
           tid_of(parent), (double)from / 1000.0);
   sep(o);
-  fprintf(o->out, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
+  ob_printf(o->out, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
           ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f}", id, pid_of(child),
           tid_of(child), (double)at / 1000.0);
 }
@@ -129,10 +129,10 @@ static void chrome_trace(output *o, const trace *t) {
 }
 
 static int chrome_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
-  fprintf(o->out, "\n],\"otherData\":{\"traces\":%" PRIu64 ",\"incomplete_traces\":%" PRIu64
+  ob_printf(o->out, "\n],\"otherData\":{\"traces\":%" PRIu64 ",\"incomplete_traces\":%" PRIu64
           ",\"discarded_events\":%" PRIu64 "}}\n", st->traces, st->incomplete_traces,
           src->discarded_events);
-  int rc = ferror(o->out) ? -1 : 0;
+  int rc = obuf_error(o->out) ? -1 : 0;
   idmap_free(&o->named);
   free(o);
   return rc;

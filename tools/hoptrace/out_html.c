@@ -9,7 +9,7 @@
 #include "output.h"
 
 struct output {
-  FILE *out;
+  obuf *out;
 };
 
 static const char page_head[] =
@@ -83,12 +83,12 @@ static const char page_tail[] =
     "if(TRACES.length)show(0);else document.getElementById('title').textContent='no traces';\n"
     "</script></body></html>\n";
 
-static output *html_open(FILE *out) {
+static output *html_open(obuf *out) {
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
   o->out = out;
-  fputs(page_head, out);
+  ob_puts(out, page_head);
   return o;
 }
 
@@ -106,44 +106,44 @@ static int64_t trace_start(const trace *t) {
 /* As doubles: a hostile clock can put ns and base far apart. */
 static double rel_us(int64_t ns, int64_t base) { return ((double)ns - (double)base) / 1000.0; }
 
-static void html_span(FILE *out, const span *s, int64_t base, int first) {
+static void html_span(obuf *out, const span *s, int64_t base, int first) {
   int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : base);
-  fprintf(out, "%s{id:", first ? "" : ",\n");
+  ob_printf(out, "%s{id:", first ? "" : ",\n");
   json_hex64(out, s->id);
-  fputs(",parent:", out);
+  ob_puts(out, ",parent:");
   if (s->parent_id)
     json_hex64(out, s->parent_id);
   else
-    fputs("\"\"", out);
-  fputs(",name:", out);
+    ob_puts(out, "\"\"");
+  ob_puts(out, ",name:");
   json_string(out, s->name ? s->name : "unknown");
-  fputs(",service:", out);
+  ob_puts(out, ",service:");
   json_string(out, s->service ? s->service : "?");
-  fprintf(out, ",kind:%d,status:%d,start:%.3f,end:%.3f,ann:[", s->kind, s->status,
+  ob_printf(out, ",kind:%d,status:%d,start:%.3f,end:%.3f,ann:[", s->kind, s->status,
           rel_us(start, base), s->ended ? rel_us(s->end_ns, base) : -1.0);
   for (size_t i = 0; i < s->n_annotations; i++) {
-    fprintf(out, "%s[%.3f,", i ? "," : "", rel_us(s->annotations[i].ts_ns, base));
+    ob_printf(out, "%s[%.3f,", i ? "," : "", rel_us(s->annotations[i].ts_ns, base));
     json_string(out, s->annotations[i].value);
-    fputc(']', out);
+    ob_putc(out, ']');
   }
-  fputs("],tags:[", out);
+  ob_puts(out, "],tags:[");
   for (size_t i = 0; i < s->n_tags; i++) {
-    fputs(i ? ",[" : "[", out);
+    ob_puts(out, i ? ",[" : "[");
     json_string(out, s->tags[i].key);
     if (s->tags[i].is_int)
-      fprintf(out, ",\"%" PRId64 "\"]", s->tags[i].int_value);
+      ob_printf(out, ",\"%" PRId64 "\"]", s->tags[i].int_value);
     else {
-      fputc(',', out);
+      ob_putc(out, ',');
       json_string(out, s->tags[i].str_value);
-      fputc(']', out);
+      ob_putc(out, ']');
     }
   }
   if (s->endpoint) {
-    fputs(s->n_tags ? ",[\"endpoint\"," : "[\"endpoint\",", out);
+    ob_puts(out, s->n_tags ? ",[\"endpoint\"," : "[\"endpoint\",");
     json_string(out, s->endpoint);
-    fputc(']', out);
+    ob_putc(out, ']');
   }
-  fputs("]}", out);
+  ob_puts(out, "]}");
 }
 
 static void html_trace(output *o, const trace *t) {
@@ -152,21 +152,21 @@ static void html_trace(output *o, const trace *t) {
   for (size_t i = 0; i < t->n_spans; i++)
     if (t->spans[i]->ended && t->spans[i]->end_ns > end)
       end = t->spans[i]->end_ns;
-  fputs("TRACES.push({id:", o->out);
+  ob_puts(o->out, "TRACES.push({id:");
   json_trace_id(o->out, t->trace_hi, t->trace_lo, 0);
-  fprintf(o->out, ",duration:%.3f,incomplete:", rel_us(end, base));
+  ob_printf(o->out, ",duration:%.3f,incomplete:", rel_us(end, base));
   json_string(o->out, t->incomplete ? trace_incomplete_reason(t, why, sizeof(why)) : "");
-  fputs(",spans:[\n", o->out);
+  ob_puts(o->out, ",spans:[\n");
   for (size_t i = 0; i < t->n_spans; i++)
     html_span(o->out, t->spans[i], base, i == 0);
-  fputs("]});\n", o->out);
+  ob_puts(o->out, "]});\n");
 }
 
 static int html_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   (void)src;
   (void)st;
-  fputs(page_tail, o->out);
-  int rc = ferror(o->out) ? -1 : 0;
+  ob_puts(o->out, page_tail);
+  int rc = obuf_error(o->out) ? -1 : 0;
   free(o);
   return rc;
 }

@@ -9,17 +9,17 @@
 #include "output.h"
 
 struct output {
-  FILE *out;
+  obuf *out;
   int first;
 };
 
-static output *otlp_open(FILE *out) {
+static output *otlp_open(obuf *out) {
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
   o->out = out;
   o->first = 1;
-  fputs("{\"resourceSpans\":[", out);
+  ob_puts(out, "{\"resourceSpans\":[");
   return o;
 }
 
@@ -33,22 +33,22 @@ static int otlp_kind(int kind) {
   }
 }
 
-static void attr_str(FILE *out, int *first, const char *key, const char *value) {
-  fputs(*first ? "{\"key\":" : ",{\"key\":", out);
+static void attr_str(obuf *out, int *first, const char *key, const char *value) {
+  ob_puts(out, *first ? "{\"key\":" : ",{\"key\":");
   *first = 0;
   json_string(out, key);
-  fputs(",\"value\":{\"stringValue\":", out);
+  ob_puts(out, ",\"value\":{\"stringValue\":");
   json_string(out, value);
-  fputs("}}", out);
+  ob_puts(out, "}}");
 }
 
-static void attr_int(FILE *out, int *first, const char *key, int64_t value) {
-  fputs(*first ? "{\"key\":" : ",{\"key\":", out);
+static void attr_int(obuf *out, int *first, const char *key, int64_t value) {
+  ob_puts(out, *first ? "{\"key\":" : ",{\"key\":");
   *first = 0;
   json_string(out, key);
-  fputs(",\"value\":{\"intValue\":\"", out);
+  ob_puts(out, ",\"value\":{\"intValue\":\"");
   json_i64(out, value);
-  fputs("\"}}", out);
+  ob_puts(out, "\"}}");
 }
 
 static int same_resource(const span *a, const span *b) {
@@ -57,28 +57,28 @@ static int same_resource(const span *a, const span *b) {
          strcmp(a->hostname ? a->hostname : "", b->hostname ? b->hostname : "") == 0;
 }
 
-static void otlp_span(FILE *out, const trace *t, const span *s, int first) {
+static void otlp_span(obuf *out, const trace *t, const span *s, int first) {
   char why[160];
-  fputs(first ? "{\"traceId\":" : ",{\"traceId\":", out);
+  ob_puts(out, first ? "{\"traceId\":" : ",{\"traceId\":");
   json_trace_id(out, t->trace_hi, t->trace_lo, 0);
-  fputs(",\"spanId\":", out);
+  ob_puts(out, ",\"spanId\":");
   json_hex64(out, s->id);
   if (s->parent_id) {
-    fputs(",\"parentSpanId\":", out);
+    ob_puts(out, ",\"parentSpanId\":");
     json_hex64(out, s->parent_id);
   }
-  fputs(",\"name\":", out);
+  ob_puts(out, ",\"name\":");
   json_string(out, s->name ? s->name : "unknown");
   int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
   int64_t end = s->ended ? s->end_ns : start;
-  fputs(",\"kind\":", out);
+  ob_puts(out, ",\"kind\":");
   json_i64(out, otlp_kind(s->kind));
-  fputs(",\"startTimeUnixNano\":\"", out);
+  ob_puts(out, ",\"startTimeUnixNano\":\"");
   json_i64(out, start);
-  fputs("\",\"endTimeUnixNano\":\"", out);
+  ob_puts(out, "\",\"endTimeUnixNano\":\"");
   json_i64(out, end);
-  fputc('"', out);
-  fputs(",\"attributes\":[", out);
+  ob_putc(out, '"');
+  ob_puts(out, ",\"attributes\":[");
   int a = 1;
   for (size_t i = 0; i < s->n_tags; i++) {
     if (s->tags[i].is_int)
@@ -92,28 +92,28 @@ static void otlp_span(FILE *out, const trace *t, const span *s, int first) {
     attr_str(out, &a, "net.peer.name", s->peer);
   if (t->incomplete)
     attr_str(out, &a, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
-  fputs("],\"events\":[", out);
+  ob_puts(out, "],\"events\":[");
   for (size_t i = 0; i < s->n_annotations; i++) {
-    fputs(i ? ",{\"timeUnixNano\":\"" : "{\"timeUnixNano\":\"", out);
+    ob_puts(out, i ? ",{\"timeUnixNano\":\"" : "{\"timeUnixNano\":\"");
     json_i64(out, s->annotations[i].ts_ns);
-    fputs("\",\"name\":", out);
+    ob_puts(out, "\",\"name\":");
     json_string(out, s->annotations[i].value);
-    fputc('}', out);
+    ob_putc(out, '}');
   }
-  fputs("],\"status\":{", out);
+  ob_puts(out, "],\"status\":{");
   if (s->status != 0) {
-    fputs("\"code\":2,\"message\":", out);
+    ob_puts(out, "\"code\":2,\"message\":");
     char num[32];
     snprintf(num, sizeof(num), "status %d", s->status);
     json_string(out, s->status_message ? s->status_message : num);
   } else if (s->ended) {
-    fputs("\"code\":1", out);
+    ob_puts(out, "\"code\":1");
   }
-  fputs("}}", out);
+  ob_puts(out, "}}");
 }
 
-static void resource(FILE *out, const span *s) {
-  fputs("{\"resource\":{\"attributes\":[", out);
+static void resource(obuf *out, const span *s) {
+  ob_puts(out, "{\"resource\":{\"attributes\":[");
   int first = 1;
   attr_str(out, &first, "service.name", s->service ? s->service : "unknown");
   if (s->vpid >= 0)
@@ -122,7 +122,7 @@ static void resource(FILE *out, const span *s) {
     attr_str(out, &first, "process.executable.name", s->procname);
   if (s->hostname)
     attr_str(out, &first, "host.name", s->hostname);
-  fputs("]},\"scopeSpans\":[{\"scope\":{\"name\":\"hoptrace\"},\"spans\":[", out);
+  ob_puts(out, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"hoptrace\"},\"spans\":[");
 }
 
 static void otlp_trace(output *o, const trace *t) {
@@ -133,7 +133,7 @@ static void otlp_trace(output *o, const trace *t) {
   for (size_t i = 0; i < t->n_spans; i++) {
     if (done[i])
       continue;
-    fputs(o->first ? "\n" : ",\n", o->out);
+    ob_puts(o->out, o->first ? "\n" : ",\n");
     o->first = 0;
     resource(o->out, t->spans[i]);
     int first = 1;
@@ -144,7 +144,7 @@ static void otlp_trace(output *o, const trace *t) {
         first = 0;
       }
     }
-    fputs("]}]}", o->out);
+    ob_puts(o->out, "]}]}");
   }
   free(done);
 }
@@ -152,8 +152,8 @@ static void otlp_trace(output *o, const trace *t) {
 static int otlp_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   (void)src;
   (void)st;
-  fputs("\n]}\n", o->out);
-  int rc = ferror(o->out) ? -1 : 0;
+  ob_puts(o->out, "\n]}\n");
+  int rc = obuf_error(o->out) ? -1 : 0;
   free(o);
   return rc;
 }

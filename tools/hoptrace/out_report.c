@@ -30,7 +30,7 @@ typedef struct slow_trace {
 } slow_trace;
 
 struct output {
-  FILE *out;
+  obuf *out;
   hop_row *rows;
   size_t n_rows;
   hop_row *fanout;
@@ -41,7 +41,7 @@ struct output {
   int n_slowest;
 };
 
-static output *report_open(FILE *out) {
+static output *report_open(obuf *out) {
   output *o = calloc(1, sizeof(*o));
   if (o != NULL)
     o->out = out;
@@ -178,14 +178,14 @@ static void report_trace(output *o, const trace *t) {
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
-static void print_rows(FILE *out, hop_row *rows, size_t n, int first_phase) {
+static void print_rows(obuf *out, hop_row *rows, size_t n, int first_phase) {
   for (size_t i = 0; i < n; i++) {
-    fprintf(out, "%s\n", rows[i].label);
+    ob_printf(out, "%s\n", rows[i].label);
     for (int p = first_phase; p <= PH_TOTAL; p++) {
       const latency_hist *h = &rows[i].phase[p];
       if (h->count == 0)
         continue;
-      fprintf(out, "  %-20s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f\n",
+      ob_printf(out, "  %-20s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f\n",
               first_phase == PH_TOTAL && n ? "wait" : phase_names[p], h->count,
               us(latency_hist_quantile(h, 0.5)), us(latency_hist_quantile(h, 0.9)),
               us(latency_hist_quantile(h, 0.99)), us(h->max));
@@ -208,39 +208,39 @@ static int cmp_slow(const void *a, const void *b) {
 }
 
 static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
-  FILE *out = o->out;
-  fprintf(out, "hoptrace report: %" PRIu64 " traces, %" PRIu64 " spans\n\n", st->traces, st->spans);
-  fprintf(out, "Per hop (client span -> server span), microseconds"
+  obuf *out = o->out;
+  ob_printf(out, "hoptrace report: %" PRIu64 " traces, %" PRIu64 " spans\n\n", st->traces, st->spans);
+  ob_printf(out, "Per hop (client span -> server span), microseconds"
                " (quantiles within 0.4 %%, max exact)\n");
-  fprintf(out, "  %-20s %8s %10s %10s %10s %10s\n", "phase", "count", "p50", "p90", "p99", "max");
+  ob_printf(out, "  %-20s %8s %10s %10s %10s %10s\n", "phase", "count", "p50", "p90", "p99", "max");
   print_rows(out, o->rows, o->n_rows, PH_REQUEST);
   if (o->n_fanout) {
-    fprintf(out, "\nFan-out (server spans that call others), microseconds\n");
+    ob_printf(out, "\nFan-out (server spans that call others), microseconds\n");
     print_rows(out, o->fanout, o->n_fanout, PH_TOTAL);
   }
   qsort(o->slowest, (size_t)o->n_slowest, sizeof(slow_trace), cmp_slow);
-  fprintf(out, "\nSlowest traces and their critical path\n");
+  ob_printf(out, "\nSlowest traces and their critical path\n");
   for (int i = 0; i < o->n_slowest; i++) {
-    fprintf(out, "trace %s  %.1f us%s\n", o->slowest[i].id,
+    ob_printf(out, "trace %s  %.1f us%s\n", o->slowest[i].id,
             (double)o->slowest[i].duration / 1000.0,
             o->slowest[i].incomplete ? "  [incomplete]" : "");
     for (int l = 0; l < o->slowest[i].lines; l++)
-      fprintf(out, "  %s\n", o->slowest[i].path[l]);
+      ob_printf(out, "  %s\n", o->slowest[i].path[l]);
   }
-  fprintf(out, "\nCompleteness\n");
-  fprintf(out, "  traces: %" PRIu64 " complete, %" PRIu64 " incomplete\n",
+  ob_printf(out, "\nCompleteness\n");
+  ob_printf(out, "  traces: %" PRIu64 " complete, %" PRIu64 " incomplete\n",
           st->traces - st->incomplete_traces, st->incomplete_traces);
-  fprintf(out, "  spans whose parent never arrived: %" PRIu64 "\n", st->orphan_spans);
-  fprintf(out, "  spans never started or finished:  %" PRIu64 "\n", st->unfinished_spans);
-  fprintf(out, "  client spans with no server span: %" PRIu64 "\n", o->unmatched_client_spans);
-  fprintf(out, "  events discarded by LTTng:        %" PRIu64 " (%" PRIu64
+  ob_printf(out, "  spans whose parent never arrived: %" PRIu64 "\n", st->orphan_spans);
+  ob_printf(out, "  spans never started or finished:  %" PRIu64 "\n", st->unfinished_spans);
+  ob_printf(out, "  client spans with no server span: %" PRIu64 "\n", o->unmatched_client_spans);
+  ob_printf(out, "  events discarded by LTTng:        %" PRIu64 " (%" PRIu64
           " packets lost), traces affected: %" PRIu64 "\n",
           src->discarded_events, src->discarded_packets, st->lossy_traces);
-  fprintf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
+  ob_printf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
   if (o->unrecorded_samples)
-    fprintf(out, "  latency samples not counted (out of memory): %" PRIu64 "\n",
+    ob_printf(out, "  latency samples not counted (out of memory): %" PRIu64 "\n",
             o->unrecorded_samples);
-  int rc = ferror(out) ? -1 : 0;
+  int rc = obuf_error(out) ? -1 : 0;
   free_rows(o->rows, o->n_rows);
   free_rows(o->fanout, o->n_fanout);
   free(o);

@@ -7,17 +7,17 @@
 #include "output.h"
 
 struct output {
-  FILE *out;
+  obuf *out;
   int first;
 };
 
-static output *zipkin_open(FILE *out) {
+static output *zipkin_open(obuf *out) {
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
   o->out = out;
   o->first = 1;
-  fputs("[", out);
+  ob_puts(out, "[");
   return o;
 }
 
@@ -31,39 +31,39 @@ static const char *zipkin_kind(int kind) {
   }
 }
 
-static void endpoint(FILE *out, const char *field, const char *service, const char *addr) {
+static void endpoint(obuf *out, const char *field, const char *service, const char *addr) {
   endpoint_parts parts;
   endpoint_parse(addr, &parts);
-  fputs(",\"", out);
-  fputs(field, out);
-  fputs("\":{", out);
+  ob_puts(out, ",\"");
+  ob_puts(out, field);
+  ob_puts(out, "\":{");
   int comma = 0;
   if (service != NULL) {
-    fputs("\"serviceName\":", out);
+    ob_puts(out, "\"serviceName\":");
     json_string(out, service);
     comma = 1;
   }
   if (parts.ipv4[0])
-    fprintf(out, "%s\"ipv4\":\"%s\"", comma++ ? "," : "", parts.ipv4);
+    ob_printf(out, "%s\"ipv4\":\"%s\"", comma++ ? "," : "", parts.ipv4);
   if (parts.ipv6[0])
-    fprintf(out, "%s\"ipv6\":\"%s\"", comma++ ? "," : "", parts.ipv6);
+    ob_printf(out, "%s\"ipv6\":\"%s\"", comma++ ? "," : "", parts.ipv6);
   if (parts.port > 0) {
-    fputs(comma++ ? ",\"port\":" : "\"port\":", out);
+    ob_puts(out, comma++ ? ",\"port\":" : "\"port\":");
     json_i64(out, parts.port);
   }
-  fputc('}', out);
+  ob_putc(out, '}');
 }
 
-static void tag_str(FILE *out, int *first, const char *key, const char *value) {
-  fputs(*first ? "" : ",", out);
+static void tag_str(obuf *out, int *first, const char *key, const char *value) {
+  ob_puts(out, *first ? "" : ",");
   *first = 0;
   json_string(out, key);
-  fputc(':', out);
+  ob_putc(out, ':');
   json_string(out, value);
 }
 
-static void tags(FILE *out, const trace *t, const span *s) {
-  fputs(",\"tags\":{", out);
+static void tags(obuf *out, const trace *t, const span *s) {
+  ob_puts(out, ",\"tags\":{");
   int first = 1;
   char num[32], why[160];
   for (size_t i = 0; i < s->n_tags; i++) {
@@ -89,7 +89,7 @@ static void tags(FILE *out, const trace *t, const span *s) {
     tag_str(out, &first, "hoptrace.host", s->hostname);
   if (t->incomplete)
     tag_str(out, &first, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
-  fputc('}', out);
+  ob_putc(out, '}');
 }
 
 static int64_t span_start_ns(const span *s) {
@@ -101,48 +101,48 @@ static int64_t span_start_ns(const span *s) {
 }
 
 static void zipkin_span(output *o, const trace *t, const span *s) {
-  FILE *out = o->out;
-  fputs(o->first ? "\n" : ",\n", out);
+  obuf *out = o->out;
+  ob_puts(out, o->first ? "\n" : ",\n");
   o->first = 0;
-  fputs("{\"traceId\":", out);
+  ob_puts(out, "{\"traceId\":");
   json_trace_id(out, t->trace_hi, t->trace_lo, 1);
-  fputs(",\"id\":", out);
+  ob_puts(out, ",\"id\":");
   json_hex64(out, s->id);
   if (s->parent_id) {
-    fputs(",\"parentId\":", out);
+    ob_puts(out, ",\"parentId\":");
     json_hex64(out, s->parent_id);
   }
-  fputs(",\"name\":", out);
+  ob_puts(out, ",\"name\":");
   json_string(out, s->name ? s->name : "unknown");
   const char *kind = zipkin_kind(s->kind);
   if (kind) {
-    fputs(",\"kind\":\"", out);
-    fputs(kind, out);
-    fputc('"', out);
+    ob_puts(out, ",\"kind\":\"");
+    ob_puts(out, kind);
+    ob_putc(out, '"');
   }
-  fputs(",\"timestamp\":", out);
+  ob_puts(out, ",\"timestamp\":");
   json_i64(out, span_start_ns(s) / 1000);
   int64_t dur = span_duration_ns(s);
   if (s->started && s->ended) {
-    fputs(",\"duration\":", out);
+    ob_puts(out, ",\"duration\":");
     json_i64(out, dur / 1000 > 0 ? dur / 1000 : 1);
   }
   if (s->flags & 2u)
-    fputs(",\"debug\":true", out);
+    ob_puts(out, ",\"debug\":true");
   endpoint(out, "localEndpoint", s->service ? s->service : "unknown", s->endpoint);
   if (s->peer)
     endpoint(out, "remoteEndpoint", NULL, s->peer);
-  fputs(",\"annotations\":[", out);
+  ob_puts(out, ",\"annotations\":[");
   for (size_t i = 0; i < s->n_annotations; i++) {
-    fputs(i ? ",{\"timestamp\":" : "{\"timestamp\":", out);
+    ob_puts(out, i ? ",{\"timestamp\":" : "{\"timestamp\":");
     json_i64(out, s->annotations[i].ts_ns / 1000);
-    fputs(",\"value\":", out);
+    ob_puts(out, ",\"value\":");
     json_string(out, s->annotations[i].value);
-    fputc('}', out);
+    ob_putc(out, '}');
   }
-  fputc(']', out);
+  ob_putc(out, ']');
   tags(out, t, s);
-  fputc('}', out);
+  ob_putc(out, '}');
 }
 
 static void zipkin_trace(output *o, const trace *t) {
@@ -153,8 +153,8 @@ static void zipkin_trace(output *o, const trace *t) {
 static int zipkin_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   (void)src;
   (void)st;
-  fputs(o->first ? "]\n" : "\n]\n", o->out);
-  int rc = ferror(o->out) ? -1 : 0;
+  ob_puts(o->out, o->first ? "]\n" : "\n]\n");
+  int rc = obuf_error(o->out) ? -1 : 0;
   free(o);
   return rc;
 }

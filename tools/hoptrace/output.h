@@ -7,12 +7,13 @@
 
 #include "assemble.h"
 #include "bt_source.h"
+#include "obuf.h"
 
 typedef struct output output;
 
 typedef struct output_format {
   const char *name;
-  output *(*open)(FILE *out);
+  output *(*open)(obuf *out); /* out stays the caller's */
   void (*trace)(output *o, const trace *t);
   /* Writes the closing part and frees o. 0, or -1 on a write error. */
   int (*close)(output *o, const bt_source_stats *src, const assembler_stats *asm_stats);

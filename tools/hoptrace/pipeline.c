@@ -18,6 +18,7 @@ typedef struct run {
   const pipeline_options *opts;
   assembler *asm_;
   output *out;
+  obuf *buf;
   trace_writer *writer; /* NULL: traces are written on this thread */
   uint64_t since_tick;
 } run;
@@ -56,7 +57,7 @@ static void on_trace(void *user, const trace *t) {
   }
   r->opts->format->trace(r->out, t);
   if (r->opts->follow)
-    fflush(r->opts->out);
+    obuf_flush(r->buf);
 }
 
 static int64_t wall_ns(void) {
@@ -111,15 +112,17 @@ int pipeline_run(const pipeline_options *opts) {
   /* decoder processes first: they fork, before any thread starts */
   bt_source *source = bt_source_open(opts->input, opts->decoders);
   r.asm_ = source ? assembler_new(on_trace, &r, opts->grace_ns, opts->timeout_ns) : NULL;
-  r.out = r.asm_ ? opts->format->open(opts->out) : NULL;
+  r.buf = r.asm_ ? obuf_new(opts->out) : NULL;
+  r.out = r.buf ? opts->format->open(r.buf) : NULL;
   if (r.out == NULL) {
     fprintf(stderr, "hoptrace: out of memory\n");
+    obuf_free(r.buf);
     assembler_free(r.asm_);
     bt_source_close(source);
     return 2;
   }
   /* a writer thread when one can start; else this thread writes */
-  r.writer = writer_new(opts->format, r.out, opts->out, opts->follow);
+  r.writer = writer_new(opts->format, r.out, r.buf, opts->follow);
   if (r.writer != NULL)
     assembler_keep_traces(r.asm_);
   struct sigaction sa = {.sa_handler = on_signal};
@@ -137,12 +140,15 @@ int pipeline_run(const pipeline_options *opts) {
     writer_finish(r.writer, release_trace, &r);
   const assembler_stats *st = assembler_get_stats(r.asm_);
   int write_rc = opts->format->close(r.out, &src, st);
+  if (obuf_flush(r.buf) != 0)
+    write_rc = -1;
+  obuf_free(r.buf);
   if (!opts->quiet)
     summary(&src, st);
   assembler_free(r.asm_);
   if (rc != 0)
     return 1;
-  if (write_rc != 0 || fflush(opts->out) != 0) {
+  if (write_rc != 0) {
     fprintf(stderr, "hoptrace: write error: %s\n", strerror(errno));
     return 2;
   }

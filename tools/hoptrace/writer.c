@@ -16,7 +16,7 @@
 struct trace_writer {
   const output_format *fmt;
   output *out;
-  FILE *file;
+  obuf *buf;
   bool follow;
   pthread_t thread;
   pthread_mutex_t lock;
@@ -45,7 +45,7 @@ static void *writer_main(void *arg) {
     pthread_mutex_unlock(&w->lock);
     w->fmt->trace(w->out, t);
     if (w->follow)
-      fflush(w->file);
+      obuf_flush(w->buf);
     pthread_mutex_lock(&w->lock);
     w->written++;
     if (w->reader_waiting &&
@@ -56,14 +56,14 @@ static void *writer_main(void *arg) {
   return NULL;
 }
 
-trace_writer *writer_new(const output_format *fmt, output *out, FILE *file,
+trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
                          bool follow) {
   trace_writer *w = calloc(1, sizeof(*w));
   if (w == NULL)
     return NULL;
   w->fmt = fmt;
   w->out = out;
-  w->file = file;
+  w->buf = buf;
   w->follow = follow;
   if (pthread_mutex_init(&w->lock, NULL) != 0)
     goto no_lock;

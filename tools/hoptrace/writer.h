@@ -21,9 +21,9 @@ typedef struct trace_writer trace_writer;
 typedef void (*writer_release_fn)(void *arg, trace *t);
 
 /* NULL when the thread cannot start (the caller then writes itself).
- * fmt->trace(out, t) runs on the writer's thread; with follow, file is
+ * fmt->trace(out, t) runs on the writer's thread; with follow, buf is
  * flushed after each trace. */
-trace_writer *writer_new(const output_format *fmt, output *out, FILE *file,
+trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
                          bool follow);
 /* Queues t (owned by the writer until collected). */
 void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
