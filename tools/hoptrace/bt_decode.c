@@ -26,12 +26,19 @@ static const char *const slot_names[F_SLOTS] = {
 enum context_slot { C_VPID, C_VTID, C_PROCNAME, C_SLOTS };
 static const char *const context_names[C_SLOTS] = {"vpid", "vtid", "procname"};
 
+/* A member's type, fixed by its event class: looked up once, so that the
+ * per-event work is no type query. */
+enum { T_NONE, T_UNSIGNED, T_SIGNED, T_STRING };
+
 typedef struct class_map {
   const bt_event_class *cls;
   int hop;                 /* 0: not ours */
   hop_event_kind kind;
+  bool has_clock;          /* its stream class has a default clock */
   int64_t field[F_SLOTS];  /* member index, -1 absent */
   int64_t context[C_SLOTS];
+  uint8_t field_type[F_SLOTS]; /* T_* */
+  uint8_t context_type[C_SLOTS];
 } class_map;
 
 struct bt_decoder {
@@ -81,10 +88,21 @@ int64_t bt_snapshot_ns(const bt_clock_snapshot *snapshot) {
   return ns;
 }
 
+static uint8_t type_of(const bt_field_class *fc) {
+  bt_field_class_type type = bt_field_class_get_type(fc);
+  if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+    return T_UNSIGNED;
+  if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+    return T_SIGNED;
+  return type == BT_FIELD_CLASS_TYPE_STRING ? T_STRING : T_NONE;
+}
+
 static void index_struct(const bt_field_class *fc, const char *const *names,
-                         size_t n, int64_t *out) {
-  for (size_t i = 0; i < n; i++)
+                         size_t n, int64_t *out, uint8_t *types) {
+  for (size_t i = 0; i < n; i++) {
     out[i] = -1;
+    types[i] = T_NONE;
+  }
   if (fc == NULL || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE)
     return;
   uint64_t members = bt_field_class_structure_get_member_count(fc);
@@ -96,8 +114,10 @@ static void index_struct(const bt_field_class *fc, const char *const *names,
     if (name[0] == '_')
       name++;
     for (size_t i = 0; i < n; i++)
-      if (strcmp(name, names[i]) == 0)
+      if (strcmp(name, names[i]) == 0) {
         out[i] = (int64_t)m;
+        types[i] = type_of(bt_field_class_structure_member_borrow_field_class_const(member));
+      }
   }
 }
 
@@ -129,10 +149,11 @@ static class_map *map_class(bt_decoder *d, const bt_event_class *cls) {
     }
   }
   index_struct(bt_event_class_borrow_payload_field_class_const(cls), slot_names,
-               F_SLOTS, map->field);
+               F_SLOTS, map->field, map->field_type);
   const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
   index_struct(bt_stream_class_borrow_event_common_context_field_class_const(sc),
-               context_names, C_SLOTS, map->context);
+               context_names, C_SLOTS, map->context, map->context_type);
+  map->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
   return map;
 }
 
@@ -155,22 +176,41 @@ static int field_int(const bt_field *f, int64_t *out) {
   return 1;
 }
 
-static const char *field_str(const bt_field *f) {
-  if (f == NULL || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
-    return NULL;
-  return bt_field_string_get_value(f);
+/* Member `index` of st read with its cached type; 0 / NULL when absent or
+ * of another type. */
+static int typed_int(const bt_field *st, int64_t index, uint8_t type, int64_t *out) {
+  const bt_field *f = member(st, index);
+  if (f == NULL)
+    return 0;
+  if (type == T_UNSIGNED)
+    *out = (int64_t)bt_field_integer_unsigned_get_value(f);
+  else if (type == T_SIGNED)
+    *out = bt_field_integer_signed_get_value(f);
+  else
+    return 0;
+  return 1;
 }
+
+static const char *typed_str(const bt_field *st, int64_t index, uint8_t type) {
+  const bt_field *f = type == T_STRING ? member(st, index) : NULL;
+  return f != NULL ? bt_field_string_get_value(f) : NULL;
+}
+
+#define FIELD_INT(st, m, slot, out) typed_int(st, (m)->field[slot], (m)->field_type[slot], out)
+#define FIELD_STR(st, m, slot) typed_str(st, (m)->field[slot], (m)->field_type[slot])
+#define CONTEXT_INT(st, m, slot, out) \
+  typed_int(st, (m)->context[slot], (m)->context_type[slot], out)
 
 static int get_u64(const bt_field *st, const class_map *m, int slot, uint64_t *out) {
   int64_t v;
-  if (!field_int(member(st, m->field[slot]), &v))
+  if (!FIELD_INT(st, m, slot, &v))
     return 0;
   *out = (uint64_t)v;
   return 1;
 }
 
 static const char *get_str(const bt_field *st, const class_map *m, int slot) {
-  const char *s = field_str(member(st, m->field[slot]));
+  const char *s = FIELD_STR(st, m, slot);
   return s != NULL ? s : "";
 }
 
@@ -178,8 +218,8 @@ static const char *get_str(const bt_field *st, const class_map *m, int slot) {
  * are arrays of `count` entries. */
 static int decode_kvs(bt_decoder *d, const bt_field *st, const class_map *m,
                       hop_event *out) {
-  const char *keys = field_str(member(st, m->field[F_KEYS]));
-  const char *strs = field_str(member(st, m->field[F_STRS]));
+  const char *keys = FIELD_STR(st, m, F_KEYS);
+  const char *strs = FIELD_STR(st, m, F_STRS);
   const bt_field *types = member(st, m->field[F_TYPES]);
   const bt_field *ints = member(st, m->field[F_INTS]);
   if (keys == NULL || strs == NULL || types == NULL || ints == NULL)
@@ -236,9 +276,9 @@ static void decode_context(bt_decoder *d, const bt_event *event,
   const bt_field *ctx = bt_event_borrow_common_context_field_const(event);
   out->vpid = -1;
   out->vtid = -1;
-  field_int(member(ctx, m->context[C_VPID]), &out->vpid);
-  field_int(member(ctx, m->context[C_VTID]), &out->vtid);
-  const char *procname = field_str(member(ctx, m->context[C_PROCNAME]));
+  CONTEXT_INT(ctx, m, C_VPID, &out->vpid);
+  CONTEXT_INT(ctx, m, C_VTID, &out->vtid);
+  const char *procname = typed_str(ctx, m->context[C_PROCNAME], m->context_type[C_PROCNAME]);
   out->procname = procname != NULL ? procname : "";
   out->hostname = hostname_of(d, event);
 }
@@ -246,7 +286,7 @@ static void decode_context(bt_decoder *d, const bt_event *event,
 static void decode_msg_fields(const bt_field *st, const class_map *m,
                               hop_event *out) {
   int64_t v = 0;
-  field_int(member(st, m->field[F_TYPE]), &v);
+  FIELD_INT(st, m, F_TYPE, &v);
   out->msg_type = (int)v;
   get_u64(st, m, F_SEQ, &out->seq);
   get_u64(st, m, F_SIZE, &out->size);
@@ -256,10 +296,10 @@ static void decode_msg_fields(const bt_field *st, const class_map *m,
 static void decode_start_fields(const bt_field *st, const class_map *m,
                                 hop_event *out) {
   int64_t v = 0;
-  field_int(member(st, m->field[F_FLAGS]), &v);
+  FIELD_INT(st, m, F_FLAGS, &v);
   out->flags = (uint32_t)v;
   v = 0;
-  field_int(member(st, m->field[F_KIND]), &v);
+  FIELD_INT(st, m, F_KIND, &v);
   out->span_kind = (int)v;
   out->name = get_str(st, m, F_NAME);
   out->service = get_str(st, m, F_SERVICE);
@@ -278,7 +318,7 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
     return 0;
   case HOP_SPAN_END_SEND:
   case HOP_SPAN_END_RECV:
-    field_int(member(st, m->field[F_STATUS]), &v);
+    FIELD_INT(st, m, F_STATUS, &v);
     out->status = (int32_t)v;
     out->annotation = get_str(st, m, F_ANNOTATION);
     decode_msg_fields(st, m, out);
@@ -287,7 +327,7 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
     decode_start_fields(st, m, out);
     return 0;
   case HOP_SPAN_END:
-    field_int(member(st, m->field[F_STATUS]), &v);
+    FIELD_INT(st, m, F_STATUS, &v);
     out->status = (int32_t)v;
     return 0;
   case HOP_ANNOTATION:
@@ -296,10 +336,10 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
   case HOP_KV_STR:
   case HOP_KV_INT:
     out->key = get_str(st, m, F_KEY);
-    out->str_value = field_str(member(st, m->field[F_VALUE]));
+    out->str_value = FIELD_STR(st, m, F_VALUE);
     if (out->str_value == NULL) {
       out->kind = HOP_KV_INT;
-      field_int(member(st, m->field[F_VALUE]), &out->int_value);
+      FIELD_INT(st, m, F_VALUE, &out->int_value);
     } else {
       out->kind = HOP_KV_STR;
     }
@@ -307,7 +347,7 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
   case HOP_KVS:
     return decode_kvs(d, st, m, out);
   case HOP_STATUS:
-    field_int(member(st, m->field[F_CODE]), &v);
+    FIELD_INT(st, m, F_CODE, &v);
     out->status = (int32_t)v;
     out->message = get_str(st, m, F_MESSAGE);
     return 0;
@@ -340,7 +380,7 @@ int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
     return -1;
   if ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0)
     return -1;
-  if (bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL)
+  if (m->has_clock)
     out->ts_ns = bt_snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg));
   decode_context(d, event, m, out);
   return decode_kind_fields(d, st, m, out) == 0 ? 1 : -1;
