@@ -144,6 +144,35 @@ static void write_errors_are_reported(void **state) {
   fclose(full);
 }
 
+/* The cache answers as endpoint_parse does, for more endpoints than it
+ * has slots, and a string rewritten in place is parsed again. */
+static void endpoint_cache_agrees_with_parse(void **state) {
+  (void)state;
+  static endpoint_cache cache;
+  char text[64];
+  for (int round = 0; round < 2; round++)
+    for (int i = 0; i < 300; i++) {
+      snprintf(text, sizeof(text), i % 3 ? "tcp://10.0.%d.%d:%d" : "tcp://[::%x]:%d", i / 200,
+               i % 200, 6800 + i);
+      endpoint_parts want, scratch;
+      endpoint_parse(text, &want);
+      const endpoint_parts *got = endpoint_parse_cached(&cache, text, &scratch);
+      assert_memory_equal(got, &want, sizeof(want));
+    }
+  endpoint_parts scratch;
+  assert_int_equal(endpoint_parse_cached(&cache, NULL, &scratch)->port, 0);
+  char long_text[100];
+  memset(long_text, '1', sizeof(long_text) - 1);
+  long_text[sizeof(long_text) - 1] = '\0';
+  memcpy(long_text, "tcp://", 6);
+  assert_int_equal(endpoint_parse_cached(&cache, long_text, &scratch)->ipv4[0], '\0');
+  mem_out m;
+  open_mem(&m);
+  json_i64_string(m.f, -42);
+  json_i64_string(m.f, INT64_MIN);
+  expect(&m, "\"-42\"\"-9223372036854775808\"");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strings_escape_quotes_controls_and_script_end),
@@ -151,6 +180,7 @@ int main(void) {
       cmocka_unit_test(integers_match_printf_at_the_limits),
       cmocka_unit_test(buffer_keeps_order_across_its_size),
       cmocka_unit_test(write_errors_are_reported),
+      cmocka_unit_test(endpoint_cache_agrees_with_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,9 +18,18 @@ void event_block_init(event_block *b) {
 
 static size_t str_bytes(const char *s) { return s != NULL ? strlen(s) + 1 : 0; }
 
-size_t event_record_size(const hop_event *ev) {
+#define N_STRINGS 10
+#define X(f) +1
+_Static_assert(0 HOP_STRINGS(X) == N_STRINGS, "N_STRINGS counts HOP_STRINGS");
+#undef X
+
+/* Record size; the string lengths (+ 1, 0 for NULL) in len[] when given. */
+static size_t record_size(const hop_event *ev, size_t *len) {
   size_t n = sizeof(event_record) + sizeof(hop_event) + 1; /* + a closing 0 */
-#define X(f) n += str_bytes(ev->f);
+  size_t scratch[N_STRINGS], k = 0;
+  if (len == NULL)
+    len = scratch;
+#define X(f) n += (len[k++] = str_bytes(ev->f));
   HOP_STRINGS(X)
 #undef X
   n += ev->n_kvs * sizeof(hop_kv);
@@ -29,11 +38,13 @@ size_t event_record_size(const hop_event *ev) {
   return ALIGN16(n);
 }
 
-/* Copies s to base + *at; its offset, disguised as a pointer (NULL: 0). */
-static const char *put_str(unsigned char *base, size_t *at, const char *s) {
+size_t event_record_size(const hop_event *ev) { return record_size(ev, NULL); }
+
+/* Copies s (n bytes with its 0, none for NULL) to base + *at; its offset,
+ * disguised as a pointer (NULL: 0). */
+static const char *put_str(unsigned char *base, size_t *at, const char *s, size_t n) {
   if (s == NULL)
     return NULL;
-  size_t n = strlen(s) + 1;
   memcpy(base + *at, s, n);
   const char *off = (const char *)(uintptr_t)*at;
   *at += n;
@@ -52,7 +63,8 @@ static void commit(event_block *b, event_record *r) {
 }
 
 int event_block_put_event(event_block *b, size_t cap, const hop_event *ev) {
-  size_t size = event_record_size(ev);
+  size_t len[N_STRINGS];
+  size_t size = record_size(ev, len);
   event_record *r = reserve(b, cap, size);
   if (r == NULL)
     return -1;
@@ -68,13 +80,15 @@ int event_block_put_event(event_block *b, size_t cap, const hop_event *ev) {
     at += ev->n_kvs * sizeof(hop_kv);
     for (size_t i = 0; i < ev->n_kvs; i++) {
       kv[i] = ev->kvs[i];
-      kv[i].key = put_str(base, &at, ev->kvs[i].key);
-      kv[i].str_value = put_str(base, &at, ev->kvs[i].str_value);
+      kv[i].key = put_str(base, &at, ev->kvs[i].key, str_bytes(ev->kvs[i].key));
+      kv[i].str_value =
+          put_str(base, &at, ev->kvs[i].str_value, str_bytes(ev->kvs[i].str_value));
     }
   } else {
     e->kvs = NULL;
   }
-#define X(f) e->f = put_str(base, &at, ev->f);
+  size_t k = 0;
+#define X(f) e->f = put_str(base, &at, ev->f, len[k++]);
   HOP_STRINGS(X)
 #undef X
   memset(base + at, 0, start + size - at);

@@ -70,9 +70,8 @@ void json_trace_id(obuf *out, uint64_t hi, uint64_t lo, int short_ok) {
   ob_write(out, buf, sizeof(buf));
 }
 
-void json_i64(obuf *out, int64_t v) {
-  char buf[24];
-  char *end = buf + sizeof(buf), *p = end;
+static char *i64_digits(char *end, int64_t v) {
+  char *p = end;
   /* via unsigned so INT64_MIN needs no special case */
   uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
   do {
@@ -81,6 +80,21 @@ void json_i64(obuf *out, int64_t v) {
   } while (u);
   if (v < 0)
     *--p = '-';
+  return p;
+}
+
+void json_i64_string(obuf *out, int64_t v) {
+  char buf[24];
+  char *end = buf + sizeof(buf) - 1;
+  *end = '"';
+  char *p = i64_digits(end, v);
+  *--p = '"';
+  ob_write(out, p, (size_t)(end + 1 - p));
+}
+
+void json_i64(obuf *out, int64_t v) {
+  char buf[24];
+  char *end = buf + sizeof(buf), *p = i64_digits(end, v);
   ob_write(out, p, (size_t)(end - p));
 }
 
@@ -111,4 +125,22 @@ void endpoint_parse(const char *endpoint, endpoint_parts *out) {
     out->ipv4[0] = '\0'; /* a host name, not an address */
   if (out->ipv6[0] && inet_pton(AF_INET6, out->ipv6, addr) != 1)
     out->ipv6[0] = '\0';
+}
+
+const endpoint_parts *endpoint_parse_cached(endpoint_cache *cache, const char *endpoint,
+                                            endpoint_parts *scratch) {
+  size_t len = endpoint != NULL ? strlen(endpoint) : 0;
+  if (len == 0 || len >= sizeof(cache->slot[0].text)) {
+    endpoint_parse(endpoint, scratch);
+    return scratch;
+  }
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)endpoint[i]) * 16777619u;
+  endpoint_cache_slot *slot = &cache->slot[h % ENDPOINT_CACHE_SLOTS];
+  if (strcmp(slot->text, endpoint) != 0) {
+    endpoint_parse(endpoint, &slot->parts);
+    memcpy(slot->text, endpoint, len + 1);
+  }
+  return &slot->parts;
 }

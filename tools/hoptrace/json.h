@@ -24,4 +24,21 @@ typedef struct endpoint_parts {
 } endpoint_parts;
 void endpoint_parse(const char *endpoint, endpoint_parts *out);
 
+/* endpoint_parse through a small cache: exporters see the same few
+ * endpoints on every span. Compared by text, so a freed and reused
+ * string is never mistaken for another. */
+#define ENDPOINT_CACHE_SLOTS 64
+typedef struct endpoint_cache_slot {
+  char text[64]; /* "" when empty */
+  endpoint_parts parts;
+} endpoint_cache_slot;
+typedef struct endpoint_cache {
+  endpoint_cache_slot slot[ENDPOINT_CACHE_SLOTS];
+} endpoint_cache;
+const endpoint_parts *endpoint_parse_cached(endpoint_cache *cache, const char *endpoint,
+                                            endpoint_parts *scratch);
+
+/* A decimal integer in quotes (a JSON string). */
+void json_i64_string(obuf *out, int64_t v);
+
 #endif

@@ -9,6 +9,7 @@
 struct output {
   obuf *out;
   int first;
+  endpoint_cache endpoints;
 };
 
 static output *zipkin_open(obuf *out) {
@@ -31,9 +32,10 @@ static const char *zipkin_kind(int kind) {
   }
 }
 
-static void endpoint(obuf *out, const char *field, const char *service, const char *addr) {
-  endpoint_parts parts;
-  endpoint_parse(addr, &parts);
+static void endpoint(output *o, const char *field, const char *service, const char *addr) {
+  obuf *out = o->out;
+  endpoint_parts scratch;
+  const endpoint_parts *parts = endpoint_parse_cached(&o->endpoints, addr, &scratch);
   ob_puts(out, ",\"");
   ob_puts(out, field);
   ob_puts(out, "\":{");
@@ -43,23 +45,40 @@ static void endpoint(obuf *out, const char *field, const char *service, const ch
     json_string(out, service);
     comma = 1;
   }
-  if (parts.ipv4[0])
-    ob_printf(out, "%s\"ipv4\":\"%s\"", comma++ ? "," : "", parts.ipv4);
-  if (parts.ipv6[0])
-    ob_printf(out, "%s\"ipv6\":\"%s\"", comma++ ? "," : "", parts.ipv6);
-  if (parts.port > 0) {
+  if (parts->ipv4[0]) {
+    ob_puts(out, comma++ ? ",\"ipv4\":\"" : "\"ipv4\":\"");
+    ob_puts(out, parts->ipv4);
+    ob_putc(out, '"');
+  }
+  if (parts->ipv6[0]) {
+    ob_puts(out, comma++ ? ",\"ipv6\":\"" : "\"ipv6\":\"");
+    ob_puts(out, parts->ipv6);
+    ob_putc(out, '"');
+  }
+  if (parts->port > 0) {
     ob_puts(out, comma++ ? ",\"port\":" : "\"port\":");
-    json_i64(out, parts.port);
+    json_i64(out, parts->port);
   }
   ob_putc(out, '}');
 }
 
-static void tag_str(obuf *out, int *first, const char *key, const char *value) {
-  ob_puts(out, *first ? "" : ",");
+static void tag_key(obuf *out, int *first, const char *key) {
+  if (!*first)
+    ob_putc(out, ',');
   *first = 0;
   json_string(out, key);
   ob_putc(out, ':');
+}
+
+static void tag_str(obuf *out, int *first, const char *key, const char *value) {
+  tag_key(out, first, key);
   json_string(out, value);
+}
+
+/* Zipkin tags are strings: the number in quotes. */
+static void tag_int(obuf *out, int *first, const char *key, int64_t value) {
+  tag_key(out, first, key);
+  json_i64_string(out, value);
 }
 
 static void tags(obuf *out, const trace *t, const span *s) {
@@ -68,8 +87,7 @@ static void tags(obuf *out, const trace *t, const span *s) {
   char num[32], why[160];
   for (size_t i = 0; i < s->n_tags; i++) {
     if (s->tags[i].is_int) {
-      snprintf(num, sizeof(num), "%" PRId64, s->tags[i].int_value);
-      tag_str(out, &first, s->tags[i].key, num);
+      tag_int(out, &first, s->tags[i].key, s->tags[i].int_value);
     } else {
       tag_str(out, &first, s->tags[i].key, s->tags[i].str_value);
     }
@@ -81,10 +99,8 @@ static void tags(obuf *out, const trace *t, const span *s) {
   }
   if (s->endpoint)
     tag_str(out, &first, "hoptrace.endpoint", s->endpoint);
-  if (s->vpid >= 0) {
-    snprintf(num, sizeof(num), "%" PRId64, s->vpid);
-    tag_str(out, &first, "hoptrace.pid", num);
-  }
+  if (s->vpid >= 0)
+    tag_int(out, &first, "hoptrace.pid", s->vpid);
   if (s->hostname)
     tag_str(out, &first, "hoptrace.host", s->hostname);
   if (t->incomplete)
@@ -129,9 +145,9 @@ static void zipkin_span(output *o, const trace *t, const span *s) {
   }
   if (s->flags & 2u)
     ob_puts(out, ",\"debug\":true");
-  endpoint(out, "localEndpoint", s->service ? s->service : "unknown", s->endpoint);
+  endpoint(o, "localEndpoint", s->service ? s->service : "unknown", s->endpoint);
   if (s->peer)
-    endpoint(out, "remoteEndpoint", NULL, s->peer);
+    endpoint(o, "remoteEndpoint", NULL, s->peer);
   ob_puts(out, ",\"annotations\":[");
   for (size_t i = 0; i < s->n_annotations; i++) {
     ob_puts(out, i ? ",{\"timestamp\":" : "{\"timestamp\":");
