@@ -3,7 +3,8 @@
 # CPUs 0 and 1 fill two stream files; every output of `--decoders 2`
 # (one decoder process per stream file) must hold the same spans as the
 # in-process graph (`--decoders 1`) and match what the workloads say they
-# recorded; the temporary link directories are gone afterwards.
+# recorded; the temporary link directories are gone afterwards. A killed
+# decoder fails the run; SIGTERM ends it and its decoders.
 # usage: tool_decoders.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
 set -euo pipefail
 hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
@@ -56,4 +57,50 @@ if [[ -n $(ls -A "$work/tmp") ]]; then
 fi
 # a bad --decoders value is refused
 if "$hoptrace" export --decoders 0 --format zipkin "$work/trace" 2>/dev/null; then exit 1; fi
+
+# Failures, on a trace big enough that the decoders are still at work
+# while the reading process is stopped: each decoder fills its 8 blocks
+# and waits. A decoder killed then ends the run with an error (no hang);
+# SIGTERM to the reading process ends the decoders and leaves nothing.
+timeout 120 "$hoptrace" record -o "$work/big" --subbuf-size 4M \
+  --filter '$ctx.procname == "trace_workload"' -- \
+  bash -c "taskset -c 0 '$workload' --traces 3000 --fanout 3 &
+           taskset -c 1 '$workload' --traces 3000 --fanout 3; wait" 2> "$work/record-big.log"
+cat "$work/record-big.log"
+start_stopped() { # the export, stopped once its two decoders run
+  "${tool[@]}" export --decoders 2 --format zipkin -o "$work/partial.json" "$work/big" \
+    2> "$work/fail.log" &
+  pid=$!
+  decoders=
+  for _ in $(seq 3000); do
+    decoders=$(cat /proc/$pid/task/*/children 2>/dev/null || true)
+    [[ $(wc -w <<< "$decoders") -ge 2 ]] && break
+    sleep 0.01
+  done
+  [[ $(wc -w <<< "$decoders") -ge 2 ]] || { echo "no decoder processes" >&2; exit 1; }
+  kill -STOP $pid
+  sleep 0.5
+}
+start_stopped
+kill -KILL ${decoders%% *}
+kill -CONT $pid
+if timeout 120 tail --pid=$pid -f /dev/null && wait $pid; then
+  echo "export succeeded although a decoder was killed" >&2; exit 1
+fi
+cat "$work/fail.log"
+grep -Eq "decoder process [0-9]+ (ended without finishing|exited with status)" "$work/fail.log"
+
+start_stopped
+kill -TERM $pid
+kill -CONT $pid
+timeout 120 tail --pid=$pid -f /dev/null
+wait $pid || true
+for d in $decoders; do
+  if kill -0 $d 2>/dev/null; then echo "decoder $d still running" >&2; exit 1; fi
+done
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/partial.json"
+if [[ -n $(ls -A "$work/tmp") ]]; then
+  echo "temporary directories left behind: $(ls "$work/tmp")" >&2
+  exit 1
+fi
 echo "tool decoders test passed"

@@ -43,6 +43,7 @@ typedef struct decoder {
   const hop_event *head_ev;
   bool ended;
   decoder_msg end;
+  bool reaped;
   int exit_status;
 } decoder;
 
@@ -277,9 +278,10 @@ static int advance(decoder *d, char *err, size_t err_len) {
   }
 }
 
+/* Adds what a decoder read. Its hop events count once merged (the
+ * caller's count: those of a decoder that never ended are not lost). */
 static void add_stats(bt_source_stats *sum, const bt_source_stats *s) {
   sum->events += s->events;
-  sum->hop_events += s->hop_events;
   sum->malformed_events += s->malformed_events;
   sum->discarded_events += s->discarded_events;
   sum->discarded_packets += s->discarded_packets;
@@ -288,9 +290,8 @@ static void add_stats(bt_source_stats *sum, const bt_source_stats *s) {
 /* Waits for a decoder that said its end: 0 when it exited with 0. */
 static int reap(decoder *d) {
   int status = 0;
-  pid_t pid = d->pid;
-  d->pid = 0;
-  while (waitpid(pid, &status, 0) < 0)
+  d->reaped = true;
+  while (waitpid(d->pid, &status, 0) < 0)
     if (errno != EINTR)
       return -1;
   d->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -316,9 +317,11 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
     if (advance(&p->d[i], err, err_len) != 0)
       return -1;
   decoder *d;
+  uint64_t delivered = 0; /* hop events: known even when a decoder never ends */
   while ((d = earliest(p)) != NULL && !(stop != NULL && *stop)) {
     const event_record *r = d->head;
     if (r->type == EVENT_RECORD_EVENT) {
+      delivered++;
       if (cb->on_event(user, d->head_ev) != 0)
         break;
     } else if (cb->on_discarded != NULL) {
@@ -328,6 +331,7 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
       return -1;
   }
   int rc = 0;
+  stats->hop_events = delivered;
   for (size_t i = 0; i < p->n; i++) {
     decoder *d = &p->d[i];
     if (!d->ended)
@@ -343,6 +347,8 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
       rc = -1;
     }
   }
+  if (stats->events < stats->hop_events) /* a decoder never said its count */
+    stats->events = stats->hop_events;
   return rc;
 }
 
@@ -356,7 +362,7 @@ void bt_parallel_stop(bt_parallel *p) {
     d->cur = NULL;
     if (d->sock >= 0)
       close(d->sock); /* a decoder waiting on it ends */
-    if (d->pid > 0) { /* not reaped by bt_parallel_read */
+    if (d->pid > 0 && !d->reaped) {
       kill(d->pid, SIGKILL); /* bounded: no waiting on a busy graph */
       while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR) {
       }
