@@ -5,8 +5,7 @@
  * Invariants: no crash or leak; every emitted trace has spans, unique
  * span ids, consistent parent/children/roots links and counters; stats
  * match what the callback saw; and every event's content (annotations,
- * tags, messages) comes out exactly once, so no trace is lost or emitted
- * twice. */
+ * tags) comes out exactly once, so no trace is lost or emitted twice. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +42,7 @@ static const char *str(reader *r) { return strs[byte(r) % N_STRS]; }
 
 typedef struct seen {
   uint64_t traces, spans, orphans, unfinished, incomplete, lossy, timed_out;
-  uint64_t content; /* annotations + tags + messages emitted */
+  uint64_t content; /* annotations + tags emitted */
 } seen;
 
 static void check_span(const trace *t, const span *s, size_t *children) {
@@ -83,7 +82,7 @@ static void on_trace(void *user, const trace *t) {
     check_span(t, s, &children);
     orphans += s->orphan;
     unfinished += !s->started || !s->ended;
-    sn->content += s->n_annotations + s->n_tags + s->msgs_sent + s->msgs_received;
+    sn->content += s->n_annotations + s->n_tags;
   }
   FUZZ_CHECK(children + t->n_roots == t->n_spans);
   for (size_t i = 0; i < t->n_roots; i++)
@@ -157,8 +156,6 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
   case HOP_ANNOTATION:
   case HOP_KV_STR:
   case HOP_KV_INT:
-  case HOP_MSG_SEND:
-  case HOP_MSG_RECV:
     return 1;
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
@@ -166,7 +163,7 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
   case HOP_SPAN_START_RECV:
   case HOP_SPAN_END_SEND:
   case HOP_SPAN_END_RECV:
-    return ev->name != NULL && ev->name[0] != '\0' ? 2 : 1; /* annotation + message */
+    return ev->name != NULL && ev->name[0] != '\0' ? 1 : 0; /* its annotation */
   case HOP_KVS:
     return ev->n_kvs;
   default:

@@ -19,26 +19,27 @@ typedef struct annotation {
   const char *value;
 } annotation;
 
+/* 160 bytes: a trace with every span open at once is what memory holds
+ * (pointers first, then the narrow fields, no padding holes). */
 typedef struct span span;
 struct span {
   uint64_t id, parent_id;
   const char *name, *service, *endpoint, *peer, *procname, *hostname;
-  int kind;
-  uint32_t flags;
-  bool started, ended;
   int64_t start_ns, end_ns;
-  int32_t status;         /* span_end status or last status event code */
   const char *status_message;   /* NULL when none */
-  int64_t vpid, vtid;
   annotation *annotations;
-  size_t n_annotations, cap_annotations;
   tag *tags;
-  size_t n_tags, cap_tags;
-  uint64_t msgs_sent, msgs_received, bytes_sent, bytes_received;
   /* resolved when the trace is emitted */
   span *parent;
   span **children;
-  size_t n_children;
+  int32_t vpid, vtid;     /* -1 when unknown */
+  int32_t status;         /* span_end status or last status event code */
+  uint32_t flags;
+  uint32_t n_annotations, cap_annotations;
+  uint32_t n_tags, cap_tags;
+  uint32_t n_children;
+  int8_t kind;
+  bool started, ended;
   bool orphan; /* has a parent id that never arrived */
 };
 

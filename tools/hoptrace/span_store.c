@@ -61,15 +61,16 @@ static const char *share_str(span_mem *mem, trace *t, const char *s) {
   return shared != NULL ? shared : copy_str(mem, t, s);
 }
 
-/* Grows an array held in the trace's chunks (the old space is left). */
-static void *grow_array(span_mem *mem, trace *t, void *old, size_t *cap,
-                        size_t elem) {
-  size_t cap2 = *cap ? *cap * 2 : 4;
+/* Grows an array held in the trace's chunks (the old space is left):
+ * from `first` elements, then doubling. */
+static void *grow_array(span_mem *mem, trace *t, void *old, size_t n, size_t *cap,
+                        size_t first, size_t elem) {
+  size_t cap2 = n ? n * 2 : first;
   void *fresh = trace_alloc(mem, t, cap2 * elem);
   if (fresh == NULL)
     return NULL;
   if (old != NULL)
-    memcpy(fresh, old, *cap * elem);
+    memcpy(fresh, old, n * elem);
   *cap = cap2;
   return fresh;
 }
@@ -107,7 +108,7 @@ void trace_free(span_mem *mem, trace *t) {
 
 span *trace_add_span(span_mem *mem, trace *t, uint64_t id, uint64_t parent_id) {
   if (t->n_spans == t->cap_spans) {
-    span **grown = grow_array(mem, t, t->spans, &t->cap_spans, sizeof(span *));
+    span **grown = grow_array(mem, t, t->spans, t->n_spans, &t->cap_spans, 4, sizeof(span *));
     if (grown == NULL)
       return NULL;
     t->spans = grown;
@@ -138,11 +139,16 @@ static int set_str(span_mem *mem, trace *t, const char **field,
 
 static int add_annotation(span_mem *mem, trace *t, span *s, int64_t ts, const char *value) {
   if (s->n_annotations == s->cap_annotations) {
-    annotation *grown = grow_array(mem, t, s->annotations, &s->cap_annotations,
+    size_t cap;
+    if (s->n_annotations == UINT32_MAX)
+      return -1;
+    /* two to start: a hop's span has its send and receive annotations */
+    annotation *grown = grow_array(mem, t, s->annotations, s->n_annotations, &cap, 2,
                                    sizeof(annotation));
     if (grown == NULL)
       return -1;
     s->annotations = grown;
+    s->cap_annotations = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
   }
   const char *copy = share_str(mem, t, value ? value : "");
   if (copy == NULL)
@@ -154,10 +160,14 @@ static int add_annotation(span_mem *mem, trace *t, span *s, int64_t ts, const ch
 static int add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_int,
                    int64_t int_value, const char *str_value) {
   if (s->n_tags == s->cap_tags) {
-    tag *grown = grow_array(mem, t, s->tags, &s->cap_tags, sizeof(tag));
+    size_t cap;
+    if (s->n_tags == UINT32_MAX)
+      return -1;
+    tag *grown = grow_array(mem, t, s->tags, s->n_tags, &cap, 2, sizeof(tag));
     if (grown == NULL)
       return -1;
     s->tags = grown;
+    s->cap_tags = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
   }
   tag g = {share_str(mem, t, key ? key : ""), is_int, int_value,
            is_int ? NULL : copy_str(mem, t, str_value ? str_value : "")};
@@ -168,9 +178,9 @@ static int add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_in
 }
 
 static int apply_context(span_mem *mem, trace *t, span *s, const hop_event *ev) {
-  if (s->vpid < 0 && ev->vpid >= 0) {
-    s->vpid = ev->vpid;
-    s->vtid = ev->vtid;
+  if (s->vpid < 0 && ev->vpid >= 0) { /* Linux ids fit 32 bits; clamp a corrupt one */
+    s->vpid = ev->vpid > INT32_MAX ? INT32_MAX : (int32_t)ev->vpid;
+    s->vtid = ev->vtid > INT32_MAX ? INT32_MAX : ev->vtid < -1 ? -1 : (int32_t)ev->vtid;
   }
   if (s->procname == NULL && set_str(mem, t, &s->procname, ev->procname, true) != 0)
     return -1;
@@ -182,7 +192,7 @@ static int apply_context(span_mem *mem, trace *t, span *s, const hop_event *ev) 
 static int apply_start(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   s->started = true;
   s->start_ns = ev->ts_ns;
-  s->kind = ev->span_kind;
+  s->kind = (int8_t)(ev->span_kind >= INT8_MIN && ev->span_kind <= INT8_MAX ? ev->span_kind : -1);
   s->flags = ev->flags;
   s->parent_id = ev->parent_id;
   if (set_str(mem, t, &s->name, ev->name, true) || set_str(mem, t, &s->service, ev->service, true) ||
@@ -198,19 +208,13 @@ static void apply_end(span *s, const hop_event *ev) {
     s->status = ev->status;
 }
 
-/* A message, and the annotation a folded event carries with it. */
+/* A message, and the annotation a folded event carries with it. The
+ * message's type, sequence and size are not kept: no output shows them. */
 static int apply_hop(span_mem *mem, trace *t, span *s, const hop_event *ev,
-                     bool sent, const char *annotation) {
+                     const char *annotation) {
   if (annotation != NULL && annotation[0] != '\0' &&
       add_annotation(mem, t, s, ev->ts_ns, annotation) != 0)
     return -1;
-  if (sent) {
-    s->msgs_sent++;
-    s->bytes_sent += ev->size;
-  } else {
-    s->msgs_received++;
-    s->bytes_received += ev->size;
-  }
   return set_str(mem, t, &s->peer, ev->peer, true);
 }
 
@@ -228,11 +232,11 @@ int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
     /* one event for a span_start, an annotation and a message */
     if (apply_start(mem, t, s, ev) != 0)
       return -1;
-    return apply_hop(mem, t, s, ev, ev->kind == HOP_SPAN_START_SEND, ev->annotation);
+    return apply_hop(mem, t, s, ev, ev->annotation);
   case HOP_SPAN_END_SEND:
   case HOP_SPAN_END_RECV:
     apply_end(s, ev);
-    return apply_hop(mem, t, s, ev, ev->kind == HOP_SPAN_END_SEND, ev->annotation);
+    return apply_hop(mem, t, s, ev, ev->annotation);
   case HOP_ANNOTATION:
     return add_annotation(mem, t, s, ev->ts_ns, ev->name);
   case HOP_KV_STR:
@@ -250,11 +254,11 @@ int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
     return set_str(mem, t, &s->status_message, ev->message, false);
   case HOP_MSG_SEND:
   case HOP_MSG_RECV:
-    return apply_hop(mem, t, s, ev, ev->kind == HOP_MSG_SEND, NULL);
+    return apply_hop(mem, t, s, ev, NULL);
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
     /* one event for an annotation and a message: both, as if apart */
-    return apply_hop(mem, t, s, ev, ev->kind == HOP_HOP_SEND, ev->name);
+    return apply_hop(mem, t, s, ev, ev->name);
   }
   return 0;
 }
