@@ -9,6 +9,10 @@
 #   2 cpus: two workload processes pinned to CPUs 0 and 1 (12,500 traces
 #           each): two stream files of about equal size, as a cluster
 #           spread over CPUs records.
+#   paced, paced2x: one process, 300 us between traces (12 s and 24 s of
+#           recording, 0.95M and 1.9M events): traces close while the
+#           input goes on, so memory stays that of the traces open at
+#           once whatever the size of the trace.
 # Seconds: best of 3 runs (the machines are shared and noisy). Memory: the
 # sum of the proportional set size (PSS) of hoptrace and its decoder
 # processes, sampled every 5 ms in a 4th run.
@@ -35,6 +39,14 @@ if [[ $(nproc) -ge 2 ]]; then
   cat "$work/record2.log"
   inputs+=("2 cpus=$work/twocpu")
 fi
+for n in 1 2; do
+  "$hoptrace" record -o "$work/paced$n" --subbuf-size 8M --num-subbuf 8 -- \
+    "$workload" --traces $((traces * n)) --fanout 3 --pause-us 300 2> "$work/record-paced.log"
+  cat "$work/record-paced.log"
+  label=paced
+  [[ $n == 1 ]] || label=paced${n}x
+  inputs+=("$label=$work/paced$n")
+done
 
 python3 - "$hoptrace" "$src/bench/results/tool.txt" "$src" "${inputs[@]}" <<'PY'
 import os, platform, subprocess, sys, threading, time
@@ -95,7 +107,7 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.start
 lines = ["# hoptrace benchmark: tool",
          "# date: %s  commit: %s" % (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), commit),
          "# machine: %s %s, %d cpus, %s" % (platform.system(), platform.release(), os.cpu_count(), cpu),
-         "", "%-8s %-26s %10s %9s %12s %11s" % ("trace", "command", "events", "seconds", "events/s",
+         "", "%-9s %-26s %10s %9s %12s %11s" % ("trace", "command", "events", "seconds", "events/s",
                                                "peak MiB")]
 commands = (("export zipkin", ["export", "--format", "zipkin", "-o", "/dev/null"]),
             ("export zipkin --decoders 1", ["export", "--format", "zipkin", "--decoders", "1",
@@ -105,23 +117,24 @@ commands = (("export zipkin", ["export", "--format", "zipkin", "-o", "/dev/null"
 summaries = []
 for label, trace in inputs:
     events = None
-    for name, args in commands:
+    for name, args in commands if not label.startswith("paced") else commands[:1] + commands[3:]:
         dt, peak, err = measure([hoptrace] + args + [trace])
         events = int(err.split(" events,")[0].split()[-1])
-        lines.append("%-8s %-26s %10d %9.2f %12.0f %11.1f" % (label, name, events, dt, events / dt,
+        lines.append("%-9s %-26s %10d %9.2f %12.0f %11.1f" % (label, name, events, dt, events / dt,
                                                              peak / 1024.0))
         summary = err.strip().splitlines()[0]
     # the floor: babeltrace2 itself reading the same trace into a dummy sink
     dt, peak, _ = measure(["babeltrace2", "-o", "dummy", trace])
-    lines.append("%-8s %-26s %10d %9.2f %12.0f %11.1f" % (label, "babeltrace2 -o dummy", events, dt,
+    lines.append("%-9s %-26s %10d %9.2f %12.0f %11.1f" % (label, "babeltrace2 -o dummy", events, dt,
                                                          events / dt, peak / 1024.0))
     summaries.append("%s: %s" % (label, summary))
 lines.append("")
 lines += summaries
 lines.append("seconds: best of 3 runs. peak MiB: the largest sum of PSS of the process and its")
 lines.append("decoder processes, sampled every 5 ms. Memory follows the traces open at once: all")
-lines.append("traces of the last --grace seconds (default 2) stay open; in these traces that is")
-lines.append("every trace, recorded within 0.2 s.")
+lines.append("traces of the last --grace seconds (default 2) stay open; in the burst and 2 cpus")
+lines.append("traces that is every trace (all recorded within 0.2 s), in the paced ones a few")
+lines.append("thousand.")
 text = "\n".join(lines) + "\n"
 print(text)
 open(out_path, "w").write(text)
