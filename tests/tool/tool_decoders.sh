@@ -55,6 +55,23 @@ if [[ -n $(ls -A "$work/tmp") ]]; then
   echo "temporary directories left behind: $(ls "$work/tmp")" >&2
   exit 1
 fi
+# A damaged stream: the same error both ways, naming the user's input
+# (not a decoder's link directory), and a non-zero exit.
+cp -r "$work/trace" "$work/damaged"
+damaged=$(find "$work/damaged" -type f -size +100k -name 'hoptrace_*' ! -name '*.idx' | head -n1)
+python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[5000:5400]=b"\xff"*400; open(p,"wb").write(b)' "$damaged"
+if babeltrace2 -o dummy "$work/damaged" 2>/dev/null; then
+  echo "babeltrace2 reads the damaged copy without an error: nothing to compare" >&2
+else
+  for d in 1 2; do
+    if "${tool[@]}" export --decoders $d --format zipkin -o /dev/null "$work/damaged" \
+      2> "$work/damaged-$d.log"; then
+      echo "export of a damaged trace succeeded (--decoders $d)" >&2; exit 1
+    fi
+    grep "hoptrace: reading $work/damaged failed" "$work/damaged-$d.log"
+  done
+fi
+
 # a bad --decoders value is refused
 if "$hoptrace" export --decoders 0 --format zipkin "$work/trace" 2>/dev/null; then exit 1; fi
 

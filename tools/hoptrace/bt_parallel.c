@@ -313,12 +313,12 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
                      bt_source_stats *stats, volatile sig_atomic_t *stop,
                      char *err, size_t err_len) {
   *stats = (bt_source_stats){0};
-  for (size_t i = 0; i < p->n; i++)
-    if (advance(&p->d[i], err, err_len) != 0)
-      return -1;
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < p->n; i++)
+    rc = advance(&p->d[i], err, err_len);
   decoder *d;
   uint64_t delivered = 0; /* hop events: known even when a decoder never ends */
-  while ((d = earliest(p)) != NULL && !(stop != NULL && *stop)) {
+  while (rc == 0 && (d = earliest(p)) != NULL && !(stop != NULL && *stop)) {
     const event_record *r = d->head;
     if (r->type == EVENT_RECORD_EVENT) {
       delivered++;
@@ -327,14 +327,12 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
     } else if (cb->on_discarded != NULL) {
       cb->on_discarded(user, r->count, r->ts_ns, r->end_ns);
     }
-    if (advance(d, err, err_len) != 0)
-      return -1;
+    rc = advance(d, err, err_len);
   }
-  int rc = 0;
   stats->hop_events = delivered;
   for (size_t i = 0; i < p->n; i++) {
-    decoder *d = &p->d[i];
-    if (!d->ended)
+    d = &p->d[i];
+    if (d->end.type != MSG_END) /* never said its end: bt_parallel_stop kills it */
       continue;
     add_stats(stats, &d->end.stats);
     if (d->end.rc != 0 && rc == 0) {

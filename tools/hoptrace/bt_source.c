@@ -404,6 +404,23 @@ bt_source *bt_source_open(const char *input, unsigned decoders) {
   return s;
 }
 
+/* A decoder's message names its group's link directory: name the user's
+ * input instead. */
+static void name_input(const bt_source *s, char *err, size_t err_len) {
+  for (size_t g = 0; g < s->split.n_groups; g++) {
+    const char *root = s->split.roots[g];
+    char *at = root != NULL ? strstr(err, root) : NULL;
+    if (at == NULL)
+      continue;
+    char rest[512];
+    snprintf(rest, sizeof(rest), "%s", at + strlen(root));
+    *at = '\0';
+    size_t used = strlen(err);
+    snprintf(err + used, err_len - used, "%s%s", s->input, rest);
+    return;
+  }
+}
+
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
                    bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
                    size_t err_len) {
@@ -411,6 +428,8 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
     return bt_source_run(s->input, callbacks, user, stats, stop, err, err_len);
   int rc = bt_parallel_read(s->decoders, callbacks, user, stats, stop, err, err_len);
   stats->trace_dirs = s->trace_dirs;
+  if (rc != 0)
+    name_input(s, err, err_len);
   return rc;
 }
 
