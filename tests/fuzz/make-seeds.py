@@ -202,6 +202,35 @@ def main():
         write("control", name, data)
     for name, data in ASSEMBLE.items():
         write("assemble", name, data)
+    for name, data in EVENT_BLOCK.items():
+        write("event_block", name, data)
+
+
+def discarded_record(count, begin, end):
+    """event_block.h's event_record of type 2 (a loss), 32 bytes."""
+    return struct.pack("<IIqQq", 32, 2, begin, count, end)
+
+
+def raw_block(records):
+    body = b"".join(records)
+    header = struct.pack("<II", len(records), 16 + len(body)) + bytes(8)
+    return b"\x00" + header + body  # first byte even: a raw block
+
+
+# fuzz_event_block.c: even first byte, a block as it may arrive; odd, a
+# description of events to pack and read back (kind, ts, span, string,
+# kv count per event).
+EVENT_BLOCK = {
+    "raw_losses": raw_block([discarded_record(17, 100, 200), discarded_record(0, 0, 0)]),
+    "raw_bad_size": raw_block([struct.pack("<IIqQq", 48, 2, 1, 1, 1)]),
+    "raw_unknown_type": raw_block([struct.pack("<IIqQq", 32, 9, 1, 1, 1)]),
+    "round_trip": b"\x01\x02" + b"".join(
+        bytes([k, 3, k + 1, 5]) + b"osd.3" + bytes([k % 5]) for k in range(15)),
+    "round_trip_null_strings": b"\x01\x00" + b"".join(
+        bytes([k, 0, 1, 0xFF, 2]) for k in range(20)),
+    "round_trip_fills_block": b"\x01\x00" + b"".join(
+        bytes([1, 1, 1, 40]) + b"x" * 40 + bytes([4]) for _ in range(40)),
+}
 
 
 if __name__ == "__main__":

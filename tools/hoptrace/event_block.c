@@ -123,7 +123,8 @@ static int restore(unsigned char *base, const char **p, size_t lo, size_t hi) {
 static int restore_event(unsigned char *base, hop_event *e, size_t lo, size_t end) {
   uintptr_t kvs = (uintptr_t)e->kvs;
   if (e->n_kvs > 0) {
-    if (kvs < lo || kvs > end || (end - kvs) / sizeof(hop_kv) < e->n_kvs)
+    if (kvs < lo || kvs > end || kvs % _Alignof(hop_kv) != 0 ||
+        (end - kvs) / sizeof(hop_kv) < e->n_kvs)
       return 0;
     hop_kv *kv = (hop_kv *)(base + kvs);
     for (size_t i = 0; i < e->n_kvs; i++)
