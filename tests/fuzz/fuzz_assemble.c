@@ -12,18 +12,6 @@
 #include "assemble.h"
 #include "fuzz_target.h"
 
-typedef struct reader {
-  const uint8_t *p;
-  size_t left;
-} reader;
-
-static uint8_t byte(reader *r) {
-  if (r->left == 0)
-    return 0;
-  r->left--;
-  return *r->p++;
-}
-
 static uint64_t u64(reader *r) {
   uint64_t v = 0;
   for (int i = 0; i < 8; i++)

@@ -55,18 +55,6 @@ static void parse_raw(const uint8_t *data, size_t size) {
   (void)sum;
 }
 
-typedef struct reader {
-  const uint8_t *p;
-  size_t left;
-} reader;
-
-static uint8_t byte(reader *r) {
-  if (r->left == 0)
-    return 0;
-  r->left--;
-  return *r->p++;
-}
-
 /* A string of the input (NULL, or up to 40 bytes with no 0 in it). */
 static const char *str(reader *r, char *buf) {
   uint8_t n = byte(r);

@@ -18,4 +18,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 void fuzz_check_failed(const char *what, const char *file, int line);
 
+/* The input read a byte at a time; 0 past its end. */
+typedef struct reader {
+  const uint8_t *p;
+  size_t left;
+} reader;
+
+static inline uint8_t byte(reader *r) {
+  if (r->left == 0)
+    return 0;
+  r->left--;
+  return *r->p++;
+}
+
 #endif
