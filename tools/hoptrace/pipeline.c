@@ -109,7 +109,12 @@ static void summary(const bt_source_stats *src, const assembler_stats *st) {
 
 int pipeline_run(const pipeline_options *opts) {
   run r = {.opts = opts};
-  /* decoder processes first: they fork, before any thread starts */
+  /* before the decoders start: a SIGINT or SIGTERM from then on ends the
+   * run through its cleanup (decoders stopped, link directories gone) */
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  /* decoder processes next: they fork, before any thread starts */
   bt_source *source = bt_source_open(opts->input, opts->decoders);
   r.asm_ = source ? assembler_new(on_trace, &r, opts->grace_ns, opts->timeout_ns) : NULL;
   r.buf = r.asm_ ? obuf_new(opts->out) : NULL;
@@ -125,9 +130,6 @@ int pipeline_run(const pipeline_options *opts) {
   r.writer = writer_new(opts->format, r.out, r.buf, opts->follow);
   if (r.writer != NULL)
     assembler_keep_traces(r.asm_);
-  struct sigaction sa = {.sa_handler = on_signal};
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
   bt_source_callbacks cb = {on_event, on_discarded, on_idle};
   bt_source_stats src;
   char err[512];
