@@ -291,6 +291,7 @@ static void add_stats(bt_source_stats *sum, const bt_source_stats *s) {
 static int reap(decoder *d) {
   int status = 0;
   d->reaped = true;
+  d->exit_status = -1; /* unknown, when it cannot be waited for */
   while (waitpid(d->pid, &status, 0) < 0)
     if (errno != EINTR)
       return -1;

@@ -433,10 +433,6 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
   return rc;
 }
 
-unsigned bt_source_decoders(const bt_source *s) {
-  return s->decoders != NULL ? (unsigned)s->split.n_groups : 1;
-}
-
 void bt_source_close(bt_source *s) {
   if (s == NULL)
     return;

@@ -47,8 +47,6 @@ bt_source *bt_source_open(const char *input, unsigned decoders);
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks,
                    void *user, bt_source_stats *stats,
                    volatile sig_atomic_t *stop, char *err, size_t err_len);
-/* Graphs reading the input: 1, or the number of decoder processes. */
-unsigned bt_source_decoders(const bt_source *s);
 void bt_source_close(bt_source *s);
 
 #endif

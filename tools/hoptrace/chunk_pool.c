@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 /* Under AddressSanitizer every chunk is malloc'd, so that a write past a
  * chunk's end hits a redzone instead of the next chunk of a slab. */

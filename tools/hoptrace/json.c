@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_hash.h"
+
 /* Bytes that need an escape: controls, DEL, '"', '\\', and '/' (only after
  * '<', checked separately). Safe runs go out with one fwrite: per-byte
  * stdio calls were a fifth of an export's instructions. */
@@ -134,10 +136,7 @@ const endpoint_parts *endpoint_parse_cached(endpoint_cache *cache, const char *e
     endpoint_parse(endpoint, scratch);
     return scratch;
   }
-  uint32_t h = 2166136261u; /* FNV-1a */
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)endpoint[i]) * 16777619u;
-  endpoint_cache_slot *slot = &cache->slot[h % ENDPOINT_CACHE_SLOTS];
+  endpoint_cache_slot *slot = &cache->slot[text_hash(endpoint, len) % ENDPOINT_CACHE_SLOTS];
   if (strcmp(slot->text, endpoint) != 0) {
     endpoint_parse(endpoint, &slot->parts);
     memcpy(slot->text, endpoint, len + 1);

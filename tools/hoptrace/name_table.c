@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_hash.h"
+
 #define BLOCK_BYTES ((size_t)64 << 10)
 
 typedef struct text_block text_block;
@@ -40,10 +42,7 @@ void name_table_free(name_table *t) {
 }
 
 static uint64_t hash_of(const char *s, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-  return h | 1; /* never 0, the empty mark */
+  return text_hash(s, n) | 1; /* never 0, the empty mark */
 }
 
 static int grow(name_table *t) {

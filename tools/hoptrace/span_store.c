@@ -75,6 +75,19 @@ static void *grow_array(span_mem *mem, trace *t, void *old, size_t n, size_t *ca
   return fresh;
 }
 
+/* grow_array for a span's annotations and tags (32-bit counts): two to
+ * start, as a hop's span has its send and receive annotations. */
+static void *grow_span_array(span_mem *mem, trace *t, void *old, uint32_t n, uint32_t *cap,
+                             size_t elem) {
+  size_t grown;
+  if (n == UINT32_MAX)
+    return NULL;
+  void *fresh = grow_array(mem, t, old, n, &grown, 2, elem);
+  if (fresh != NULL)
+    *cap = grown > UINT32_MAX ? UINT32_MAX : (uint32_t)grown;
+  return fresh;
+}
+
 int64_t span_annotation_ns(const span *s, const char *value) {
   for (size_t i = 0; i < s->n_annotations; i++)
     if (strcmp(s->annotations[i].value, value) == 0)
@@ -139,16 +152,11 @@ static int set_str(span_mem *mem, trace *t, const char **field,
 
 static int add_annotation(span_mem *mem, trace *t, span *s, int64_t ts, const char *value) {
   if (s->n_annotations == s->cap_annotations) {
-    size_t cap;
-    if (s->n_annotations == UINT32_MAX)
-      return -1;
-    /* two to start: a hop's span has its send and receive annotations */
-    annotation *grown = grow_array(mem, t, s->annotations, s->n_annotations, &cap, 2,
-                                   sizeof(annotation));
+    annotation *grown = grow_span_array(mem, t, s->annotations, s->n_annotations,
+                                        &s->cap_annotations, sizeof(annotation));
     if (grown == NULL)
       return -1;
     s->annotations = grown;
-    s->cap_annotations = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
   }
   const char *copy = share_str(mem, t, value ? value : "");
   if (copy == NULL)
@@ -160,14 +168,10 @@ static int add_annotation(span_mem *mem, trace *t, span *s, int64_t ts, const ch
 static int add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_int,
                    int64_t int_value, const char *str_value) {
   if (s->n_tags == s->cap_tags) {
-    size_t cap;
-    if (s->n_tags == UINT32_MAX)
-      return -1;
-    tag *grown = grow_array(mem, t, s->tags, s->n_tags, &cap, 2, sizeof(tag));
+    tag *grown = grow_span_array(mem, t, s->tags, s->n_tags, &s->cap_tags, sizeof(tag));
     if (grown == NULL)
       return -1;
     s->tags = grown;
-    s->cap_tags = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
   }
   tag g = {share_str(mem, t, key ? key : ""), is_int, int_value,
            is_int ? NULL : copy_str(mem, t, str_value ? str_value : "")};
