@@ -37,7 +37,9 @@ static void events_round_trip(void **state) {
   hop_kv kvs[2] = {{"pg", false, 0, "1.2f"}, {"bytes", true, 4096, NULL}};
   hop_event in = sample_event(kvs, 2);
   assert_int_equal(event_block_put_event(b, CAP, &in), 0);
-  assert_int_equal(event_block_put_discarded(b, CAP, 17, 100, 200), 0);
+  hop_loss loss = {.hostname = "node-2", .events = 17, .packets = 3, .begin_ns = 100,
+                   .end_ns = 200};
+  assert_int_equal(event_block_put_discarded(b, CAP, &loss), 0);
   hop_event plain = sample_event(NULL, 0);
   plain.kind = HOP_SPAN_START;
   assert_int_equal(event_block_put_event(b, CAP, &plain), 0);
@@ -72,6 +74,12 @@ static void events_round_trip(void **state) {
   assert_int_equal(r->count, 17);
   assert_int_equal(r->ts_ns, 100);
   assert_int_equal(r->end_ns, 200);
+  hop_loss back = event_block_loss(r, ev);
+  assert_string_equal(back.hostname, "node-2");
+  assert_int_equal(back.events, 17);
+  assert_int_equal(back.packets, 3);
+  assert_int_equal(back.begin_ns, 100);
+  assert_int_equal(back.end_ns, 200);
 
   r = event_block_next(b, &at, &ev);
   assert_non_null(r);
@@ -125,7 +133,8 @@ static void damaged_block_is_refused(void **state) {
   assert_null(event_block_next(b, &at, &ev));
 
   event_block_init(b); /* an unknown record type */
-  assert_int_equal(event_block_put_discarded(b, CAP, 1, 2, 3), 0);
+  hop_loss one = {.hostname = "", .events = 1, .begin_ns = 2, .end_ns = 3};
+  assert_int_equal(event_block_put_discarded(b, CAP, &one), 0);
   ((event_record *)(mem + 16))->type = 99;
   at = 0;
   assert_null(event_block_next(b, &at, &ev));

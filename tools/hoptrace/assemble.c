@@ -21,6 +21,8 @@ typedef struct open_trace {
 struct assembler {
   trace_ready_fn ready;
   void *user;
+  trace_check_fn check; /* NULL: none */
+  void *check_user;
   int64_t grace_ns, timeout_ns;
   idmap traces; /* (hi, lo) -> open_trace */
   idmap spans;  /* (trace address, span id) -> span, big traces only */
@@ -150,7 +152,9 @@ static int resolve(assembler *a, trace *t) {
       span *p = t->spans[i]->parent;
       p->children[p->n_children++] = t->spans[i];
     }
-  t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out;
+  if (a->check != NULL)
+    a->check(a->check_user, t);
+  t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out || t->missing_spans;
   return 0;
 }
 
@@ -167,6 +171,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.unfinished_spans += t->unfinished;
     a->stats.incomplete_traces += t->incomplete;
     a->stats.lossy_traces += t->lossy;
+    a->stats.missing_spans += t->missing_spans;
     a->stats.timed_out_traces += (uint64_t)timed_out;
     a->ready(a->user, t);
     handed_out = a->keep;
@@ -277,3 +282,8 @@ int64_t assembler_now(const assembler *a) { return a->now_ns; }
 void assembler_keep_traces(assembler *a) { a->keep = true; }
 
 void assembler_release(assembler *a, trace *t) { trace_free(a->mem, t); }
+
+void assembler_set_check(assembler *a, trace_check_fn check, void *user) {
+  a->check = check;
+  a->check_user = user;
+}

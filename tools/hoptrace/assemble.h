@@ -17,7 +17,7 @@ typedef void (*trace_ready_fn)(void *user, const trace *t);
 
 typedef struct assembler_stats {
   uint64_t traces, incomplete_traces, spans, orphan_spans, unfinished_spans,
-      lossy_traces, timed_out_traces, open_traces_peak;
+      lossy_traces, timed_out_traces, open_traces_peak, missing_spans;
 } assembler_stats;
 
 /* grace_ns: quiet time before a complete trace is emitted (a late child
@@ -38,6 +38,11 @@ void assembler_tick(assembler *a, int64_t now_ns);
 
 /* End of input: emits every open trace. */
 void assembler_flush(assembler *a);
+
+/* Called on every trace about to be emitted, its parents resolved, before
+ * its completeness is settled: may set t->missing_spans / missing_host. */
+typedef void (*trace_check_fn)(void *user, trace *t);
+void assembler_set_check(assembler *a, trace_check_fn check, void *user);
 
 /* From now on an emitted trace stays valid after the ready callback
  * until it is handed back with assembler_release (on the assembler's

@@ -135,14 +135,13 @@ static int child_send_big(child *c, const hop_event *ev) {
 }
 
 /* ev, or a loss when ev is NULL. */
-static int child_put(child *c, const hop_event *ev, uint64_t count, int64_t begin,
-                     int64_t end) {
+static int child_put(child *c, const hop_event *ev, const hop_loss *loss) {
   for (;;) {
     if (c->cur < 0 && child_take_block(c) != 0)
       return -1;
     event_block *b = block_at(c->blocks, (uint32_t)c->cur);
     int rc = ev != NULL ? event_block_put_event(b, DECODER_BLOCK_BYTES, ev)
-                        : event_block_put_discarded(b, DECODER_BLOCK_BYTES, count, begin, end);
+                        : event_block_put_discarded(b, DECODER_BLOCK_BYTES, loss);
     if (rc == 0)
       return 0;
     if (b->n_records == 0) /* fits no block: only an event can be that big */
@@ -153,12 +152,12 @@ static int child_put(child *c, const hop_event *ev, uint64_t count, int64_t begi
 }
 
 static int child_event(void *user, const hop_event *ev) {
-  return child_put(user, ev, 0, 0, 0);
+  return child_put(user, ev, NULL);
 }
 
-static void child_discarded(void *user, uint64_t count, int64_t begin, int64_t end) {
+static void child_discarded(void *user, const hop_loss *loss) {
   child *c = user;
-  if (child_put(c, NULL, count, begin, end) != 0)
+  if (child_put(c, NULL, loss) != 0)
     child_stop = 1;
 }
 
@@ -326,7 +325,8 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
       if (cb->on_event(user, d->head_ev) != 0)
         break;
     } else if (cb->on_discarded != NULL) {
-      cb->on_discarded(user, r->count, r->ts_ns, r->end_ns);
+      hop_loss loss = event_block_loss(r, d->head_ev);
+      cb->on_discarded(user, &loss);
     }
     rc = advance(d, err, err_len);
   }

@@ -27,14 +27,25 @@ typedef struct run_state {
   int stopped_by_callback;
 } run_state;
 
+/* The host whose stream lost something: its trace's `hostname`. */
+static const char *stream_hostname(const bt_stream *stream) {
+  const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(
+      bt_stream_borrow_trace_const(stream), "hostname");
+  return v != NULL && bt_value_is_string(v) ? bt_value_string_get(v) : "";
+}
+
 static void discarded(run_state *st, const bt_message *msg, int packets) {
   uint64_t count = 0;
   int64_t begin = 0, end = 0;
+  hop_loss loss = {0};
   if (packets) {
     bt_message_discarded_packets_get_count(msg, &count);
     st->stats->discarded_packets += count ? count : 1;
+    loss.packets = count ? count : 1;
+    loss.hostname = stream_hostname(bt_message_discarded_packets_borrow_stream_const(msg));
     count = 0; /* events inside lost packets: unknown */
   } else {
+    loss.hostname = stream_hostname(bt_message_discarded_events_borrow_stream_const(msg));
     if (bt_message_discarded_events_get_count(msg, &count) !=
         BT_PROPERTY_AVAILABILITY_AVAILABLE)
       count = 0;
@@ -46,8 +57,11 @@ static void discarded(run_state *st, const bt_message *msg, int packets) {
           bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg));
     }
   }
+  loss.events = count;
+  loss.begin_ns = begin;
+  loss.end_ns = end;
   if (st->cb->on_discarded != NULL)
-    st->cb->on_discarded(st->user, count, begin, end);
+    st->cb->on_discarded(st->user, &loss);
 }
 
 static int handle(run_state *st, const bt_message *msg) {
@@ -133,7 +147,7 @@ static int has_stream_data(const char *trace_dir) {
 
 /* Collects directories below `path` (or path itself) holding `metadata`
  * and some stream data. */
-static int find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
+int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
   char meta[4096];
   struct stat sb;
   snprintf(meta, sizeof(meta), "%s/metadata", path);
@@ -162,7 +176,7 @@ static int find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth)
     char child[4096];
     snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
     if (stat(child, &sb) == 0 && S_ISDIR(sb.st_mode))
-      rc = find_trace_dirs(child, dirs, n, depth + 1);
+      rc = bt_find_trace_dirs(child, dirs, n, depth + 1);
   }
   closedir(dir);
   return rc;
@@ -231,16 +245,22 @@ static const bt_component_filter *add_muxer(bt_graph *graph, const bt_plugin *ut
   return muxer;
 }
 
-/* The file sources: one per trace directory below input. */
+/* The file sources: one per trace directory below each input. */
 static int add_file_sources(bt_graph *graph, const bt_component_class_source *cls,
-                            const char *input, run_state *st,
+                            const char *const *inputs, size_t n_inputs, run_state *st,
                             const bt_component_source ***srcs, size_t *n,
                             char *err, size_t err_len) {
   char **dirs = NULL;
-  int rc = find_trace_dirs(input, &dirs, n, 0);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < n_inputs; i++) {
+    size_t before = *n;
+    rc = bt_find_trace_dirs(inputs[i], &dirs, n, 0);
+    if (rc == 0 && *n == before) {
+      snprintf(err, err_len, "%s: no CTF trace (no metadata file) found", inputs[i]);
+      rc = -1;
+    }
+  }
   st->stats->trace_dirs = *n;
-  if (rc == 0 && *n == 0)
-    snprintf(err, err_len, "%s: no CTF trace (no metadata file) found", input);
   if (rc == 0 && *n > 0 && (*srcs = calloc(*n, sizeof(**srcs))) == NULL)
     rc = -1;
   for (size_t i = 0; rc == 0 && i < *n; i++) {
@@ -254,11 +274,26 @@ static int add_file_sources(bt_graph *graph, const bt_component_class_source *cl
   return rc != 0 || *n == 0 ? -1 : 0;
 }
 
+/* The live sources: one per session URL, all into the muxer. */
+static int add_live_sources(bt_graph *graph, const bt_component_class_source *cls,
+                            const char *const *inputs, size_t n_inputs,
+                            const bt_component_source ***srcs, char *err, size_t err_len) {
+  if ((*srcs = calloc(n_inputs, sizeof(**srcs))) == NULL)
+    return -1;
+  for (size_t i = 0; i < n_inputs; i++) {
+    char name[32];
+    snprintf(name, sizeof(name), "live%zu", i);
+    if (add_source(graph, cls, name, inputs[i], 1, &(*srcs)[i], err, err_len) != 0)
+      return -1;
+  }
+  return 0;
+}
+
 /* sources -> muxer -> sink; a single stream goes straight to the sink
  * (it is in order already, and the muxer cost 5 % of a decode). */
-static int build_graph(bt_graph *graph, const char *input, run_state *st,
-                       const bt_plugin **plugins, char *err, size_t err_len) {
-  int live = strncmp(input, "net://", 6) == 0;
+static int build_graph(bt_graph *graph, const char *const *inputs, size_t n_inputs,
+                       run_state *st, const bt_plugin **plugins, char *err, size_t err_len) {
+  int live = strncmp(inputs[0], "net://", 6) == 0;
   if (bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
                      &plugins[0]) != BT_PLUGIN_FIND_STATUS_OK) {
     snprintf(err, err_len, "babeltrace2 'utils' plugin not found (install babeltrace2)");
@@ -270,14 +305,15 @@ static int build_graph(bt_graph *graph, const char *input, run_state *st,
     snprintf(err, err_len, "babeltrace2 'ctf' plugin not found (install babeltrace2)");
     return -1;
   }
-  const bt_component_source **srcs = NULL, *live_src = NULL;
+  const bt_component_source **srcs = NULL;
   size_t n = 0;
   if (live) {
-    if (add_source(graph, cls, "live", input, 1, &live_src, err, err_len) != 0)
+    n = n_inputs;
+    if (add_live_sources(graph, cls, inputs, n_inputs, &srcs, err, err_len) != 0) {
+      free(srcs);
       return -1;
-    srcs = &live_src;
-    n = 1;
-  } else if (add_file_sources(graph, cls, input, st, &srcs, &n, err, err_len) != 0) {
+    }
+  } else if (add_file_sources(graph, cls, inputs, n_inputs, st, &srcs, &n, err, err_len) != 0) {
     free(srcs);
     return -1;
   }
@@ -290,15 +326,13 @@ static int build_graph(bt_graph *graph, const char *input, run_state *st,
     for (size_t i = 0; rc == 0 && i < n; i++)
       rc = connect_to_muxer(graph, srcs[i], muxer);
     if (rc != 0) {
-      snprintf(err, err_len, "cannot connect %s to the muxer", input);
-      if (!live)
-        free(srcs);
+      snprintf(err, err_len, "cannot connect %s to the muxer", inputs[0]);
+      free(srcs);
       return -1;
     }
     upstream = bt_component_filter_borrow_output_port_by_index_const(muxer, 0);
   }
-  if (!live)
-    free(srcs);
+  free(srcs);
   const bt_component_sink *sink;
   if (bt_graph_add_simple_sink_component(graph, "sink", sink_init, sink_consume,
                                          NULL, st, &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
@@ -319,6 +353,13 @@ static void nap_100ms(void) {
 int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
                   void *user, bt_source_stats *stats, volatile sig_atomic_t *stop,
                   char *err, size_t err_len) {
+  return bt_source_run_many(&input, 1, callbacks, user, stats, stop, err, err_len);
+}
+
+int bt_source_run_many(const char *const *inputs, size_t n_inputs,
+                       const bt_source_callbacks *callbacks, void *user,
+                       bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
+                       size_t err_len) {
   *stats = (bt_source_stats){0};
   run_state st = {.cb = callbacks, .user = user, .stats = stats,
                   .decoder = bt_decoder_new()};
@@ -329,7 +370,7 @@ int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
     snprintf(err, err_len, "out of memory");
     goto out;
   }
-  if (build_graph(graph, input, &st, plugins, err, err_len) != 0)
+  if (build_graph(graph, inputs, n_inputs, &st, plugins, err, err_len) != 0)
     goto out;
   for (;;) {
     if (stop != NULL && *stop)
@@ -350,7 +391,8 @@ int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
       const char *why = e != NULL && bt_error_get_cause_count(e) > 0
                             ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0))
                             : "babeltrace2 graph error";
-      snprintf(err, err_len, "reading %s failed: %s", input, why);
+      snprintf(err, err_len, "reading %s%s failed: %s", inputs[0],
+               n_inputs > 1 ? " (and the other inputs)" : "", why);
       if (e != NULL)
         bt_error_release(e);
       goto out;
@@ -367,7 +409,8 @@ out:
 }
 
 struct bt_source {
-  char *input;
+  char **inputs;
+  size_t n_inputs;
   bt_parallel *decoders; /* NULL: one graph in this process */
   stream_split split;
   uint64_t trace_dirs;
@@ -380,7 +423,10 @@ static void start_decoders(bt_source *s, unsigned decoders) {
   char **dirs = NULL;
   size_t n = 0;
   char err[512];
-  if (find_trace_dirs(s->input, &dirs, &n, 0) == 0 && n > 0 &&
+  int found = 0;
+  for (size_t i = 0; found == 0 && i < s->n_inputs; i++)
+    found = bt_find_trace_dirs(s->inputs[i], &dirs, &n, 0);
+  if (found == 0 && n > 0 &&
       stream_split_make(dirs, n, decoders, &s->split, err, sizeof(err)) == 0) {
     s->decoders = bt_parallel_start(s->split.roots, s->split.n_groups, bt_source_run,
                                     err, sizeof(err));
@@ -393,13 +439,20 @@ static void start_decoders(bt_source *s, unsigned decoders) {
   free(dirs);
 }
 
-bt_source *bt_source_open(const char *input, unsigned decoders) {
+bt_source *bt_source_open(const char *const *inputs, size_t n_inputs, unsigned decoders) {
   bt_source *s = calloc(1, sizeof(*s));
-  if (s == NULL || (s->input = strdup(input)) == NULL) {
+  if (s == NULL || n_inputs == 0 || (s->inputs = calloc(n_inputs, sizeof(char *))) == NULL) {
     free(s);
     return NULL;
   }
-  if (decoders > 1 && strncmp(input, "net://", 6) != 0)
+  for (size_t i = 0; i < n_inputs; i++) {
+    if ((s->inputs[s->n_inputs] = strdup(inputs[i])) == NULL) {
+      bt_source_close(s);
+      return NULL;
+    }
+    s->n_inputs++;
+  }
+  if (decoders > 1 && strncmp(inputs[0], "net://", 6) != 0)
     start_decoders(s, decoders);
   return s;
 }
@@ -416,7 +469,7 @@ static void name_input(const bt_source *s, char *err, size_t err_len) {
     snprintf(rest, sizeof(rest), "%s", at + strlen(root));
     *at = '\0';
     size_t used = strlen(err);
-    snprintf(err + used, err_len - used, "%s%s", s->input, rest);
+    snprintf(err + used, err_len - used, "%s%s", s->inputs[0], rest);
     return;
   }
 }
@@ -425,7 +478,8 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
                    bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
                    size_t err_len) {
   if (s->decoders == NULL)
-    return bt_source_run(s->input, callbacks, user, stats, stop, err, err_len);
+    return bt_source_run_many((const char *const *)s->inputs, s->n_inputs, callbacks, user,
+                              stats, stop, err, err_len);
   int rc = bt_parallel_read(s->decoders, callbacks, user, stats, stop, err, err_len);
   stats->trace_dirs = s->trace_dirs;
   if (rc != 0)
@@ -438,6 +492,8 @@ void bt_source_close(bt_source *s) {
     return;
   bt_parallel_stop(s->decoders);
   stream_split_remove(&s->split);
-  free(s->input);
+  for (size_t i = 0; i < s->n_inputs; i++)
+    free(s->inputs[i]);
+  free(s->inputs);
   free(s);
 }

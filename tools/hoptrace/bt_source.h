@@ -22,10 +22,8 @@ typedef struct bt_source_stats {
 typedef struct bt_source_callbacks {
   /* Each decoded hoptrace event. Non-zero stops the run. */
   int (*on_event)(void *user, const hop_event *ev);
-  /* LTTng lost `count` events (0 = unknown count, a lost packet) of one
-   * stream between two times (0 when unknown). */
-  void (*on_discarded)(void *user, uint64_t count, int64_t begin_ns,
-                       int64_t end_ns);
+  /* LTTng lost events or packets of one stream (event.h). */
+  void (*on_discarded)(void *user, const hop_loss *loss);
   /* Live input only: no data for now; called about every 100 ms. */
   void (*on_idle)(void *user);
 } bt_source_callbacks;
@@ -37,13 +35,26 @@ int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
                   void *user, bt_source_stats *stats,
                   volatile sig_atomic_t *stop, char *err, size_t err_len);
 
+/* The same for several inputs read as one, in time order: trace
+ * directories (every trace below each), or live URLs (one session each,
+ * e.g. the same session name on several hosts of one relay); not both. */
+int bt_source_run_many(const char *const *inputs, size_t n_inputs,
+                       const bt_source_callbacks *callbacks, void *user,
+                       bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
+                       size_t err_len);
+
+/* Appends to *dirs every directory below `path` (or path itself) that
+ * holds a CTF `metadata` file and some stream data. 0, or -1 when out of
+ * memory or past 4096 traces. */
+int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth);
+
 /* The same, decoded on up to `decoders` CPUs when the input is a trace
  * directory with several stream files (bt_parallel.h): open starts the
  * decoder processes, so call it before starting threads; read merges
  * their events (as bt_source_run); close ends them. Events arrive in the
  * same time order either way. open: NULL when out of memory. */
 typedef struct bt_source bt_source;
-bt_source *bt_source_open(const char *input, unsigned decoders);
+bt_source *bt_source_open(const char *const *inputs, size_t n_inputs, unsigned decoders);
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks,
                    void *user, bt_source_stats *stats,
                    volatile sig_atomic_t *stop, char *err, size_t err_len);

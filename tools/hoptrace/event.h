@@ -71,4 +71,14 @@ typedef struct hop_event {
   const char *peer;
 } hop_event;
 
+/* LTTng lost events (ring buffer full) or whole packets of one stream,
+ * between two times (0 when unknown), on the host that recorded them
+ * ("" when unknown). Borrowed like an event. */
+typedef struct hop_loss {
+  const char *hostname;
+  uint64_t events; /* 0: unknown (a lost packet's events are never known) */
+  uint64_t packets;
+  int64_t begin_ns, end_ns;
+} hop_loss;
+
 #endif

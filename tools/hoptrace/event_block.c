@@ -62,7 +62,8 @@ static void commit(event_block *b, event_record *r) {
   b->n_records++;
 }
 
-int event_block_put_event(event_block *b, size_t cap, const hop_event *ev) {
+static int put_record(event_block *b, size_t cap, const hop_event *ev, uint32_t type,
+                      uint64_t count, int64_t end_ns) {
   size_t len[N_STRINGS];
   size_t size = record_size(ev, len);
   event_record *r = reserve(b, cap, size);
@@ -70,7 +71,8 @@ int event_block_put_event(event_block *b, size_t cap, const hop_event *ev) {
     return -1;
   unsigned char *base = (unsigned char *)b;
   size_t start = b->used;
-  *r = (event_record){.size = (uint32_t)size, .type = EVENT_RECORD_EVENT, .ts_ns = ev->ts_ns};
+  *r = (event_record){.size = (uint32_t)size, .type = type, .ts_ns = ev->ts_ns,
+                      .count = count, .end_ns = end_ns};
   hop_event *e = (hop_event *)(r + 1);
   *e = *ev;
   size_t at = start + sizeof(*r) + sizeof(*e);
@@ -96,15 +98,20 @@ int event_block_put_event(event_block *b, size_t cap, const hop_event *ev) {
   return 0;
 }
 
-int event_block_put_discarded(event_block *b, size_t cap, uint64_t count,
-                              int64_t begin_ns, int64_t end_ns) {
-  event_record *r = reserve(b, cap, sizeof(event_record));
-  if (r == NULL)
-    return -1;
-  *r = (event_record){.size = sizeof(event_record), .type = EVENT_RECORD_DISCARDED,
-                      .ts_ns = begin_ns, .count = count, .end_ns = end_ns};
-  commit(b, r);
-  return 0;
+int event_block_put_event(event_block *b, size_t cap, const hop_event *ev) {
+  return put_record(b, cap, ev, EVENT_RECORD_EVENT, 0, 0);
+}
+
+int event_block_put_discarded(event_block *b, size_t cap, const hop_loss *loss) {
+  hop_event carrier = {.ts_ns = loss->begin_ns, .hostname = loss->hostname,
+                       .seq = loss->packets};
+  return put_record(b, cap, &carrier, EVENT_RECORD_DISCARDED, loss->events, loss->end_ns);
+}
+
+hop_loss event_block_loss(const event_record *r, const hop_event *ev) {
+  return (hop_loss){.hostname = ev->hostname != NULL ? ev->hostname : "",
+                    .events = r->count, .packets = ev->seq,
+                    .begin_ns = r->ts_ns, .end_ns = r->end_ns};
 }
 
 /* An offset-disguised pointer back to a pointer into [lo, hi) of base;
@@ -152,7 +159,7 @@ const event_record *event_block_next(event_block *b, uint32_t *at,
   if (r->size < sizeof(*r) || r->size > b->used - start || r->size % 16 != 0)
     return NULL;
   size_t end = start + r->size;
-  if (r->type == EVENT_RECORD_EVENT) {
+  if (r->type == EVENT_RECORD_EVENT || r->type == EVENT_RECORD_DISCARDED) {
     size_t lo = start + sizeof(*r) + sizeof(hop_event);
     if (r->size < sizeof(*r) + sizeof(hop_event) + 1 || base[end - 1] != 0)
       return NULL;
@@ -160,7 +167,7 @@ const event_record *event_block_next(event_block *b, uint32_t *at,
     if (!restore_event(base, e, lo, end))
       return NULL;
     *ev = e;
-  } else if (r->type != EVENT_RECORD_DISCARDED) {
+  } else {
     return NULL;
   }
   *at = (uint32_t)end;

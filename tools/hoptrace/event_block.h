@@ -38,15 +38,19 @@ size_t event_record_size(const hop_event *ev);
 
 /* Appends ev to b (cap bytes in all): 0, or -1 when it does not fit. */
 int event_block_put_event(event_block *b, size_t cap, const hop_event *ev);
-/* Appends a loss of `count` events between begin and end: 0 or -1. */
-int event_block_put_discarded(event_block *b, size_t cap, uint64_t count,
-                              int64_t begin_ns, int64_t end_ns);
+/* Appends a loss: 0 or -1. Its record carries a hop_event holding only
+ * the hostname, with `seq` the packets lost. */
+int event_block_put_discarded(event_block *b, size_t cap, const hop_loss *loss);
 
 /* The record at byte offset *at of b, advancing *at; NULL past the end
- * or on a record that does not fit its block. For an event record, *ev
- * points into the block with its pointers restored (valid while the
- * block is). Call once per record: the pointers are fixed in place. */
+ * or on a record that does not fit its block. *ev points into the block
+ * with its pointers restored (valid while the block is): the event, or
+ * for a loss its host (event_block_loss). Call once per record: the
+ * pointers are fixed in place. */
 const event_record *event_block_next(event_block *b, uint32_t *at,
                                      const hop_event **ev);
+
+/* A loss record and the hop_event event_block_next gave with it. */
+hop_loss event_block_loss(const event_record *r, const hop_event *ev);
 
 #endif

@@ -1,13 +1,15 @@
 /* hoptrace: LTTng sessions of hoptrace events -> spans, views, numbers.
  *
- *   hoptrace export --format zipkin|otlp|chrome [options] INPUT
- *   hoptrace report [options] INPUT
- *   hoptrace view [options] INPUT            (-o waterfall.html)
+ *   hoptrace export --format zipkin|otlp|chrome [options] INPUT...
+ *   hoptrace report [options] INPUT...
+ *   hoptrace view [options] INPUT...         (-o waterfall.html)
  *   hoptrace record [-o DIR] [--live URL] [channel options] -- COMMAND...
  *
  * INPUT is a trace directory (any directory holding LTTng CTF traces,
- * e.g. a session's output) or net://HOST/host/HOSTNAME/SESSION for a live
- * session served by lttng-relayd. */
+ * e.g. a session's or a relay's output) or net://HOST/host/HOSTNAME/SESSION
+ * for a live session served by lttng-relayd; several INPUTs (all
+ * directories or all live URLs) are read as one, e.g. every host's
+ * session of a cluster. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -24,9 +26,9 @@
 
 static void usage(FILE *out) {
   fputs("usage:\n"
-        "  hoptrace export --format zipkin|otlp|chrome [options] INPUT\n"
-        "  hoptrace report [options] INPUT\n"
-        "  hoptrace view [options] INPUT          (writes waterfall.html by default)\n"
+        "  hoptrace export --format zipkin|otlp|chrome [options] INPUT...\n"
+        "  hoptrace report [options] INPUT...\n"
+        "  hoptrace view [options] INPUT...       (writes waterfall.html by default)\n"
         "  hoptrace record [-o DIR] [--live URL] [--name SESSION] [--filter EXPR]\n"
         "                  [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n"
         "  hoptrace ctl SOCKET status|sample RATIO|sampler KIND [k=v...]|set k=v...|trust-debug on|off [RATE]\n"
@@ -38,8 +40,13 @@ static void usage(FILE *out) {
         "  --timeout SECONDS   an incomplete trace is written after this (default 30)\n"
         "  --decoders N        processes decoding a trace directory's streams in\n"
         "                      parallel (default: one per CPU, at most 8; 1: none)\n"
+        "  --align on|off      put every host on one clock, fitted from the RPCs between\n"
+        "                      hosts (default on; only inputs with several hosts)\n"
+        "  --align-reference HOST  the host whose clock the outputs use\n"
+        "                      (default: the one with the most RPC partners)\n"
+        "  --warmup SECONDS    live: traces wait this long for the first clock fit (default 5)\n"
         "  -q, --quiet         no summary on stderr\n"
-        "INPUT: a directory holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION\n",
+        "INPUT: directories holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION URLs\n",
         out);
 }
 
@@ -92,7 +99,8 @@ static unsigned default_decoders(void) {
 
 static int run_reader(int argc, char **argv, const char *command) {
   pipeline_options o = {.grace_ns = 2000000000, .timeout_ns = 30000000000,
-                        .decoders = default_decoders()};
+                        .decoders = default_decoders(), .align = true,
+                        .align_warmup_ns = 5000000000};
   const char *path = strcmp(command, "view") == 0 ? "waterfall.html" : NULL;
   if (strcmp(command, "report") == 0)
     o.format = &output_report;
@@ -103,6 +111,8 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"trace-id", required_argument, NULL, 't'}, {"follow", no_argument, NULL, 'F'},
       {"grace", required_argument, NULL, 'g'}, {"timeout", required_argument, NULL, 'T'},
       {"decoders", required_argument, NULL, 'D'}, {"quiet", no_argument, NULL, 'q'},
+      {"align", required_argument, NULL, 'A'}, {"align-reference", required_argument, NULL, 'R'},
+      {"warmup", required_argument, NULL, 'W'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   int c;
   optind = 1;
@@ -122,9 +132,19 @@ static int run_reader(int argc, char **argv, const char *command) {
       }
       break;
     case 'F': o.follow = true; break;
+    case 'A':
+      if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+        fprintf(stderr, "hoptrace: --align on|off\n");
+        return 2;
+      }
+      o.align = strcmp(optarg, "on") == 0;
+      break;
+    case 'R': o.align_reference = optarg; break;
     case 'g':
     case 'T':
-      if (parse_seconds(optarg, c == 'g' ? &o.grace_ns : &o.timeout_ns) != 0) {
+    case 'W':
+      if (parse_seconds(optarg, c == 'g' ? &o.grace_ns : c == 'T' ? &o.timeout_ns
+                                                                  : &o.align_warmup_ns) != 0) {
         fprintf(stderr, "hoptrace: bad number of seconds '%s'\n", optarg);
         return 2;
       }
@@ -148,12 +168,19 @@ static int run_reader(int argc, char **argv, const char *command) {
     fprintf(stderr, "hoptrace export: --format zipkin|otlp|chrome is required\n");
     return 2;
   }
-  if (optind != argc - 1) {
+  if (optind >= argc) {
     usage(stderr);
     return 2;
   }
-  o.input = argv[optind];
-  if (o.follow && strncmp(o.input, "net://", 6) != 0) {
+  o.inputs = (const char *const *)&argv[optind];
+  o.n_inputs = (size_t)(argc - optind);
+  int live = strncmp(o.inputs[0], "net://", 6) == 0;
+  for (size_t i = 1; i < o.n_inputs; i++)
+    if ((strncmp(o.inputs[i], "net://", 6) == 0) != live) {
+      fprintf(stderr, "hoptrace: inputs are all trace directories or all live URLs\n");
+      return 2;
+    }
+  if (o.follow && !live) {
     fprintf(stderr, "hoptrace: --follow needs a live input (net://...)\n");
     return 2;
   }

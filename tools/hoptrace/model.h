@@ -19,13 +19,17 @@ typedef struct annotation {
   const char *value;
 } annotation;
 
-/* 160 bytes: a trace with every span open at once is what memory holds
+/* 176 bytes: a trace with every span open at once is what memory holds
  * (pointers first, then the narrow fields, no padding holes). */
 typedef struct span span;
 struct span {
   uint64_t id, parent_id;
   const char *name, *service, *endpoint, *peer, *procname, *hostname;
   int64_t start_ns, end_ns;
+  /* Clock alignment (align.h): what was added to this span's times to put
+   * them on the reference host's clock (at its start), and the bound of
+   * that correction; clock_bound_ns < 0: the run did not align clocks. */
+  int64_t clock_shift_ns, clock_bound_ns;
   const char *status_message;   /* NULL when none */
   annotation *annotations;
   tag *tags;
@@ -58,6 +62,8 @@ typedef struct trace {
   size_t unfinished; /* spans without start or end */
   bool lossy;        /* LTTng discarded events while it was recorded */
   bool timed_out;    /* emitted by timeout (live) or at end of input */
+  uint32_t missing_spans;   /* server spans a host never recorded (host_health.h) */
+  const char *missing_host; /* the (first) host they were missing from */
   bool incomplete;   /* any of the above */
   span **roots;      /* spans without a (present) parent */
   size_t n_roots;

@@ -15,7 +15,8 @@ struct output {
   uint64_t next_flow;
 };
 
-static output *chrome_open(obuf *out) {
+static output *chrome_open(obuf *out, const output_info *info) {
+  (void)info;
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
@@ -79,6 +80,9 @@ static void span_event(output *o, const trace *t, const span *s) {
   ob_puts(o->out, ",\"parent_span_id\":");
   json_hex64(o->out, s->parent_id);
   ob_printf(o->out, ",\"status\":%d", s->status);
+  if (s->clock_bound_ns >= 0)
+    ob_printf(o->out, ",\"clock_shift_ns\":%" PRId64 ",\"clock_bound_ns\":%" PRId64,
+              s->clock_shift_ns, s->clock_bound_ns);
   for (size_t i = 0; i < s->n_tags; i++) {
     ob_putc(o->out, ',');
     json_string(o->out, s->tags[i].key);

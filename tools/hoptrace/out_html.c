@@ -83,7 +83,8 @@ static const char page_tail[] =
     "if(TRACES.length)show(0);else document.getElementById('title').textContent='no traces';\n"
     "</script></body></html>\n";
 
-static output *html_open(obuf *out) {
+static output *html_open(obuf *out, const output_info *info) {
+  (void)info;
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
@@ -138,11 +139,16 @@ static void html_span(obuf *out, const span *s, int64_t base, int first) {
       ob_putc(out, ']');
     }
   }
+  int any = s->n_tags > 0;
   if (s->endpoint) {
-    ob_puts(out, s->n_tags ? ",[\"endpoint\"," : "[\"endpoint\",");
+    ob_puts(out, any ? ",[\"endpoint\"," : "[\"endpoint\",");
     json_string(out, s->endpoint);
     ob_putc(out, ']');
+    any = 1;
   }
+  if (s->clock_bound_ns >= 0)
+    ob_printf(out, "%s[\"clock shift (ns)\",\"%" PRId64 " +- %" PRId64 "\"]", any ? "," : "",
+              s->clock_shift_ns, s->clock_bound_ns);
   ob_puts(out, "]}");
 }
 

@@ -13,7 +13,8 @@ struct output {
   int first;
 };
 
-static output *otlp_open(obuf *out) {
+static output *otlp_open(obuf *out, const output_info *info) {
+  (void)info;
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
@@ -90,6 +91,10 @@ static void otlp_span(obuf *out, const trace *t, const span *s, int first) {
     attr_str(out, &a, "hoptrace.endpoint", s->endpoint);
   if (s->peer)
     attr_str(out, &a, "net.peer.name", s->peer);
+  if (s->clock_bound_ns >= 0) {
+    attr_int(out, &a, "hoptrace.clock.shift_ns", s->clock_shift_ns);
+    attr_int(out, &a, "hoptrace.clock.bound_ns", s->clock_bound_ns);
+  }
   if (t->incomplete)
     attr_str(out, &a, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
   ob_puts(out, "],\"events\":[");

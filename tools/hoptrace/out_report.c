@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "align.h"
+#include "host_health.h"
 #include "latency_hist.h"
 #include "output.h"
 
@@ -21,6 +23,12 @@ enum { PH_REQUEST, PH_SERVICE, PH_REPLY, PH_TOTAL };
 static const char *const phase_names[] = {"request net+queue", "service",
                                           "reply net+queue", "round trip"};
 
+/* RPCs between two hosts and the phases their clocks made negative. */
+typedef struct host_pair {
+  char *client_host, *server_host;
+  uint64_t rpcs, negative_request, negative_reply;
+} host_pair;
+
 typedef struct slow_trace {
   int64_t duration;
   char id[40];
@@ -35,16 +43,21 @@ struct output {
   size_t n_rows;
   hop_row *fanout;
   size_t n_fanout;
+  host_pair *pairs;
+  size_t n_pairs;
+  const output_info *info;
   uint64_t unmatched_client_spans;
   uint64_t unrecorded_samples; /* out of memory: said in the report */
   slow_trace slowest[SLOWEST];
   int n_slowest;
 };
 
-static output *report_open(obuf *out) {
+static output *report_open(obuf *out, const output_info *info) {
   output *o = calloc(1, sizeof(*o));
-  if (o != NULL)
+  if (o != NULL) {
     o->out = out;
+    o->info = info;
+  }
   return o;
 }
 
@@ -66,6 +79,42 @@ static hop_row *row_for(hop_row **rows, size_t *n, const char *label) {
   memset(r, 0, sizeof(*r));
   r->label = strdup(label);
   return r;
+}
+
+static const char *host_name(const span *s) { return s->hostname ? s->hostname : ""; }
+
+static host_pair *pair_for(output *o, const span *client, const span *server) {
+  for (size_t i = 0; i < o->n_pairs; i++)
+    if (strcmp(o->pairs[i].client_host, host_name(client)) == 0 &&
+        strcmp(o->pairs[i].server_host, host_name(server)) == 0)
+      return &o->pairs[i];
+  host_pair *grown = realloc(o->pairs, (o->n_pairs + 1) * sizeof(host_pair));
+  if (grown == NULL)
+    return NULL;
+  o->pairs = grown;
+  host_pair *p = &grown[o->n_pairs];
+  *p = (host_pair){strdup(host_name(client)), strdup(host_name(server)), 0, 0, 0};
+  if (p->client_host == NULL || p->server_host == NULL) {
+    free(p->client_host);
+    free(p->server_host);
+    return NULL;
+  }
+  o->n_pairs++;
+  return p;
+}
+
+/* A negative request or reply phase is two clocks disagreeing, not a
+ * latency: counted per host pair and said, never put in the table. */
+static void count_cross_host(output *o, const span *client, const span *server,
+                             int64_t request, int64_t reply) {
+  if (strcmp(host_name(client), host_name(server)) == 0)
+    return;
+  host_pair *p = pair_for(o, client, server);
+  if (p == NULL)
+    return;
+  p->rpcs++;
+  p->negative_request += server->started && request < 0;
+  p->negative_reply += client->ended && server->ended && reply < 0;
 }
 
 static int64_t mark(const span *s, const char *name, int at_end) {
@@ -94,6 +143,7 @@ static void measure_hop(output *o, const span *client, const span *server) {
     push(o, &r->phase[PH_REPLY], cr - ss);
   if (client->started && client->ended)
     push(o, &r->phase[PH_TOTAL], cr - cs);
+  count_cross_host(o, client, server, sr - cs, cr - ss);
 }
 
 static void measure_fanout(output *o, const span *server) {
@@ -207,6 +257,57 @@ static int cmp_slow(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
+/* Text a printer writes to a FILE, into the output. */
+static void print_via_file(obuf *out, void (*print)(const void *, FILE *), const void *what) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (mem != NULL) {
+    print(what, mem);
+    fclose(mem);
+    ob_write(out, text, len);
+  }
+  free(text);
+}
+
+static void print_health(const void *info, FILE *f) {
+  const output_info *i = info;
+  host_health_print(i->hosts, i->stall_ns, f);
+}
+static void print_clock(const void *al, FILE *f) { clock_sync_print(align_clock(al), f); }
+
+static void print_hosts(output *o) {
+  obuf *out = o->out;
+  const align_state *al = o->info != NULL ? o->info->align : NULL;
+  const host_health *health = o->info != NULL ? o->info->hosts : NULL;
+  if (health != NULL && host_health_count(health) > 1) {
+    ob_printf(out, "\nPer host: events, LTTng losses, server spans it never recorded\n");
+    print_via_file(out, print_health, o->info);
+  }
+  if (o->n_pairs == 0 && al == NULL)
+    return;
+  ob_printf(out, "\nHost pairs: RPCs between hosts (client host -> server host) and the phases\n"
+                 "their clocks made negative (not counted above: a clock offset, not a latency)\n");
+  ob_printf(out, "  %-32s %10s %18s %18s\n", "pair", "RPCs", "negative request", "negative reply");
+  uint64_t negative = 0;
+  for (size_t i = 0; i < o->n_pairs; i++) {
+    const host_pair *p = &o->pairs[i];
+    char label[160];
+    snprintf(label, sizeof(label), "%s -> %s", p->client_host, p->server_host);
+    ob_printf(out, "  %-32s %10" PRIu64 " %18" PRIu64 " %18" PRIu64 "\n", label, p->rpcs,
+              p->negative_request, p->negative_reply);
+    negative += p->negative_request + p->negative_reply;
+  }
+  if (al == NULL && negative > 0)
+    ob_printf(out, "  %" PRIu64 " negative phases: these hosts' clocks disagree and were not"
+                   " aligned (--align off); their request and reply phases above mix clock"
+                   " offset into latency\n", negative);
+  if (al == NULL)
+    return;
+  ob_printf(out, "\nClock alignment (times above are on the reference host's clock)\n");
+  print_via_file(out, print_clock, al);
+}
+
 static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   obuf *out = o->out;
   ob_printf(out, "hoptrace report: %" PRIu64 " traces, %" PRIu64 " spans\n\n", st->traces, st->spans);
@@ -227,12 +328,15 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
     for (int l = 0; l < o->slowest[i].lines; l++)
       ob_printf(out, "  %s\n", o->slowest[i].path[l]);
   }
+  print_hosts(o);
   ob_printf(out, "\nCompleteness\n");
   ob_printf(out, "  traces: %" PRIu64 " complete, %" PRIu64 " incomplete\n",
           st->traces - st->incomplete_traces, st->incomplete_traces);
   ob_printf(out, "  spans whose parent never arrived: %" PRIu64 "\n", st->orphan_spans);
   ob_printf(out, "  spans never started or finished:  %" PRIu64 "\n", st->unfinished_spans);
   ob_printf(out, "  client spans with no server span: %" PRIu64 "\n", o->unmatched_client_spans);
+  ob_printf(out, "  of which a host never recorded:   %" PRIu64 " (answered; see Per host)\n",
+            st->missing_spans);
   ob_printf(out, "  events discarded by LTTng:        %" PRIu64 " (%" PRIu64
           " packets lost), traces affected: %" PRIu64 "\n",
           src->discarded_events, src->discarded_packets, st->lossy_traces);
@@ -243,6 +347,11 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   int rc = obuf_error(out) ? -1 : 0;
   free_rows(o->rows, o->n_rows);
   free_rows(o->fanout, o->n_fanout);
+  for (size_t i = 0; i < o->n_pairs; i++) {
+    free(o->pairs[i].client_host);
+    free(o->pairs[i].server_host);
+  }
+  free(o->pairs);
   free(o);
   return rc;
 }

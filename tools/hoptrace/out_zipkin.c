@@ -12,7 +12,8 @@ struct output {
   endpoint_cache endpoints;
 };
 
-static output *zipkin_open(obuf *out) {
+static output *zipkin_open(obuf *out, const output_info *info) {
+  (void)info;
   output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return NULL;
@@ -103,6 +104,10 @@ static void tags(obuf *out, const trace *t, const span *s) {
     tag_int(out, &first, "hoptrace.pid", s->vpid);
   if (s->hostname)
     tag_str(out, &first, "hoptrace.host", s->hostname);
+  if (s->clock_bound_ns >= 0) { /* aligned: raw time = shown time - shift */
+    tag_int(out, &first, "hoptrace.clock.shift_ns", s->clock_shift_ns);
+    tag_int(out, &first, "hoptrace.clock.bound_ns", s->clock_bound_ns);
+  }
   if (t->incomplete)
     tag_str(out, &first, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
   ob_putc(out, '}');

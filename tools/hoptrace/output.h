@@ -10,10 +10,20 @@
 #include "obuf.h"
 
 typedef struct output output;
+typedef struct align_state align_state;
+typedef struct host_health host_health;
+
+/* What a format may want to know about the run; valid until close. */
+typedef struct output_info {
+  const align_state *align; /* NULL: clocks not aligned (one host, or --align off) */
+  int n_hosts;              /* distinct hosts in the input (0: unknown) */
+  const host_health *hosts; /* per host: events, losses, missing spans */
+  int64_t stall_ns;         /* a host quiet this long before the end stalled */
+} output_info;
 
 typedef struct output_format {
   const char *name;
-  output *(*open)(obuf *out); /* out stays the caller's */
+  output *(*open)(obuf *out, const output_info *info); /* both stay the caller's */
   void (*trace)(output *o, const trace *t);
   /* Writes the closing part and frees o. 0, or -1 on a write error. */
   int (*close)(output *o, const bt_source_stats *src, const assembler_stats *asm_stats);

@@ -133,6 +133,7 @@ span *trace_add_span(span_mem *mem, trace *t, uint64_t id, uint64_t parent_id) {
   s->id = id;
   s->parent_id = parent_id;
   s->vpid = s->vtid = -1;
+  s->clock_bound_ns = -1;
   t->spans[t->n_spans++] = s;
   return s;
 }
