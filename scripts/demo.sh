@@ -8,10 +8,18 @@
 #
 #   scripts/demo.sh [--slow-osd [ID]] [--kill-osd ID@SEC] [--out DIR] ...
 #   (every option of examples/client-osd-sim/run-sim.sh; --help lists them)
+#   scripts/demo.sh --hosts N [--skew SPEC] [--kill-sessiond HOST@SEC] ...
+#   (root: the cluster over N simulated hosts, each with its own session
+#   daemon and skewed clock, one relay: examples/client-osd-sim/run-hosts.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 cmake -S . -B build -DHT_WERROR=ON >/dev/null
-cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptrace_tp hoptrace >/dev/null
+cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptrace_tp hoptrace ht-clock-drift >/dev/null
+for arg in "$@"; do
+  if [[ $arg == --hosts ]]; then
+    exec bash examples/client-osd-sim/run-hosts.sh --build "$PWD/build" "$@"
+  fi
+done
 exec bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@"

@@ -9,6 +9,7 @@ packages=(
   libuv1-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
   systemtap-sdt-dev python3 valgrind chromium
+  faketime iproute2  # simulated hosts (scripts/hosts.sh)
   libnng-dev libzmq3-dev  # bench/transport comparison only
 )
 

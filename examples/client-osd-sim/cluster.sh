@@ -12,6 +12,14 @@
 #              [--restart-osds PERIOD[:DOWN]] [--no-repair] [--data-dir DIR] [--unix] [--ctl]
 #              [--client-arg ARG]... [--osd-arg ARG]...
 #              [--osd-exe PATH] [--client-exe PATH]
+#              [--map FILE] [--host-exec CMD --host-of NAME=HOST,...]
+#
+# --map FILE: use this map (copied to WORK/cluster.map; --osds is its
+# number of `osd` lines) instead of free loopback ports.
+# --host-exec CMD, --host-of osd.0=h1,client.0=h2,...: start each named
+# process as `CMD HOST PROGRAM ARGS` (simulated hosts: CMD is
+# "bash scripts/hosts.sh --prefix P exec", which execs the program, so its
+# pid is the one waited for); unnamed processes start as usual.
 #
 # --restart-osds: every PERIOD seconds one OSD (round-robin, never the slow
 # one) is SIGKILLed by this script and restarted DOWN seconds later (default
@@ -37,7 +45,7 @@ set -euo pipefail
 bin="" work="" osds=4 clients=3 duration=20 messenger="" inflight=8 rate=0
 objects=256 ratio="" schedule="" hoptrace="" slow_osd="" slow_ms=20
 kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir="" restart_spec="" repair_flag=--recovering ctl_all=0
-client_args=() osd_args=() osd_exe="" client_exe=""
+client_args=() osd_args=() osd_exe="" client_exe="" map_file="" host_exec="" host_of=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --bin) bin=$2; shift ;;
@@ -66,6 +74,9 @@ while [[ $# -gt 0 ]]; do
     --osd-arg) osd_args+=("$2"); shift ;;
     --osd-exe) osd_exe=$2; shift ;;
     --client-exe) client_exe=$2; shift ;;
+    --map) map_file=$2; shift ;;
+    --host-exec) host_exec=$2; shift ;;
+    --host-of) host_of=$2; shift ;;
     *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -78,6 +89,13 @@ mkdir -p "$work/logs"
 wrap=()
 [[ -n ${HT_TEST_WRAPPER:-} ]] && read -ra wrap <<< "$HT_TEST_WRAPPER"
 ready_ticks=$(( ${#wrap[@]} > 0 ? 600 : 100 ))
+on_host() { # on_host NAME: sets hx, the launch prefix of process NAME (--host-of)
+  local h
+  hx=()
+  h=$(tr , '\n' <<< "$host_of" | sed -n "s/^$1=//p")
+  if [[ -n $h && -n $host_exec ]]; then read -ra hx <<< "$host_exec"; hx+=("$h"); fi
+  return 0
+}
 rm -f "$work"/logs/* "$work"/ready.* "$work"/ctl/*.sock 2>/dev/null || true
 : > "$work/procs"
 : > "$work/faults.log"
@@ -93,7 +111,10 @@ trap cleanup EXIT
 trap 'exit 143' TERM INT
 
 # --- the map: free loopback ports (or Unix sockets), replication 3, min 2
-{
+if [[ -n $map_file ]]; then
+  [[ $map_file -ef $work/cluster.map ]] || cp "$map_file" "$work/cluster.map"
+  osds=$(grep -c '^osd ' "$work/cluster.map")
+else {
   echo "# written by cluster.sh"
   echo "pg_num 64"
   echo "size 3"
@@ -110,6 +131,7 @@ for i in range(int(sys.argv[1])):
 PY
   fi
 } > "$work/cluster.map"
+fi
 
 common=()
 [[ -n $messenger ]] && common+=(--messenger "$messenger")
@@ -137,7 +159,8 @@ start_osd() { # start_osd ID [--recovering]: sets pids[ID]; the log is appended 
   [[ $i == 0 && $corrupt != 0 ]] && args+=(--corrupt-reads "$corrupt")
   [[ -n $data_dir ]] && mkdir -p "$data_dir" && args+=(--data "$data_dir/osd.$i")
   [[ $use_ctl == 1 || $ctl_all == 1 ]] && args+=(--control-socket "$work/ctl/osd.$i.sock")
-  "${wrap[@]}" "$osd_exe" "${args[@]}" "${@:2}" "${osd_args[@]}" 2>> "$work/logs/osd.$i.log" &
+  on_host "osd.$i"
+  "${hx[@]}" "${wrap[@]}" "$osd_exe" "${args[@]}" "${@:2}" "${osd_args[@]}" 2>> "$work/logs/osd.$i.log" &
   pids[$i]=$! names[$i]="osd.$i"
   echo "osd.$i $!" >> "$work/procs"
 }
@@ -161,7 +184,8 @@ for ((c = 0; c < clients; c++)); do
   [[ $drop_ms != 0 ]] && args+=(--drop-conn-ms "$drop_ms")
   [[ -n $schedule && $use_ctl == 0 ]] && args+=(--ratio-at "$schedule")
   [[ $use_ctl == 1 ]] && args+=(--control-socket "$work/ctl/client.$c.sock")
-  timeout -s KILL $((${duration%.*} + 40)) "${wrap[@]}" "$client_exe" "${args[@]}" "${client_args[@]}" \
+  on_host "client.$c"
+  timeout -s KILL $((${duration%.*} + 40)) "${hx[@]}" "${wrap[@]}" "$client_exe" "${args[@]}" "${client_args[@]}" \
     > "$work/logs/client.$c.out" 2> "$work/logs/client.$c.log" &
   cpids+=($!)
   echo "client.$c $!" >> "$work/procs" # timeout's pid: the client is its child

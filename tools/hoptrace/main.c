@@ -44,7 +44,8 @@ static void usage(FILE *out) {
         "                      hosts (default on; only inputs with several hosts)\n"
         "  --align-reference HOST  the host whose clock the outputs use\n"
         "                      (default: the one with the most RPC partners)\n"
-        "  --warmup SECONDS    live: traces wait this long for the first clock fit (default 5)\n"
+        "  --warmup SECONDS    live: traces wait at least this long for the first clock fit,\n"
+        "                      until it aligns every host seen or 4x as long (default 5)\n"
         "  -q, --quiet         no summary on stderr\n"
         "INPUT: directories holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION URLs\n",
         out);

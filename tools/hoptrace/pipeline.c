@@ -82,15 +82,26 @@ static void fit(run *r) {
   r->rpcs_at_fit = align_rpcs(r->align);
 }
 
-/* Live: the first fit once the warm-up has passed (or the input ended);
- * the traces held until then are written with it, in their order. */
+/* Every host seen so far has a clock map. */
+static bool all_aligned(const run *r) {
+  clock_sync_summary sum;
+  clock_sync_get_summary(align_clock(r->align), &sum);
+  return sum.aligned == sum.hosts && (size_t)sum.hosts >= host_health_count(r->hosts);
+}
+
+/* Live: the first fit once the warm-up has passed and it aligns every
+ * host seen (or, failing that, 4 warm-ups, or the input ended); the
+ * traces held until then are written with it, in their order. */
 static void end_warmup(run *r, bool at_end) {
-  if (r->align == NULL || r->warm)
+  if (r->align == NULL || r->warm || (r->first_event_ns == 0 && !at_end))
+    return; /* the warm-up starts with the first event */
+  int64_t waited = assembler_now(r->asm_) - r->first_event_ns;
+  if (!at_end && waited < r->opts->align_warmup_ns)
     return;
-  if (!at_end && assembler_now(r->asm_) - r->first_event_ns < r->opts->align_warmup_ns)
+  fit(r);
+  if (!at_end && !all_aligned(r) && waited < 4 * r->opts->align_warmup_ns)
     return;
   r->warm = true;
-  fit(r);
   for (size_t i = 0; i < r->n_held; i++) {
     align_apply(r->align, r->held[i]);
     write_trace(r, r->held[i]);
@@ -239,9 +250,10 @@ static align_state *start_alignment(const pipeline_options *opts, int *hosts, in
 }
 
 /* A host is called stalled when its last event came this long before the
- * input's last: longer than any trace may stay open. */
+ * input's last: twice the grace period, at least 5 s (a host of a busy
+ * cluster is never quiet that long; an idle one is said to be, honestly). */
 int64_t host_stall_ns(const pipeline_options *opts) {
-  return opts->timeout_ns > 5000000000 ? opts->timeout_ns : 5000000000;
+  return 2 * opts->grace_ns > 5000000000 ? 2 * opts->grace_ns : 5000000000;
 }
 
 static void align_summary(const align_state *al, int hosts) {

@@ -22,6 +22,17 @@
 #include "bt_source.h"
 #include "spawn.h"
 
+/* net://HOST[:PORT]... names this machine: a relay we may start. */
+static int url_is_local(const char *url) {
+  const char *host = strstr(url, "://");
+  host = host != NULL ? host + 3 : url;
+  static const char *const local[] = {"127.", "localhost", "[::1]", "::1"};
+  for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+    if (strncmp(host, local[i], strlen(local[i])) == 0)
+      return 1;
+  return 0;
+}
+
 /* A relay daemon we started outlives the session by this much, so that a
  * live viewer still gets the last packets before it goes. */
 #define RELAYD_LINGER_S 5
@@ -181,7 +192,9 @@ int record_main(int argc, char **argv) {
   char *sessiond_argv[] = {"lttng-sessiond", "--daemonize", NULL};
   char *relayd_argv[] = {"lttng-relayd", "--daemonize", NULL};
   pid_t sessiond = start_daemon("lttng-sessiond", sessiond_argv);
-  pid_t relayd = o.live_url ? start_daemon("lttng-relayd", relayd_argv) : 0;
+  /* a relay elsewhere (a cluster's central one) is not ours to start */
+  pid_t relayd = o.live_url && url_is_local(o.live_url)
+                     ? start_daemon("lttng-relayd", relayd_argv) : 0;
   int status = 2;
   if (sessiond < 0 || relayd < 0) {
     fprintf(stderr, "hoptrace: cannot start the LTTng daemons\n");
