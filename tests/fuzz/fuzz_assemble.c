@@ -5,12 +5,18 @@
  * Invariants: no crash or leak; every emitted trace has spans, unique
  * span ids, consistent parent/children/roots links and counters; stats
  * match what the callback saw; and every event's content (annotations,
- * tags) comes out exactly once, so no trace is lost or emitted twice. */
+ * tags) comes out exactly once, so no trace is lost or emitted twice.
+ * Every emitted trace also goes through the per-host accounting (which
+ * may mark it) and the clock alignment: its RPCs into the fit, refitted
+ * every few traces, then moved onto the reference clock; hostile
+ * timestamps and hosts must not crash, overflow or leak there either. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "align.h"
 #include "assemble.h"
 #include "fuzz_target.h"
+#include "host_health.h"
 
 static uint64_t u64(reader *r) {
   uint64_t v = 0;
@@ -22,6 +28,7 @@ static uint64_t u64(reader *r) {
 static const char *const strs[] = {NULL, "", "osd.write", "osd.read", "cs",
                                    "sr", "ss", "cr", "client.1", "osd.0",
                                    "127.0.0.1:6800", "dropped", "error",
+                                   "tcp://10.0.0.2:6801", "h2", "tcp://[::1]:7",
                                    "a-much-longer-string-that-still-is-not-"
                                    "very-long-but-longer-than-sixteen"};
 #define N_STRS (sizeof(strs) / sizeof(strs[0]))
@@ -31,7 +38,11 @@ static const char *str(reader *r) { return strs[byte(r) % N_STRS]; }
 typedef struct seen {
   uint64_t traces, spans, orphans, unfinished, incomplete, lossy, timed_out;
   uint64_t content; /* annotations + tags emitted */
+  align_state *align;
+  host_health *hosts;
 } seen;
+
+static void check_hosts(void *user, trace *t) { host_health_check(((seen *)user)->hosts, t); }
 
 static void check_span(const trace *t, const span *s, size_t *children) {
   for (size_t k = 0; k < t->n_spans; k++)
@@ -76,7 +87,17 @@ static void on_trace(void *user, const trace *t) {
   for (size_t i = 0; i < t->n_roots; i++)
     FUZZ_CHECK(t->roots[i]->parent == NULL);
   FUZZ_CHECK(orphans == t->orphans && unfinished == t->unfinished);
-  FUZZ_CHECK(t->incomplete == (t->orphans || t->unfinished || t->lossy || t->timed_out));
+  FUZZ_CHECK(t->incomplete ==
+             (t->orphans || t->unfinished || t->lossy || t->timed_out || t->missing_spans));
+  FUZZ_CHECK(t->missing_spans == 0 || t->missing_host != NULL);
+  align_collect(sn->align, t);
+  if (sn->traces % 16 == 15) {
+    char err[128];
+    FUZZ_CHECK(align_solve(sn->align, err, sizeof(err)) == 0);
+  }
+  align_apply(sn->align, (trace *)t);
+  for (size_t i = 0; i < t->n_spans; i++)
+    FUZZ_CHECK(t->spans[i]->clock_bound_ns >= -1);
   sn->traces++;
   sn->spans += t->n_spans;
   sn->orphans += t->orphans;
@@ -164,10 +185,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const int64_t graces[] = {0, 1000, 1000000, 1000000000};
   static const int64_t timeouts[] = {0, 5000, 10000000, 30000000000};
   uint8_t setup = byte(&r);
-  seen sn = {0};
+  seen sn = {.align = align_new(NULL), .hosts = host_health_new()};
   assembler *a = assembler_new(on_trace, &sn, graces[setup & 3],
                                timeouts[(setup >> 2) & 3]);
-  FUZZ_CHECK(a != NULL);
+  FUZZ_CHECK(a != NULL && sn.align != NULL && sn.hosts != NULL);
+  assembler_set_check(a, check_hosts, &sn);
   int64_t ts = 1700000000000000000;
   uint64_t content = 0;
   while (r.left > 0) {
@@ -177,11 +199,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       hop_kv kvs[4];
       uint64_t adds = decode_event(&r, op, &ts, &ev, kvs, 4);
       FUZZ_CHECK(assembler_add(a, &ev) == 0);
+      host_health_event(sn.hosts, &ev);
       content += adds;
     } else if (op < 0xe0) {
       assembler_tick(a, ts_add(ts, (int64_t)(op & 0x1f) * 100000000));
     } else if (op < 0xf0) {
       assembler_discarded(a, ts_add(ts, -1000), (op & 1) ? 0 : ts);
+      host_health_discarded(sn.hosts, strs[op % N_STRS], op & 1, op & 2);
     } else if (op < 0xf8) {
       assembler_flush(a);
       FUZZ_CHECK(sn.content == content); /* nothing open: all came out */
@@ -199,6 +223,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(st->incomplete_traces == sn.incomplete &&
              st->lossy_traces == sn.lossy && st->timed_out_traces == sn.timed_out);
   FUZZ_CHECK(st->open_traces_peak <= st->traces);
+  char err[128];
+  FUZZ_CHECK(align_solve(sn.align, err, sizeof(err)) == 0);
+  FILE *sink = fopen("/dev/null", "w");
+  if (sink != NULL) {
+    clock_sync_print(align_clock(sn.align), sink);
+    host_health_print(sn.hosts, 5000000000, sink);
+    fclose(sink);
+  }
   assembler_free(a);
+  align_free(sn.align);
+  host_health_free(sn.hosts);
   return 0;
 }
