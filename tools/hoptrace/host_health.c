@@ -42,11 +42,18 @@ void host_health_free(host_health *h) {
   free(h);
 }
 
+/* Host names are short: compared inline, this runs once per event. */
+static bool same_name(const char *a, const char *b) {
+  while (*a != '\0' && *a == *b)
+    a++, b++;
+  return *a == *b;
+}
+
 /* Index of the host named `name`, added when new; -1 past MAX_HOSTS. */
 static int host_index(host_health *h, const char *name) {
   if (name == NULL)
     name = "";
-  if (h->n_hosts > 0 && strcmp(h->hosts[h->last].name, name) == 0)
+  if (h->n_hosts > 0 && same_name(h->hosts[h->last].name, name))
     return h->last;
   for (size_t i = 0; i < h->n_hosts; i++)
     if (strcmp(h->hosts[i].name, name) == 0)
