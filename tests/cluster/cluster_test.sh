@@ -52,11 +52,16 @@ outputs() { # outputs OUT [hoptrace options]: every format of OUT/relay into OUT
 
 case $mode in
 align)
-  hosts_run "$work/control" htc1 --skew none
-  outputs "$work/control"
+  # the control run at the same time as the skewed one, on hosts of its
+  # own: both see the same load, so their latencies compare
+  hosts_run "$work/control" htc0 --skew none > "$work/control.log" 2>&1 &
+  control=$!
   hosts_run "$work/skewed" htc1 --skew h1=+7ms,h2=-3ms,h3=+100ppm
+  wait "$control" || { cat "$work/control.log"; exit 1; }
   python3 "$src/examples/client-osd-sim/hosts_truth.py" "$work/skewed"
+  outputs "$work/control"
   outputs "$work/skewed"
+  "$hoptrace" export --format otlp --align off -q -o "$work/skewed/otlp-raw.json" "$work/skewed/relay"
   sed -n '/^Host pairs/,/^Completeness/p' "$work/skewed/report.txt"
   python3 "$check" align "$work/skewed" "$work/control"
   "$hoptrace" report --align off -o "$work/skewed/report-noalign.txt" "$work/skewed/relay"
