@@ -5,6 +5,8 @@ include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
+install(FILES ${HT_GENERATED_INCLUDE_DIR}/hoptrace/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hoptrace)
 install(TARGETS hoptrace hoptrace_static EXPORT hoptraceTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -12,6 +12,7 @@
 #include "hoptrace/span.h"
 #include "hoptrace/traced.h"
 #include "hoptrace/tracing.h"
+#include "hoptrace/version.h"
 #include "hoptrace/wire.h"
 
 #endif

@@ -14,7 +14,7 @@ static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 static ht_control *env_control;
 static unsigned env_users;
 
-void ts_control_env_acquire(void) {
+void ht_shim_control_env_acquire(void) {
   pthread_mutex_lock(&env_lock);
   if (env_users++ == 0) {
     const char *path = getenv("HT_CONTROL_SOCKET");
@@ -28,7 +28,7 @@ void ts_control_env_acquire(void) {
   pthread_mutex_unlock(&env_lock);
 }
 
-void ts_control_env_release(void) {
+void ht_shim_control_env_release(void) {
   pthread_mutex_lock(&env_lock);
   if (env_users > 0 && --env_users == 0) {
     ht_control_close(env_control);

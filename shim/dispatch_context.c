@@ -17,14 +17,14 @@ static _Thread_local ht_trace_context tl_current;
 static _Thread_local bool tl_has_current;
 static _Thread_local ht_sample_hint tl_hint;
 
-bool ts_current(ht_trace_context *out) {
+bool ht_shim_current(ht_trace_context *out) {
   if (tl_has_current)
     *out = tl_current;
   return tl_has_current;
 }
 
-void ts_set_current(const ht_trace_context *ctx) {
-  /* ts_current reads tl_current only while tl_has_current */
+void ht_shim_set_current(const ht_trace_context *ctx) {
+  /* ht_shim_current reads tl_current only while tl_has_current */
   if (ctx != NULL)
     tl_current = *ctx;
   tl_has_current = ctx != NULL;
@@ -33,14 +33,15 @@ void ts_set_current(const ht_trace_context *ctx) {
 ht_trace_context ht_context_capture(void) {
   ht_trace_context ctx;
   memset(&ctx, 0, sizeof(ctx));
-  ts_current(&ctx);
+  ht_shim_current(&ctx);
   return ctx;
 }
 
 ht_trace_context ht_context_restore(const ht_trace_context *ctx) {
   ht_trace_context prev = ht_context_capture();
   /* an application's context: an invalid one clears, never stays current */
-  ts_set_current(ctx != NULL && ht_context_validate(ctx) == 0 ? ctx : NULL);
+  bool valid = ctx != NULL && ht_context_validate(ctx) == 0;
+  ht_shim_set_current(valid ? ctx : NULL);
   return prev;
 }
 
@@ -48,7 +49,7 @@ void ht_message_sample(ht_sample_hint hint) {
   tl_hint = (unsigned)hint <= HT_SAMPLE_DEBUG ? hint : HT_SAMPLE_DEFAULT;
 }
 
-ht_sample_hint ts_take_hint(void) {
+ht_sample_hint ht_shim_take_hint(void) {
   ht_sample_hint h = tl_hint;
   tl_hint = HT_SAMPLE_DEFAULT;
   return h;
@@ -113,7 +114,7 @@ static void add(tcounters *c, int i, uint64_t n) {
       memory_order_relaxed);
 }
 
-void ts_count_send(size_t bytes, bool sampled) {
+void ht_shim_count_send(size_t bytes, bool sampled) {
   tcounters *c = mine();
   add(c, C_SENT, 1);
   add(c, C_BSENT, bytes);
@@ -121,15 +122,15 @@ void ts_count_send(size_t bytes, bool sampled) {
     add(c, C_SSENT, 1);
 }
 
-void ts_count_recv(size_t bytes) {
+void ht_shim_count_recv(size_t bytes) {
   tcounters *c = mine();
   add(c, C_RECV, 1);
   add(c, C_BRECV, bytes);
 }
 
-void ts_count_recv_sampled(void) { add(mine(), C_SRECV, 1); }
+void ht_shim_count_recv_sampled(void) { add(mine(), C_SRECV, 1); }
 
-void ts_count_failed(void) { add(mine(), C_FAILED, 1); }
+void ht_shim_count_failed(void) { add(mine(), C_FAILED, 1); }
 
 void ht_traced_get_stats(ht_traced_stats *out) {
   if (out == NULL)

@@ -7,6 +7,9 @@
  */
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
+/* Every call site is in this file: the tracepoint structures stay inside
+ * libhoptrace (lttng-ust gives them default visibility otherwise). */
+#define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
 #include "hoptrace_tp.h"
 
 #include <string.h>

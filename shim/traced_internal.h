@@ -16,19 +16,19 @@
 /* --- dispatch_context.c: per-thread state */
 
 /* The thread's current context; false when there is none. */
-bool ts_current(ht_trace_context *out);
+bool ht_shim_current(ht_trace_context *out);
 /* Sets (ctx valid) or clears (ctx NULL) the current context. */
-void ts_set_current(const ht_trace_context *ctx);
+void ht_shim_set_current(const ht_trace_context *ctx);
 /* Takes the pending per-message hint (and resets it to DEFAULT). */
-ht_sample_hint ts_take_hint(void);
+ht_sample_hint ht_shim_take_hint(void);
 
 /* Message counters (process-wide). */
-void ts_count_send(size_t bytes, bool sampled);
+void ht_shim_count_send(size_t bytes, bool sampled);
 /* Received frames are counted on arrival; the ones recorded once the
  * receiving span's decision is known. */
-void ts_count_recv(size_t bytes);
-void ts_count_recv_sampled(void);
-void ts_count_failed(void);
+void ht_shim_count_recv(size_t bytes);
+void ht_shim_count_recv_sampled(void);
+void ht_shim_count_failed(void);
 
 /* --- traced_messenger.c: the flavour factory (src/transport/options.c) */
 int ht_shim_traced_messenger_new(ht_messenger **out,
@@ -38,8 +38,8 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
 /* Opens the socket named by HT_CONTROL_SOCKET on the first call (if
  * set), counts a user. Never fails the messenger: a socket that cannot
  * be opened is reported on stderr. */
-void ts_control_env_acquire(void);
+void ht_shim_control_env_acquire(void);
 /* Drops a user; the last one closes the socket. */
-void ts_control_env_release(void);
+void ht_shim_control_env_release(void);
 
 #endif /* HT_SHIM_TRACED_INTERNAL_H */

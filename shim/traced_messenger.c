@@ -177,9 +177,9 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
  * Client (or producer) span for an outgoing message on this thread;
  * quiet: its start is recorded by the caller. */
 static void start_client(ht_span *span, const ht_span_info *info, bool quiet) {
-  ht_sample_hint hint = ts_take_hint();
+  ht_sample_hint hint = ht_shim_take_hint();
   ht_trace_context cur;
-  if (ts_current(&cur)) {
+  if (ht_shim_current(&cur)) {
     cur.flags = hinted_flags(cur.flags, hint);
     if ((quiet ? ht_span_start_local_quiet(span, &cur, info)
                : ht_span_start_local(span, &cur, info)) == 0)
@@ -253,7 +253,7 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
   ts_slot *s = slot;
   if (s == NULL) {
     if (status != 0)
-      ts_count_failed();
+      ht_shim_count_failed();
     return;
   }
   ht_span *span = &s->span;
@@ -266,11 +266,11 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     ht_span_set_error(span, status, ht_strerror(status));
   }
   if (status != 0)
-    ts_count_failed();
+    ht_shim_count_failed();
   if (reply != NULL && reply == st->rx_env && ht_span_is_sampled(span)) {
     finish_with_hop(span, 1, HT_ANN_CLIENT_RECV, (uint32_t)reply->type,
                     reply->sequence, st->rx_len, NULL);
-    ts_count_recv_sampled();
+    ht_shim_count_recv_sampled();
   } else {
     if (reply != NULL)
       ht_span_annotate(span, HT_ANN_CLIENT_RECV);
@@ -294,13 +294,13 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
     ht_span_start_root_quiet(&span, &info, HT_SAMPLE_DEFAULT);
   if (ht_span_is_sampled(&span) && env == st->rx_env) {
     record_start_hop(&span, &info, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
-    ts_count_recv_sampled();
+    ht_shim_count_recv_sampled();
   } else if (ht_span_is_sampled(&span)) {
     record_start(&span, &info);
     ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   }
-  tl_saved_has = ts_current(&tl_saved);
-  ts_set_current(&span.ctx);
+  tl_saved_has = ht_shim_current(&tl_saved);
+  ht_shim_set_current(&span.ctx);
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
@@ -314,7 +314,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
                              void *oneway_slot) {
   (void)arg;
   (void)env;
-  ts_set_current(tl_saved_has ? &tl_saved : NULL);
+  ht_shim_set_current(tl_saved_has ? &tl_saved : NULL);
   ts_slot *s = oneway_slot;
   if (s != NULL) {
     ht_span_finish(&s->span);
@@ -351,11 +351,11 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   if (dir == HT_HOOK_RECV) {
     st->rx_env = env;
     st->rx_len = frame_len;
-    ts_count_recv(frame_len);
+    ht_shim_count_recv(frame_len);
     return;
   }
   bool sampled = env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED);
-  ts_count_send(frame_len, sampled);
+  ht_shim_count_send(frame_len, sampled);
   if (!sampled)
     return;
   bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
@@ -394,7 +394,7 @@ static void h_destroy(void *arg) {
   pthread_mutex_destroy(&st->lock);
   free(st->service);
   free(st);
-  ts_control_env_release();
+  ht_shim_control_env_release();
 }
 
 static const ht_transport_hooks traced_hooks = {
@@ -425,7 +425,7 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
     return HT_ENOMEM;
   }
   st->live.next = st->live.prev = &st->live;
-  ts_control_env_acquire(); /* released by h_destroy, even on failure */
+  ht_shim_control_env_acquire(); /* released by h_destroy, even on failure */
   return ht_transport_messenger_new(out, opts, &traced_hooks, st);
 }
 

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hoptrace/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,10 +37,11 @@ typedef struct ht_trace_context {
 
 /* 0 when the context is valid: trace id (hi|lo) and span id non-zero.
  * HT_EBADCONTEXT otherwise, HT_EINVAL for NULL. */
-int ht_context_validate(const ht_trace_context *ctx);
+HT_API int ht_context_validate(const ht_trace_context *ctx);
 
 /* 1 when both contexts have the same ids and flags, else 0. */
-int ht_context_equal(const ht_trace_context *a, const ht_trace_context *b);
+HT_API int ht_context_equal(const ht_trace_context *a,
+                            const ht_trace_context *b);
 
 /* --- W3C Trace Context `traceparent` (https://www.w3.org/TR/trace-context/)
  *
@@ -54,12 +57,14 @@ int ht_context_equal(const ht_trace_context *a, const ht_trace_context *b);
  * 00's. Rejects upper-case hex, version ff, all-zero trace or parent id,
  * and any length or delimiter error with HT_EBADHEADER (zero ids:
  * HT_EBADCONTEXT). On error *out is left unchanged. */
-int ht_traceparent_parse(const char *text, size_t len, ht_trace_context *out);
+HT_API int ht_traceparent_parse(const char *text, size_t len,
+                                ht_trace_context *out);
 
 /* Writes a version-00 traceparent and a terminating NUL into buf, which
  * must hold HT_TRACEPARENT_LEN + 1 bytes (else HT_ENOSPC). Invalid
  * contexts are refused with HT_EBADCONTEXT. */
-int ht_traceparent_format(const ht_trace_context *ctx, char *buf, size_t cap);
+HT_API int ht_traceparent_format(const ht_trace_context *ctx, char *buf,
+                                 size_t cap);
 
 /* --- B3 single header (https://github.com/openzipkin/b3-propagation)
  *
@@ -81,19 +86,19 @@ typedef enum ht_b3_sampling {
  * state as written. A lone sampling state yields zero ids (check with
  * ht_context_validate before propagating). Errors: HT_EBADHEADER,
  * HT_EBADCONTEXT for zero trace or span id. On error nothing is written. */
-int ht_b3_parse(const char *text, size_t len, ht_trace_context *out,
-                ht_b3_sampling *sampling);
+HT_API int ht_b3_parse(const char *text, size_t len, ht_trace_context *out,
+                       ht_b3_sampling *sampling);
 
 /* Writes the header and a NUL into buf (HT_B3_MAX_LEN + 1 bytes always
  * suffice, else HT_ENOSPC). A trace id with hi == 0 is written as 16 hex
  * characters. The parent is written when non-zero and a sampling state is
  * present (B3 puts the state before the parent). If `len` is not NULL it
  * receives the length without the NUL. */
-int ht_b3_format(const ht_trace_context *ctx, ht_b3_sampling sampling,
-                 char *buf, size_t cap, size_t *len);
+HT_API int ht_b3_format(const ht_trace_context *ctx, ht_b3_sampling sampling,
+                        char *buf, size_t cap, size_t *len);
 
 /* The sampling state a context's flags say: DEBUG, ACCEPT or DENY. */
-ht_b3_sampling ht_b3_sampling_of(const ht_trace_context *ctx);
+HT_API ht_b3_sampling ht_b3_sampling_of(const ht_trace_context *ctx);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,8 @@
 
 #include <stddef.h>
 
+#include "hoptrace/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -41,11 +43,11 @@ typedef struct ht_control ht_control;
  * own. An existing socket file nobody listens on is replaced; anything
  * else at path gives HT_EEXIST. Errors: HT_EINVAL (NULL or a path too
  * long for a Unix socket), HT_EEXIST, HT_EIO, HT_ENOMEM. */
-int ht_control_open(const char *path, ht_control **out);
+HT_API int ht_control_open(const char *path, ht_control **out);
 
 /* Stops serving (a connected client is disconnected), removes the socket
  * file and frees c. NULL is fine. Not from the control thread. */
-void ht_control_close(ht_control *c);
+HT_API void ht_control_close(ht_control *c);
 
 /* Executes one command line (len bytes, no newline needed) and writes
  * the answer line, NUL-terminated and without newline, into reply (cap
@@ -54,8 +56,8 @@ void ht_control_close(ht_control *c);
  * socket uses this; an application may call it from its own admin path.
  * Any thread. */
 #define HT_CONTROL_REPLY_MIN 1024
-int ht_control_execute(const char *line, size_t len, char *reply,
-                       size_t cap);
+HT_API int ht_control_execute(const char *line, size_t len, char *reply,
+                              size_t cap);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #ifndef HOPTRACE_ERROR_H
 #define HOPTRACE_ERROR_H
 
+#include "hoptrace/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -51,10 +53,10 @@ typedef enum ht_errno {
 } ht_errno;
 
 /* Human-readable description of an error code. Static string. */
-const char *ht_strerror(int err);
+HT_API const char *ht_strerror(int err);
 
 /* Symbolic name of an error code ("HT_EMALFORMED"). Static string. */
-const char *ht_err_name(int err);
+HT_API const char *ht_err_name(int err);
 
 #ifdef __cplusplus
 }

@@ -11,17 +11,19 @@
 
 #include <stdint.h>
 
+#include "hoptrace/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* A new non-zero 64-bit span id. */
-uint64_t ht_id_span(void);
+HT_API uint64_t ht_id_span(void);
 
 /* A new 128-bit trace id: *lo is never zero (so the id is valid even for
  * peers that keep only the low 64 bits); *hi is random. Both pointers
  * must be valid. */
-void ht_id_trace(uint64_t *hi, uint64_t *lo);
+HT_API void ht_id_trace(uint64_t *hi, uint64_t *lo);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hoptrace/api.h"
 #include "hoptrace/wire.h"
 
 #ifdef __cplusplus
@@ -110,14 +111,15 @@ typedef struct ht_messenger_options {
 } ht_messenger_options;
 
 /* Fills *opts with the defaults and sets opts->size. */
-void ht_messenger_options_init(ht_messenger_options *opts);
+HT_API void ht_messenger_options_init(ht_messenger_options *opts);
 
 /* Creates a messenger (opts NULL: defaults) and, without opts->loop,
  * starts its thread. opts and opts->name are not retained. With
  * opts->loop, the calling thread is taken as the loop thread; the caller
  * runs the loop. Errors: HT_EINVAL, HT_ENOMEM, HT_ENOTSUP (a flavour this
  * build lacks), HT_EIO (loop or thread creation failed). */
-int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts);
+HT_API int ht_messenger_new(ht_messenger **out,
+                            const ht_messenger_options *opts);
 
 /* Closes and frees the messenger. drain_ms 0: immediate. Otherwise
  * graceful first: listeners stop accepting, new sends fail with
@@ -136,7 +138,7 @@ int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts);
  * from one of its callbacks.
  * With opts->loop: call it on the loop thread outside uv_run; it runs the
  * loop itself until the messenger's handles are closed. */
-int ht_messenger_close(ht_messenger *m, uint32_t drain_ms);
+HT_API int ht_messenger_close(ht_messenger *m, uint32_t drain_ms);
 
 /* --- listening and handlers */
 
@@ -146,8 +148,8 @@ int ht_messenger_close(ht_messenger *m, uint32_t drain_ms);
  * replaced; its file is removed when the listener closes. Errors:
  * HT_EADDR, HT_EEXIST (a non-socket file is at the Unix path), HT_EIO
  * (bind/listen failed), HT_ESHUTDOWN. */
-int ht_messenger_listen(ht_messenger *m, const char *url, char *bound,
-                        size_t bound_cap);
+HT_API int ht_messenger_listen(ht_messenger *m, const char *url, char *bound,
+                               size_t bound_cap);
 
 /* A handler gets every incoming request and one-way message of its
  * operation, on the loop thread. `msg` is valid during the call only. For
@@ -162,8 +164,8 @@ typedef void (*ht_handler_fn)(void *arg, ht_request *req,
  * without a default gets an error reply with status HT_ENOHANDLER; such a
  * one-way is dropped (and logged at debug level). Errors: HT_EEXIST (a
  * handler is registered: remove it first), HT_ENOENT (removing nothing). */
-int ht_messenger_handle(ht_messenger *m, const char *operation,
-                        ht_handler_fn fn, void *arg);
+HT_API int ht_messenger_handle(ht_messenger *m, const char *operation,
+                               ht_handler_fn fn, void *arg);
 
 /* --- peers: outgoing connections */
 
@@ -172,29 +174,30 @@ int ht_messenger_handle(ht_messenger *m, const char *operation,
  * reconnect_min_ms and reconnect_max_ms. The peer stays until
  * ht_peer_close or ht_messenger_close. Errors: HT_EADDR, HT_ENOMEM,
  * HT_ESHUTDOWN. */
-int ht_messenger_connect(ht_messenger *m, const char *url, ht_peer **out);
+HT_API int ht_messenger_connect(ht_messenger *m, const char *url,
+                                ht_peer **out);
 
 /* Closes a peer: its pending requests get HT_ECLOSED, queued payloads'
  * done gets HT_ECLOSED (on the loop thread, before this returns). The
  * handle is invalid afterwards. Sends racing with close from other
  * threads are the caller's bug. */
-int ht_peer_close(ht_peer *peer);
+HT_API int ht_peer_close(ht_peer *peer);
 
 /* The URL the peer was created with. Valid while the peer is. */
-const char *ht_peer_url(const ht_peer *peer);
+HT_API const char *ht_peer_url(const ht_peer *peer);
 
 /* 1 when the peer's connection is established, else 0. */
-int ht_peer_connected(const ht_peer *peer);
+HT_API int ht_peer_connected(const ht_peer *peer);
 
 /* Bytes and messages accepted for the peer and not yet written. */
-size_t ht_peer_queued_bytes(const ht_peer *peer);
-size_t ht_peer_queued_msgs(const ht_peer *peer);
+HT_API size_t ht_peer_queued_bytes(const ht_peer *peer);
+HT_API size_t ht_peer_queued_msgs(const ht_peer *peer);
 
 /* After a send failed with HT_EQUEUEFULL, fn(arg, peer) runs once on the
  * loop thread when the queue has drained below half of both bounds. One
  * callback per peer; fn NULL unregisters. */
 typedef void (*ht_writable_fn)(void *arg, ht_peer *peer);
-int ht_peer_on_writable(ht_peer *peer, ht_writable_fn fn, void *arg);
+HT_API int ht_peer_on_writable(ht_peer *peer, ht_writable_fn fn, void *arg);
 
 /* --- sending */
 
@@ -228,15 +231,15 @@ typedef struct ht_request_options {
  * request. Errors: HT_EINVAL, HT_ENOMEM, HT_EQUEUEFULL (the peer's write
  * queue is full: nothing was queued), HT_ENOTCONN (the peer is waiting to
  * reconnect), HT_ESHUTDOWN, HT_EFRAMETOOBIG. */
-int ht_peer_request(ht_peer *peer, const char *operation,
-                    const ht_payload *payload,
-                    const ht_request_options *ropts, ht_reply_fn fn,
-                    void *arg);
+HT_API int ht_peer_request(ht_peer *peer, const char *operation,
+                           const ht_payload *payload,
+                           const ht_request_options *ropts, ht_reply_fn fn,
+                           void *arg);
 
 /* Sends a one-way message. Same errors and payload rules as
  * ht_peer_request; payload->done (when set) reports the outcome. */
-int ht_peer_send(ht_peer *peer, const char *operation,
-                 const ht_payload *payload);
+HT_API int ht_peer_send(ht_peer *peer, const char *operation,
+                        const ht_payload *payload);
 
 /* --- answering requests (any thread) */
 
@@ -250,24 +253,24 @@ int ht_peer_send(ht_peer *peer, const char *operation,
  * never fail for a full queue: instead an accepted connection whose
  * replies back up (or with max_inflight unanswered requests) is not read
  * until they drain, so a client that does not read cannot grow memory. */
-int ht_request_reply(ht_request *req, int32_t status,
-                     const ht_payload *payload);
+HT_API int ht_request_reply(ht_request *req, int32_t status,
+                            const ht_payload *payload);
 
 /* Gives req up without answering (the requester will time out). */
-void ht_request_drop(ht_request *req);
+HT_API void ht_request_drop(ht_request *req);
 
 /* Operation of the request (valid until reply/drop) and the requester's
  * address as a URL ("tcp://127.0.0.1:40000", "unix://" for an unnamed
  * Unix peer). */
-const char *ht_request_operation(const ht_request *req);
-const char *ht_request_peer(const ht_request *req);
+HT_API const char *ht_request_operation(const ht_request *req);
+HT_API const char *ht_request_peer(const ht_request *req);
 
 /* --- keeping a received message */
 
 /* Copies an envelope (operation and payload included) into one heap block
  * owned by the caller; free it with ht_message_free. Any thread. */
-int ht_message_copy(const ht_envelope *msg, ht_envelope **out);
-void ht_message_free(ht_envelope *copy);
+HT_API int ht_message_copy(const ht_envelope *msg, ht_envelope **out);
+HT_API void ht_message_free(ht_envelope *copy);
 
 #ifdef __cplusplus
 }

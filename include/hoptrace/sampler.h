@@ -37,6 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hoptrace/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -62,11 +64,11 @@ typedef struct ht_sampling_config {
 
 /* Defaults: PARENT with root ALWAYS, ratio 1, rate 100/s, burst 0 (auto),
  * remote DEBUG not trusted, remote_debug_rate 10/s. */
-void ht_sampling_config_default(ht_sampling_config *cfg);
+HT_API void ht_sampling_config_default(ht_sampling_config *cfg);
 
 /* 0 when cfg is usable, HT_EINVAL otherwise (NaN or out-of-range numbers,
  * unknown kind, root_kind PARENT). */
-int ht_sampling_config_check(const ht_sampling_config *cfg);
+HT_API int ht_sampling_config_check(const ht_sampling_config *cfg);
 
 /* Sets one setting from text, as the environment and a control socket
  * give it. Keys and values:
@@ -79,8 +81,8 @@ int ht_sampling_config_check(const ht_sampling_config *cfg);
  *   "remote_debug_rate"  traces per second (decimal, >= 0)
  * HT_ENOENT for an unknown key, HT_EINVAL for a bad value; *cfg is
  * unchanged on error. Strings are only read during the call. */
-int ht_sampling_config_set(ht_sampling_config *cfg, const char *key,
-                           const char *value);
+HT_API int ht_sampling_config_set(ht_sampling_config *cfg, const char *key,
+                                  const char *value);
 
 /* Defaults, then these environment variables when set:
  *   HT_SAMPLER            -> "sampler"       HT_SAMPLE_ROOT  -> "root"
@@ -95,21 +97,22 @@ int ht_sampling_config_set(ht_sampling_config *cfg, const char *key,
  * HT_SAMPLE_RATIO (or only HT_SAMPLE_RATE) with no HT_SAMPLER selects
  * that kind as PARENT's root sampler. The process's configuration is
  * read this way at its first sampling decision. */
-int ht_sampling_config_from_env(ht_sampling_config *cfg, const char **bad_var);
+HT_API int ht_sampling_config_from_env(ht_sampling_config *cfg,
+                                       const char **bad_var);
 
 /* Writes "sampler=parent root=ratio ratio=0.1 rate=100 burst=0
  * trust_remote_debug=0 remote_debug_rate=10" style text (NUL-terminated)
  * into buf. HT_ENOSPC when cap is too small (256 bytes always suffice). */
-int ht_sampling_config_format(const ht_sampling_config *cfg, char *buf,
-                              size_t cap);
+HT_API int ht_sampling_config_format(const ht_sampling_config *cfg, char *buf,
+                                     size_t cap);
 
 /* Replaces the process's active configuration (copied; cfg is only read
  * during the call). Any thread; concurrent callers are serialised. Token
  * buckets start full. HT_EINVAL for a bad config, HT_ENOMEM. */
-int ht_sampling_set(const ht_sampling_config *cfg);
+HT_API int ht_sampling_set(const ht_sampling_config *cfg);
 
 /* Copies the active configuration into *out. */
-void ht_sampling_get(ht_sampling_config *out);
+HT_API void ht_sampling_get(ht_sampling_config *out);
 
 /* Process-wide counters since start, each monotonic (relaxed atomics:
  * a snapshot, not a consistent cut). */
@@ -126,7 +129,7 @@ typedef struct ht_sampling_stats {
   uint64_t config_changes;   /* successful ht_sampling_set calls */
 } ht_sampling_stats;
 
-void ht_sampling_get_stats(ht_sampling_stats *out);
+HT_API void ht_sampling_get_stats(ht_sampling_stats *out);
 
 /* --- Standalone samplers (the active configuration is built from one).
  * An ht_sampler may be shared by threads: ht_sampler_decide is lock-free
@@ -135,8 +138,8 @@ typedef struct ht_sampler ht_sampler;
 
 /* Creates a sampler from cfg (copied). *out owned by the caller: free it
  * with ht_sampler_free. HT_EINVAL, HT_ENOMEM. */
-int ht_sampler_new(const ht_sampling_config *cfg, ht_sampler **out);
-void ht_sampler_free(ht_sampler *s); /* NULL is fine */
+HT_API int ht_sampler_new(const ht_sampling_config *cfg, ht_sampler **out);
+HT_API void ht_sampler_free(ht_sampler *s); /* NULL is fine */
 
 /* A per-request override of the sampler, for local roots. */
 typedef enum ht_sample_hint {
@@ -149,14 +152,15 @@ typedef enum ht_sample_hint {
 /* Decides a local root with trace id (hi, lo) at monotonic time now_ns
  * (only RATE reads it). Returns the new trace's flags: 0, HT_FLAG_SAMPLED
  * or HT_FLAG_SAMPLED | HT_FLAG_DEBUG. Does not touch process counters. */
-uint32_t ht_sampler_decide_root(ht_sampler *s, uint64_t hi, uint64_t lo,
-                                ht_sample_hint hint, uint64_t now_ns);
+HT_API uint32_t ht_sampler_decide_root(ht_sampler *s, uint64_t hi, uint64_t lo,
+                                       ht_sample_hint hint, uint64_t now_ns);
 
 /* Decides a context received from a remote peer (its trace id and
  * flags). Returns the flags for the local continuation: reserved bits are
  * kept; SAMPLED and DEBUG are set by the policy above. */
-uint32_t ht_sampler_decide_remote(ht_sampler *s, uint64_t hi, uint64_t lo,
-                                  uint32_t remote_flags, uint64_t now_ns);
+HT_API uint32_t ht_sampler_decide_remote(ht_sampler *s, uint64_t hi,
+                                         uint64_t lo, uint32_t remote_flags,
+                                         uint64_t now_ns);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hoptrace/api.h"
 #include "hoptrace/context.h"
 #include "hoptrace/sampler.h"
 
@@ -39,7 +40,7 @@ typedef enum ht_span_kind {
 
 /* Short lower-case name of a kind ("client"), "unknown" when out of
  * range. Static string. */
-const char *ht_span_kind_name(ht_span_kind kind);
+HT_API const char *ht_span_kind_name(ht_span_kind kind);
 
 /* What a span is. Any string may be NULL (recorded as ""). */
 typedef struct ht_span_info {
@@ -63,28 +64,28 @@ typedef struct ht_span {
 
 /* Starts a root span of a new trace; the active sampler decides, unless
  * hint overrides it (per-request). HT_EINVAL for NULL span or info. */
-int ht_span_start_root(ht_span *span, const ht_span_info *info,
-                       ht_sample_hint hint);
+HT_API int ht_span_start_root(ht_span *span, const ht_span_info *info,
+                              ht_sample_hint hint);
 
 /* Starts a child of a local span (running or finished): same trace, same
  * decision. A parent that was never started (zero ids) gives
  * HT_EBADCONTEXT; on any error *span is zeroed (records nothing). */
-int ht_span_start_child(ht_span *span, const ht_span *parent,
-                        const ht_span_info *info);
+HT_API int ht_span_start_child(ht_span *span, const ht_span *parent,
+                               const ht_span_info *info);
 
 /* Starts a child of a context captured in this process (e.g. the dispatch
  * context carried to a worker thread): same decision as the context
  * (ctx->flags; to override it for one request's subtree, pass a copy with
  * HT_FLAG_SAMPLED / HT_FLAG_DEBUG changed). HT_EBADCONTEXT when ctx is
  * invalid. */
-int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
-                        const ht_span_info *info);
+HT_API int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
+                               const ht_span_info *info);
 
 /* Starts a child of a context received from a remote peer: the active
  * sampling configuration decides (remote-DEBUG policy included).
  * HT_EBADCONTEXT when ctx is invalid. */
-int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
-                         const ht_span_info *info);
+HT_API int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
+                                const ht_span_info *info);
 
 /* 1 when the span records events. */
 static inline int ht_span_is_sampled(const ht_span *span) {
@@ -92,11 +93,11 @@ static inline int ht_span_is_sampled(const ht_span *span) {
 }
 
 /* A timestamped annotation: "cs", "sr", "ss", "cr" or any name. */
-void ht_span_annotate(ht_span *span, const char *name);
+HT_API void ht_span_annotate(ht_span *span, const char *name);
 
 /* Key-value annotations. */
-void ht_span_kv_str(ht_span *span, const char *key, const char *value);
-void ht_span_kv_int(ht_span *span, const char *key, int64_t value);
+HT_API void ht_span_kv_str(ht_span *span, const char *key, const char *value);
+HT_API void ht_span_kv_int(ht_span *span, const char *key, int64_t value);
 
 typedef enum ht_kv_type { HT_KV_STR = 0, HT_KV_INT = 1 } ht_kv_type;
 typedef struct ht_kv {
@@ -113,22 +114,22 @@ typedef struct ht_kv {
  * is truncated. */
 #define HT_KVS_MAX 16
 #define HT_KVS_TEXT_MAX 1024
-void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n);
+HT_API void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n);
 
 /* Error/status: a non-zero code (an HT_E* value, an errno, or an
  * application status) and a message. Recorded at once as a status event;
  * the last code is also recorded when the span ends. */
-void ht_span_set_error(ht_span *span, int32_t code, const char *message);
+HT_API void ht_span_set_error(ht_span *span, int32_t code, const char *message);
 
 /* Message hops. type is the envelope type (see wire.h), seq its
  * correlation number, peer an address. */
-void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
-                      uint64_t size, const char *peer);
-void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
-                      uint64_t size, const char *peer);
+HT_API void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
+                             uint64_t size, const char *peer);
+HT_API void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
+                             uint64_t size, const char *peer);
 
 /* Ends the span (records span_end with the last status). Idempotent. */
-void ht_span_finish(ht_span *span);
+HT_API void ht_span_finish(ht_span *span);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,7 @@
 
 #include <stdint.h>
 
+#include "hoptrace/api.h"
 #include "hoptrace/context.h"
 #include "hoptrace/messenger.h"
 #include "hoptrace/sampler.h"
@@ -46,18 +47,18 @@ extern "C" {
 /* The calling thread's current context: the span of the handler running
  * on it, or what ht_context_restore set; zero ids (ht_context_validate
  * fails) when there is none. A plain value: copy it anywhere. */
-ht_trace_context ht_context_capture(void);
+HT_API ht_trace_context ht_context_capture(void);
 
 /* Makes ctx the calling thread's current context (NULL or zero ids:
  * none) and returns the previous one, to be restored when done. Sends
  * from this thread then become children of ctx. ctx is only read. */
-ht_trace_context ht_context_restore(const ht_trace_context *ctx);
+HT_API ht_trace_context ht_context_restore(const ht_trace_context *ctx);
 
 /* The context of an open request's server span (what its handler had as
  * current context), for code that holds only the ht_request. Any thread,
  * while req is open and its messenger is not closed. HT_EINVAL for NULL,
  * HT_ENOENT when req does not come from a traced messenger. */
-int ht_request_context(const ht_request *req, ht_trace_context *out);
+HT_API int ht_request_context(const ht_request *req, ht_trace_context *out);
 
 /* Per-message sampling: the next request or one-way sent from the
  * calling thread (through a traced messenger) is recorded (HT_SAMPLE_YES),
@@ -66,7 +67,7 @@ int ht_request_context(const ht_request *req, ht_trace_context *out);
  * says; HT_SAMPLE_DEFAULT cancels. The flag is used up by that one send.
  * Downstream processes decide by their own policy (a remote DEBUG flag is
  * honoured only by servers that trust it, within their rate limit). */
-void ht_message_sample(ht_sample_hint hint);
+HT_API void ht_message_sample(ht_sample_hint hint);
 
 /* Process-wide message counters of traced messengers (relaxed atomics:
  * a snapshot). Sampled counts are the hops whose events were recorded. */
@@ -77,7 +78,7 @@ typedef struct ht_traced_stats {
   uint64_t requests_failed; /* client spans ended by an error */
 } ht_traced_stats;
 
-void ht_traced_get_stats(ht_traced_stats *out);
+HT_API void ht_traced_get_stats(ht_traced_stats *out);
 
 #ifdef __cplusplus
 }

@@ -18,13 +18,15 @@
 #ifndef HOPTRACE_TRACING_H
 #define HOPTRACE_TRACING_H
 
+#include "hoptrace/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Idempotent and thread-safe (the first call does the work). Returns 0,
  * also when the provider was not loaded (see ht_tracing_provider_state). */
-int ht_tracing_init(void);
+HT_API int ht_tracing_init(void);
 
 typedef enum ht_provider_state {
   HT_PROVIDER_NOT_INITIALISED = 0,
@@ -33,11 +35,11 @@ typedef enum ht_provider_state {
   HT_PROVIDER_MISSING = 3   /* could not be loaded: running untraced */
 } ht_provider_state;
 
-ht_provider_state ht_tracing_provider_state(void);
+HT_API ht_provider_state ht_tracing_provider_state(void);
 
 /* Why the provider is missing (dlerror text), or "". Static storage,
  * valid until exit. */
-const char *ht_tracing_provider_error(void);
+HT_API const char *ht_tracing_provider_error(void);
 
 #ifdef __cplusplus
 }

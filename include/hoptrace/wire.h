@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hoptrace/api.h"
 #include "hoptrace/context.h"
 
 #ifdef __cplusplus
@@ -73,30 +74,30 @@ typedef struct ht_envelope {
 
 /* Exact size of the header ht_frame_encode_header would write for env,
  * or 0 if env cannot be encoded (bad type, frame over HT_FRAME_HARD_MAX). */
-size_t ht_frame_header_size(const ht_envelope *env);
+HT_API size_t ht_frame_header_size(const ht_envelope *env);
 
 /* Writes the frame header for env into header[0..cap) and its length into
  * *header_len. The frame is header followed by env->payload_len bytes of
  * env->payload, which is not read or copied here. If env->has_trace the
  * context must be valid (HT_EBADCONTEXT). Errors: HT_EINVAL (NULL, bad
  * type, payload_len without payload), HT_ENOSPC, HT_EFRAMETOOBIG. */
-int ht_frame_encode_header(const ht_envelope *env, uint8_t *header,
-                           size_t cap, size_t *header_len);
+HT_API int ht_frame_encode_header(const ht_envelope *env, uint8_t *header,
+                                  size_t cap, size_t *header_len);
 
 /* Convenience for tests and tools: the whole frame (prefix, envelope,
  * payload copied) into buf. Same errors as ht_frame_encode_header. */
-int ht_frame_encode(const ht_envelope *env, uint8_t *buf, size_t cap,
-                    size_t *frame_len);
+HT_API int ht_frame_encode(const ht_envelope *env, uint8_t *buf, size_t cap,
+                           size_t *frame_len);
 
 typedef struct ht_frame_reader ht_frame_reader;
 
 /* Creates a reader that refuses frames longer than max_frame bytes (prefix
  * excluded; 0 = HT_FRAME_DEFAULT_MAX; at most HT_FRAME_HARD_MAX). The
  * caller owns *out and frees it with ht_frame_reader_free. */
-int ht_frame_reader_new(ht_frame_reader **out, size_t max_frame);
+HT_API int ht_frame_reader_new(ht_frame_reader **out, size_t max_frame);
 
 /* Frees the reader and everything it handed out. NULL is a no-op. */
-void ht_frame_reader_free(ht_frame_reader *reader);
+HT_API void ht_frame_reader_free(ht_frame_reader *reader);
 
 /* Consumes bytes from data[0..len) until one frame is complete or the
  * input runs out; *consumed tells how many were used (always set).
@@ -108,28 +109,28 @@ void ht_frame_reader_free(ht_frame_reader *reader);
  * allocation), HT_ETRUNCATED, HT_EVARINT, HT_EWIRETYPE, HT_EMALFORMED,
  * HT_EVERSION, HT_EMSGTYPE, HT_EBADCONTEXT, HT_ENOMEM. `data` is not
  * retained after the call. */
-int ht_frame_reader_feed(ht_frame_reader *reader, const void *data,
-                         size_t len, size_t *consumed, ht_envelope *env);
+HT_API int ht_frame_reader_feed(ht_frame_reader *reader, const void *data,
+                                size_t len, size_t *consumed, ht_envelope *env);
 
 /* End of stream: 0 if the reader is between frames, HT_ETRUNCATED if a
  * partial frame is buffered, or the poisoning error. */
-int ht_frame_reader_finish(ht_frame_reader *reader);
+HT_API int ht_frame_reader_finish(ht_frame_reader *reader);
 
 /* Length (prefix included) of the frame the last successful
  * ht_frame_reader_feed decoded, as it was on the wire; 0 before any. */
-size_t ht_frame_reader_frame_len(const ht_frame_reader *reader);
+HT_API size_t ht_frame_reader_frame_len(const ht_frame_reader *reader);
 
 /* Bytes of the current partial frame held by the reader. */
-size_t ht_frame_reader_buffered(const ht_frame_reader *reader);
+HT_API size_t ht_frame_reader_buffered(const ht_frame_reader *reader);
 
 /* Decodes one envelope (no length prefix) from data[0..len) into the
  * reader's scratch memory, as feed does for a complete frame. Same errors
  * and lifetime rules. Does not touch the reader's framing state. */
-int ht_envelope_decode(ht_frame_reader *reader, const void *data, size_t len,
-                       ht_envelope *env);
+HT_API int ht_envelope_decode(ht_frame_reader *reader, const void *data,
+                              size_t len, ht_envelope *env);
 
 /* Name of a message type ("request"), or "unknown". Static string. */
-const char *ht_msg_type_name(int type);
+HT_API const char *ht_msg_type_name(int type);
 
 #ifdef __cplusplus
 }

@@ -56,19 +56,19 @@ static int from_protobuf(const Hoptrace__Wire__Envelope *pb, ht_envelope *env) {
   return 0;
 }
 
-int envelope_decode(ht_arena *arena, const uint8_t *data, size_t len,
-                    ht_envelope *env) {
-  int rc = envelope_decode_canonical(arena, data, len, env);
+int ht_wire_envelope_decode(ht_arena *arena, const uint8_t *data, size_t len,
+                            ht_envelope *env) {
+  int rc = ht_wire_envelope_decode_canonical(arena, data, len, env);
   if (rc != ENVELOPE_NOT_CANONICAL)
     return rc;
   /* (the fast path allocated nothing when it gave up) */
-  return envelope_decode_general(arena, data, len, env);
+  return ht_wire_envelope_decode_general(arena, data, len, env);
 }
 
-int envelope_decode_general(ht_arena *arena, const uint8_t *data, size_t len,
-                            ht_envelope *env) {
+int ht_wire_envelope_decode_general(ht_arena *arena, const uint8_t *data,
+                                    size_t len, ht_envelope *env) {
   envelope_scan scan;
-  int rc = envelope_scan_run(data, len, &scan);
+  int rc = ht_wire_envelope_scan_run(data, len, &scan);
   if (rc != 0) {
     /* A newer sender may use encodings this version cannot read. */
     if (scan.has_version && scan.version > HT_WIRE_VERSION)

@@ -16,7 +16,7 @@
 
 /* 0 with *env filled exactly as the general decoder would fill it,
  * ENVELOPE_NOT_CANONICAL, or HT_ENOMEM (the operation's copy). */
-int envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
-                              size_t len, ht_envelope *env);
+int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
+                                      size_t len, ht_envelope *env);
 
 #endif

@@ -181,7 +181,8 @@ static int scan_field(cursor *c, envelope_scan *out) {
   return skip(c, value);
 }
 
-int envelope_scan_run(const uint8_t *data, size_t len, envelope_scan *out) {
+int ht_wire_envelope_scan_run(const uint8_t *data, size_t len,
+                              envelope_scan *out) {
   *out = (envelope_scan){0};
   cursor c = {data, data, data + len, 0};
   while (c.p < c.end) {

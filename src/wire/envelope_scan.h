@@ -26,6 +26,7 @@ typedef struct envelope_scan {
 } envelope_scan;
 
 /* 0 or HT_ETRUNCATED, HT_EVARINT, HT_EWIRETYPE, HT_EMALFORMED. */
-int envelope_scan_run(const uint8_t *data, size_t len, envelope_scan *out);
+int ht_wire_envelope_scan_run(const uint8_t *data, size_t len,
+                              envelope_scan *out);
 
 #endif

@@ -52,7 +52,7 @@ void ht_frame_reader_free(ht_frame_reader *reader) {
   free(reader);
 }
 
-size_t frame_reader_system_allocs(const ht_frame_reader *reader) {
+size_t ht_wire_frame_reader_system_allocs(const ht_frame_reader *reader) {
   return reader->body_allocs + reader->arena.system_allocs;
 }
 
@@ -60,7 +60,7 @@ size_t ht_frame_reader_frame_len(const ht_frame_reader *reader) {
   return reader->delivered_len;
 }
 
-size_t frame_reader_body_capacity(const ht_frame_reader *reader) {
+size_t ht_wire_frame_reader_body_capacity(const ht_frame_reader *reader) {
   return reader->body_cap;
 }
 
@@ -93,7 +93,8 @@ static int poison(ht_frame_reader *reader, int error) {
 
 static int deliver(ht_frame_reader *reader, const uint8_t *body,
                    ht_envelope *env) {
-  int rc = envelope_decode(&reader->arena, body, reader->frame_len, env);
+  int rc =
+      ht_wire_envelope_decode(&reader->arena, body, reader->frame_len, env);
   reader->prefix_have = 0;
   reader->body_have = 0;
   if (rc != 0)
@@ -193,6 +194,6 @@ int ht_envelope_decode(ht_frame_reader *reader, const void *data, size_t len,
   if (reader == NULL || env == NULL || (data == NULL && len > 0))
     return HT_EINVAL;
   forget_previous_frame(reader);
-  return envelope_decode(&reader->arena, data != NULL ? data : no_input, len,
-                         env);
+  return ht_wire_envelope_decode(&reader->arena,
+                                 data != NULL ? data : no_input, len, env);
 }

@@ -7,9 +7,9 @@
 #include "hoptrace/wire.h"
 
 /* malloc calls made by the reader so far (body buffer and scratch). */
-size_t frame_reader_system_allocs(const ht_frame_reader *reader);
+size_t ht_wire_frame_reader_system_allocs(const ht_frame_reader *reader);
 
 /* Bytes of the body buffer the reader holds now. */
-size_t frame_reader_body_capacity(const ht_frame_reader *reader);
+size_t ht_wire_frame_reader_body_capacity(const ht_frame_reader *reader);
 
 #endif

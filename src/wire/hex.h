@@ -8,9 +8,9 @@
 
 /* Parses exactly `digits` (1..16) lower-case hex characters. Upper case,
  * signs and spaces are refused. */
-bool hex_parse_u64(const char *text, size_t digits, uint64_t *out);
+bool ht_wire_hex_parse_u64(const char *text, size_t digits, uint64_t *out);
 
 /* Writes `digits` (1..16) lower-case hex characters, zero-padded. */
-void hex_format_u64(uint64_t value, size_t digits, char *out);
+void ht_wire_hex_format_u64(uint64_t value, size_t digits, char *out);
 
 #endif

@@ -35,8 +35,8 @@ static int agree(const uint8_t *data, size_t len, const char *what, int i) {
   ht_envelope fast, general;
   memset(&fast, 0, sizeof(fast));
   memset(&general, 0, sizeof(general));
-  int rf = envelope_decode(&a, data, len, &fast);
-  int rg = envelope_decode_general(&b, data, len, &general);
+  int rf = ht_wire_envelope_decode(&a, data, len, &fast);
+  int rg = ht_wire_envelope_decode_general(&b, data, len, &general);
   if (rf != rg)
     fail_msg("%s %d (len %zu): fast path %s, general %s", what, i, len,
              ht_err_name(rf), ht_err_name(rg));
@@ -60,7 +60,7 @@ static ht_arena scratch;
 
 static int canonical_rc(const uint8_t *data, size_t len, ht_envelope *out) {
   ht_arena_reset(&scratch, 1u << 20);
-  return envelope_decode_canonical(&scratch, data, len, out);
+  return ht_wire_envelope_decode_canonical(&scratch, data, len, out);
 }
 
 static int release_scratch(void **state) {
@@ -184,7 +184,7 @@ static void non_canonical_encodings_decode_identically(void **state) {
     ht_arena a;
     ht_arena_init(&a);
     ht_envelope out;
-    assert_int_equal(envelope_decode(&a, b.buf, b.len, &out), 0);
+    assert_int_equal(ht_wire_envelope_decode(&a, b.buf, b.len, &out), 0);
     if (!envelope_matches(&g.env, &out))
       fail_msg("variant %d (bits 0x%x) decoded wrong", i, variant);
     ht_arena_release(&a);

@@ -112,7 +112,7 @@ static void oversize_prefix_is_refused_before_the_body(void **state) {
   assert_int_equal(ht_frame_reader_feed(reader, prefix, 3, &used, &env), HT_EAGAIN);
   assert_int_equal(ht_frame_reader_feed(reader, prefix + 3, 1, &used, &env),
                    HT_EFRAMETOOBIG);
-  assert_int_equal(frame_reader_system_allocs(reader), 0);
+  assert_int_equal(ht_wire_frame_reader_system_allocs(reader), 0);
   /* poisoned: the stream cannot be resynchronised */
   assert_int_equal(ht_frame_reader_feed(reader, prefix, 4, &used, &env), HT_EFRAMETOOBIG);
   assert_int_equal(used, 0);
@@ -123,7 +123,7 @@ static void oversize_prefix_is_refused_before_the_body(void **state) {
   assert_int_equal(ht_frame_reader_new(&reader, 0), 0);
   uint8_t huge[4] = {0xff, 0xff, 0xff, 0xff};
   assert_int_equal(ht_frame_reader_feed(reader, huge, 4, &used, &env), HT_EFRAMETOOBIG);
-  assert_int_equal(frame_reader_system_allocs(reader), 0);
+  assert_int_equal(ht_wire_frame_reader_system_allocs(reader), 0);
   ht_frame_reader_free(reader);
 
   assert_int_equal(ht_frame_reader_new(&reader, (size_t)HT_FRAME_HARD_MAX + 1), HT_EINVAL);
@@ -162,7 +162,7 @@ static void steady_state_decoding_does_not_allocate(void **state) {
   assert_int_equal(ht_frame_reader_new(&reader, 0), 0);
   /* one-byte feeds force the buffered path; whole feeds the in-place one */
   for (int round = 0; round < 3; round++) {
-    size_t before = frame_reader_system_allocs(reader);
+    size_t before = ht_wire_frame_reader_system_allocs(reader);
     for (size_t i = 0; i < s->len; i++) {
       ht_envelope env;
       size_t used;
@@ -179,7 +179,7 @@ static void steady_state_decoding_does_not_allocate(void **state) {
       left -= used;
     }
     if (round > 0) /* round 0 warms the buffers up */
-      assert_int_equal(frame_reader_system_allocs(reader), before);
+      assert_int_equal(ht_wire_frame_reader_system_allocs(reader), before);
   }
   ht_frame_reader_free(reader);
 }
@@ -199,7 +199,7 @@ static void big_frame_buffers_are_released(void **state) {
   assert_int_equal(ht_frame_reader_feed(reader, frame, 10, &used, &out), HT_EAGAIN);
   assert_int_equal(ht_frame_reader_feed(reader, frame + 10, len - 10, &used, &out), 0);
   assert_int_equal(out.payload_len, payload_len);
-  size_t allocs = frame_reader_system_allocs(reader);
+  size_t allocs = ht_wire_frame_reader_system_allocs(reader);
   /* the next small frame buffered (cut inside its body) must reallocate:
    * the 1 MiB buffer was dropped (decoding a canonical frame takes no
    * scratch memory, so the one malloc is the body's) */
@@ -207,7 +207,7 @@ static void big_frame_buffers_are_released(void **state) {
   assert_int_equal(ht_frame_encode(&small, frame, 64, &len), 0);
   assert_int_equal(ht_frame_reader_feed(reader, frame, len - 3, &used, &out), HT_EAGAIN);
   assert_int_equal(ht_frame_reader_feed(reader, frame + len - 3, 3, &used, &out), 0);
-  assert_int_equal(frame_reader_system_allocs(reader), allocs + 1);
+  assert_int_equal(ht_wire_frame_reader_system_allocs(reader), allocs + 1);
   free(payload);
   free(frame);
   ht_frame_reader_free(reader);
@@ -231,21 +231,22 @@ static void announced_length_is_not_allocated(void **state) {
   ht_envelope out;
   assert_int_equal(ht_frame_reader_feed(reader, frame, 4, &used, &out), HT_EAGAIN);
   at += 4;
-  assert_int_equal(frame_reader_body_capacity(reader), 0); /* prefix only */
+  /* prefix only */
+  assert_int_equal(ht_wire_frame_reader_body_capacity(reader), 0);
   assert_int_equal(ht_frame_reader_feed(reader, frame + at, 1000, &used, &out), HT_EAGAIN);
   at += 1000;
-  assert_true(frame_reader_body_capacity(reader) <= 4096);
+  assert_true(ht_wire_frame_reader_body_capacity(reader) <= 4096);
   for (int i = 0; i < 200; i++) { /* a drip: a few bytes at a time */
     assert_int_equal(ht_frame_reader_feed(reader, frame + at, 7, &used, &out), HT_EAGAIN);
     at += 7;
   }
-  assert_true(frame_reader_body_capacity(reader) <= 4096);
+  assert_true(ht_wire_frame_reader_body_capacity(reader) <= 4096);
   assert_int_equal(ht_frame_reader_feed(reader, frame + at, 256 * 1024, &used, &out),
                    HT_EAGAIN);
   at += 256 * 1024;
   assert_int_equal(ht_frame_reader_buffered(reader), at);
-  assert_true(frame_reader_body_capacity(reader) >= at - 4);
-  assert_true(frame_reader_body_capacity(reader) <= 2 * at);
+  assert_true(ht_wire_frame_reader_body_capacity(reader) >= at - 4);
+  assert_true(ht_wire_frame_reader_body_capacity(reader) <= 2 * at);
   assert_int_equal(ht_frame_reader_feed(reader, frame + at, len - at, &used, &out), 0);
   assert_int_equal(out.payload_len, payload_len);
   assert_memory_equal(out.payload, payload, payload_len);
