@@ -250,7 +250,8 @@ fi
 cat <<TXT
 
 == hoptrace simulated hosts: $(sed 's/^cluster: //' "$out/cluster/summary.txt" 2>/dev/null)
-Outputs in $out: relay/ (every host's trace), hosts.txt (clock ground truth), cluster/ (logs)
+Outputs in $out: relay/ (every host's trace), hosts.txt (clock ground truth), cluster/ (logs),
+  zipkin.json otlp.json chrome-trace.json report.txt waterfall.html clock-table.txt (every host on the reference host's clock)
 Timings: ${timing[*]}
 TXT
 exit $status
