@@ -11,13 +11,16 @@ usage:
   check_cluster.py live OUT                       a run followed live (zipkin-live.json)
 """
 import json
+import os
 import re
 import statistics
 import sys
 
 BOUND_WIDTH_NS = 100_000   # a pair's offset interval, at most
 DRIFT_PPM = 10.0           # drift recovered within
-P50_REL, P50_ABS_NS = 0.10, 20_000
+# the issue's yardstick; a sanitizer build runs 2-3x slower and its two
+# runs differ more (the drift host's clock plugin costs more there too)
+P50_REL, P50_ABS_NS = (0.20 if os.environ.get("HT_SANITIZE") else 0.10), 20_000
 ROUNDING_NS = 1_000        # Zipkin's and the waterfall's microseconds
 EXACT_P50_NS = 10_000      # aligned p50 vs the same RPCs on true time
 
@@ -253,13 +256,16 @@ def check_align(skewed, control):
         true_us = (truth[b](t) - truth[a](t)) / 1000
         if not lo <= true_us <= hi:
             fail("pair %s %s: true offset %.3f us outside [%.3f, %.3f]" % (a, b, true_us, lo, hi))
-        if (hi - lo) * 1000 > BOUND_WIDTH_NS:
+        # a host's recovered offset comes through the tree's pairs: theirs
+        # must be narrow; a pair off the tree (few RPCs) only holds the truth
+        if "tree" in f and (hi - lo) * 1000 > BOUND_WIDTH_NS:
             fail("pair %s %s: interval %.1f us wide" % (a, b, hi - lo))
         true_ppm = (truth[b](t + 1e9) - truth[a](t + 1e9) - truth[b](t) + truth[a](t)) / 1e3
         if abs(drift - true_ppm) > DRIFT_PPM:
             fail("pair %s %s: drift %.1f ppm, true %.1f ppm" % (a, b, drift, true_ppm))
-        note("pair %s %s: offset %.3f us in [%.3f, %.3f] (true %.3f), drift %.1f ppm (true %.1f)" % (
-            a, b, est, lo, hi, true_us, drift, true_ppm))
+        note("pair %s %s%s: offset %.3f us in [%.3f, %.3f] (true %.3f, %.1f us wide), drift %.1f "
+             "ppm (true %.1f)" % (a, b, " (tree)" if "tree" in f else "", est, lo, hi, true_us,
+                                  hi - lo, drift, true_ppm))
     if len(pairs) < len(names) - 1:
         fail("clock table: %d pairs for %d hosts" % (len(pairs), len(names)))
     # 3. nesting in every output
