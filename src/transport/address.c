@@ -27,7 +27,7 @@ static int parse_port(const char *s, uint16_t *port) {
   return 0;
 }
 
-static int parse_tcp(const char *hostport, tr_addr *out) {
+static int parse_tcp(const char *hostport, ht_tr_addr *out) {
   char host[64];
   const char *port;
   if (hostport[0] == '[') {
@@ -70,7 +70,7 @@ static int parse_tcp(const char *hostport, tr_addr *out) {
   return HT_EADDR;
 }
 
-int tr_addr_parse(const char *url, tr_addr *out) {
+int ht_tr_addr_parse(const char *url, ht_tr_addr *out) {
   if (url == NULL || out == NULL)
     return HT_EINVAL;
   /* Every byte defined: a TCP address has an empty path, which the
@@ -91,7 +91,7 @@ int tr_addr_parse(const char *url, tr_addr *out) {
   return HT_EADDR;
 }
 
-void tr_addr_name(const struct sockaddr *sa, bool is_unix, const char *path,
+void ht_tr_addr_name(const struct sockaddr *sa, bool is_unix, const char *path,
                   char *buf, size_t cap) {
   if (is_unix) {
     snprintf(buf, cap, "unix://%s", path != NULL ? path : "");

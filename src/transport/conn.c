@@ -15,14 +15,14 @@
  * one frame is at most HT_FRAME_HARD_MAX). */
 #define BATCH_BYTES (1024u * 1024u)
 
-typedef struct tr_batch {
+typedef struct ht_tr_batch {
   uv_write_t req;
-  tr_conn *conn;
-  tr_out *chain;
-} tr_batch;
+  ht_tr_conn *conn;
+  ht_tr_out *chain;
+} ht_tr_batch;
 
-tr_conn *tr_conn_new(ht_messenger *m, bool is_unix) {
-  tr_conn *c = calloc(1, sizeof(*c));
+ht_tr_conn *ht_tr_conn_new(ht_messenger *m, bool is_unix) {
+  ht_tr_conn *c = calloc(1, sizeof(*c));
   if (c == NULL)
     return NULL;
   if (ht_frame_reader_new(&c->reader, m->opts.max_frame) != 0) {
@@ -48,16 +48,16 @@ tr_conn *tr_conn_new(ht_messenger *m, bool is_unix) {
   return c;
 }
 
-void tr_conn_ref(tr_conn *c) { atomic_fetch_add(&c->refs, 1); }
+void ht_tr_conn_ref(ht_tr_conn *c) { atomic_fetch_add(&c->refs, 1); }
 
-void tr_conn_unref(tr_conn *c) {
+void ht_tr_conn_unref(ht_tr_conn *c) {
   if (atomic_fetch_sub(&c->refs, 1) == 1)
     free(c);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   (void)suggested;
-  tr_conn *c = h->data;
+  ht_tr_conn *c = h->data;
   *buf = uv_buf_init((char *)c->m->readbuf, TR_READ_BUF);
 }
 
@@ -73,31 +73,31 @@ static uint64_t sweep_interval(const ht_messenger *m) {
 }
 
 /* After input: starts, restarts (a new frame began) or ends the clock. */
-static void note_partial_frame(tr_conn *c, bool delivered) {
+static void note_partial_frame(ht_tr_conn *c, bool delivered) {
   bool partial = ht_frame_reader_buffered(c->reader) > 0;
   if (partial && (!c->partial || delivered))
     c->partial_since = uv_now(c->m->loop);
   c->partial = partial;
   if (partial && !uv_is_active((uv_handle_t *)&c->m->frame_timer)) {
     uint64_t every = sweep_interval(c->m);
-    uv_timer_start(&c->m->frame_timer, tr_conn_sweep_slow_frames, every, every);
+    uv_timer_start(&c->m->frame_timer, ht_tr_conn_sweep_slow_frames, every, every);
   }
 }
 
-void tr_conn_sweep_slow_frames(uv_timer_t *t) {
+void ht_tr_conn_sweep_slow_frames(uv_timer_t *t) {
   ht_messenger *m = t->data;
   uint64_t now = uv_now(m->loop);
   bool any = false;
-  for (tr_conn *c = m->conns; c != NULL; c = c->next) {
+  for (ht_tr_conn *c = m->conns; c != NULL; c = c->next) {
     if (!c->partial || atomic_load(&c->state) != TR_CONN_OPEN)
       continue;
     if (c->reading && now - c->partial_since >= m->opts.frame_timeout_ms) {
-      tr_log(m, HT_LOG_WARN,
+      ht_tr_log(m, HT_LOG_WARN,
              "%s: closing connection: frame incomplete after %llu ms "
              "(%zu bytes held)",
              c->name, (unsigned long long)(now - c->partial_since),
              ht_frame_reader_buffered(c->reader));
-      tr_conn_close(c, HT_ECONNRESET); /* unlinked later, in on_closed */
+      ht_tr_conn_close(c, HT_ECONNRESET); /* unlinked later, in on_closed */
       continue;
     }
     any = true;
@@ -107,12 +107,12 @@ void tr_conn_sweep_slow_frames(uv_timer_t *t) {
 }
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
-  tr_conn *c = s->data;
+  ht_tr_conn *c = s->data;
   if (nread < 0) {
     if (nread != UV_EOF)
-      tr_log(c->m, HT_LOG_INFO, "%s: read: %s", c->name,
+      ht_tr_log(c->m, HT_LOG_INFO, "%s: read: %s", c->name,
              uv_strerror((int)nread));
-    tr_conn_close(c, HT_ECONNRESET);
+    ht_tr_conn_close(c, HT_ECONNRESET);
     return;
   }
   const uint8_t *p = (const uint8_t *)buf->base;
@@ -127,13 +127,13 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     if (rc == HT_EAGAIN)
       break;
     if (rc != 0) {
-      tr_log(c->m, HT_LOG_WARN, "%s: closing connection: bad frame: %s",
+      ht_tr_log(c->m, HT_LOG_WARN, "%s: closing connection: bad frame: %s",
              c->name, ht_strerror(rc));
-      tr_conn_close(c, HT_ECONNRESET);
+      ht_tr_conn_close(c, HT_ECONNRESET);
       return;
     }
     delivered = true;
-    tr_dispatch(c, &env, ht_frame_reader_frame_len(c->reader));
+    ht_tr_dispatch(c, &env, ht_frame_reader_frame_len(c->reader));
   }
   if (atomic_load(&c->state) == TR_CONN_OPEN)
     note_partial_frame(c, delivered);
@@ -142,7 +142,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 /* Reading stops on an accepted connection while it has too many requests
  * in its handlers or too many bytes of replies queued: a client that does
  * not read its replies cannot make this process buffer without bound. */
-void tr_conn_update_reading(tr_conn *c) {
+void ht_tr_conn_update_reading(ht_tr_conn *c) {
   if (atomic_load(&c->state) != TR_CONN_OPEN)
     return;
   const ht_messenger_options *o = &c->m->opts;
@@ -160,24 +160,24 @@ void tr_conn_update_reading(tr_conn *c) {
   c->reading = want;
 }
 
-static void schedule_flush(tr_conn *c) {
+static void schedule_flush(ht_tr_conn *c) {
   if (c->in_flush)
     return;
   c->in_flush = true;
-  tr_conn_ref(c);
+  ht_tr_conn_ref(c);
   c->flush_next = c->m->flush_list;
   c->m->flush_list = c;
 }
 
-void tr_conn_start_reading(tr_conn *c) {
+void ht_tr_conn_start_reading(ht_tr_conn *c) {
   atomic_store(&c->state, TR_CONN_OPEN);
   c->reading = false;
-  tr_conn_update_reading(c);
+  ht_tr_conn_update_reading(c);
   if (c->outq_head != NULL)
     schedule_flush(c); /* frames queued while connecting */
 }
 
-void tr_conn_enqueue(tr_conn *c, tr_out *o) {
+void ht_tr_conn_enqueue(ht_tr_conn *c, ht_tr_out *o) {
   o->cmd.next = NULL;
   if (c->outq_tail != NULL)
     c->outq_tail->cmd.next = &o->cmd;
@@ -192,15 +192,15 @@ void tr_conn_enqueue(tr_conn *c, tr_out *o) {
 }
 
 /* Ends the write side of every frame in chain. */
-static void complete_chain(tr_conn *c, tr_out *chain, int status) {
+static void complete_chain(ht_tr_conn *c, ht_tr_out *chain, int status) {
   ht_messenger *m = c->m;
   while (chain != NULL) {
-    tr_out *next = (tr_out *)chain->cmd.next;
+    ht_tr_out *next = (ht_tr_out *)chain->cmd.next;
     c->wq_bytes -= chain->frame_len;
     c->wq_msgs--;
     m->queued_total--;
-    tr_out_written(chain, status);
-    tr_out_maybe_free(chain);
+    ht_tr_out_written(chain, status);
+    ht_tr_out_maybe_free(chain);
     chain = next;
   }
 }
@@ -218,38 +218,38 @@ static void notify_writable(ht_peer *p) {
 
 /* After frames of c finished writing: tell a waiting sender, resume
  * reading a server connection, notice the end of a drain. */
-static void after_writes(tr_conn *c) {
+static void after_writes(ht_tr_conn *c) {
   if (atomic_load(&c->state) == TR_CONN_OPEN) {
     if (c->peer != NULL && !atomic_load(&c->peer->closing))
       notify_writable(c->peer);
     else
-      tr_conn_update_reading(c);
+      ht_tr_conn_update_reading(c);
   }
-  tr_check_drained(c->m);
+  ht_tr_check_drained(c->m);
 }
 
 static void on_write(uv_write_t *req, int status) {
-  tr_batch *b = req->data;
-  tr_conn *c = b->conn;
+  ht_tr_batch *b = req->data;
+  ht_tr_conn *c = b->conn;
   int st = status == 0 ? 0 : (c->close_reason != 0 ? c->close_reason : HT_ECONNRESET);
   complete_chain(c, b->chain, st);
   free(b);
   if (status != 0 && status != UV_ECANCELED) {
-    tr_log(c->m, HT_LOG_INFO, "%s: write: %s", c->name, uv_strerror(status));
-    tr_conn_close(c, HT_ECONNRESET);
+    ht_tr_log(c->m, HT_LOG_INFO, "%s: write: %s", c->name, uv_strerror(status));
+    ht_tr_conn_close(c, HT_ECONNRESET);
   }
   after_writes(c);
-  tr_conn_unref(c);
+  ht_tr_conn_unref(c);
 }
 
 /* Detaches up to BATCH_MAX frames from c's queue into bufs. */
-static tr_out *take_batch(tr_conn *c, uv_buf_t *bufs, unsigned *nbufs,
+static ht_tr_out *take_batch(ht_tr_conn *c, uv_buf_t *bufs, unsigned *nbufs,
                           size_t *bytes) {
   unsigned n = 0, k = 0;
   size_t total = 0;
-  tr_out *first = c->outq_head, *o = first, *last = NULL;
+  ht_tr_out *first = c->outq_head, *o = first, *last = NULL;
   for (; o != NULL && k < BATCH_MAX && total < BATCH_BYTES;
-       o = (tr_out *)o->cmd.next, k++) {
+       o = (ht_tr_out *)o->cmd.next, k++) {
     bufs[n++] = uv_buf_init((char *)o->header, (unsigned)o->header_len);
     if (o->payload.len > 0) {
       const void *data = o->copy != NULL ? o->copy : o->payload.data;
@@ -282,11 +282,11 @@ static unsigned skip_written(uv_buf_t *bufs, unsigned n, size_t done) {
 /* Writes one batch: first synchronously (uv_try_write: no request, no
  * poll re-arm when the socket takes it all, the common case), the rest
  * through uv_write. */
-static int flush_batch(tr_conn *c) {
+static int flush_batch(ht_tr_conn *c) {
   uv_buf_t bufs[2 * BATCH_MAX];
   unsigned n;
   size_t bytes;
-  tr_out *first = take_batch(c, bufs, &n, &bytes);
+  ht_tr_out *first = take_batch(c, bufs, &n, &bytes);
   int wrote = uv_try_write(&c->u.s, bufs, n);
   if (wrote == (int)bytes) {
     complete_chain(c, first, 0);
@@ -298,7 +298,7 @@ static int flush_batch(tr_conn *c) {
     return HT_ECONNRESET;
   }
   unsigned from = wrote > 0 ? skip_written(bufs, n, (size_t)wrote) : 0;
-  tr_batch *b = malloc(sizeof(*b));
+  ht_tr_batch *b = malloc(sizeof(*b));
   if (b == NULL) {
     complete_chain(c, first, HT_ENOMEM);
     return HT_ENOMEM;
@@ -306,39 +306,39 @@ static int flush_batch(tr_conn *c) {
   b->conn = c;
   b->chain = first;
   b->req.data = b;
-  tr_conn_ref(c);
+  ht_tr_conn_ref(c);
   int rc = uv_write(&b->req, &c->u.s, bufs + from, n - from, on_write);
   if (rc != 0) {
     complete_chain(c, first, HT_ECONNRESET);
     free(b);
-    tr_conn_unref(c);
+    ht_tr_conn_unref(c);
     return HT_ECONNRESET;
   }
   return 0;
 }
 
-static void flush(tr_conn *c) {
+static void flush(ht_tr_conn *c) {
   while (c->outq_head != NULL && atomic_load(&c->state) == TR_CONN_OPEN) {
     if (flush_batch(c) != 0) {
-      tr_conn_close(c, HT_ECONNRESET);
+      ht_tr_conn_close(c, HT_ECONNRESET);
       return;
     }
   }
 }
 
-void tr_conn_flush_all(ht_messenger *m) {
+void ht_tr_conn_flush_all(ht_messenger *m) {
   while (m->flush_list != NULL) {
-    tr_conn *c = m->flush_list;
+    ht_tr_conn *c = m->flush_list;
     m->flush_list = c->flush_next;
     c->in_flush = false;
     flush(c);
-    tr_conn_update_reading(c);
-    tr_conn_unref(c);
+    ht_tr_conn_update_reading(c);
+    ht_tr_conn_unref(c);
   }
 }
 
 static void on_closed(uv_handle_t *h) {
-  tr_conn *c = h->data;
+  ht_tr_conn *c = h->data;
   ht_messenger *m = c->m;
   if (c->prev != NULL)
     c->prev->next = c->next;
@@ -348,17 +348,17 @@ static void on_closed(uv_handle_t *h) {
     c->next->prev = c->prev;
   ht_frame_reader_free(c->reader);
   c->reader = NULL;
-  tr_pending_free(c);
+  ht_tr_pending_free(c);
   if (c->peer != NULL)
-    tr_peer_unref(c->peer);
+    ht_tr_peer_unref(c->peer);
   m->open_handles--;
-  tr_check_drained(m);
-  tr_conn_unref(c);
+  ht_tr_check_drained(m);
+  ht_tr_conn_unref(c);
 }
 
 /* Closes c once: every request waiting on it fails with `reason`, every
  * queued frame is dropped, writes in flight are cancelled by libuv. */
-void tr_conn_close(tr_conn *c, int reason) {
+void ht_tr_conn_close(ht_tr_conn *c, int reason) {
   int state = atomic_load(&c->state);
   if (state == TR_CONN_CLOSING)
     return;
@@ -367,11 +367,11 @@ void tr_conn_close(tr_conn *c, int reason) {
   if (c->listener != NULL)
     c->listener->nconns--;
   if (c->peer != NULL)
-    tr_peer_conn_lost(c->peer, c); /* before callbacks: sends see ENOTCONN */
-  tr_pending_fail_all(c, reason);
-  tr_out *q = c->outq_head;
+    ht_tr_peer_conn_lost(c->peer, c); /* before callbacks: sends see ENOTCONN */
+  ht_tr_pending_fail_all(c, reason);
+  ht_tr_out *q = c->outq_head;
   c->outq_head = c->outq_tail = NULL;
   complete_chain(c, q, reason);
   uv_close(&c->u.h, on_closed);
-  tr_check_drained(c->m);
+  ht_tr_check_drained(c->m);
 }

@@ -5,35 +5,35 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-static void deliver_reply(tr_conn *c, const ht_envelope *env) {
-  tr_out *o = tr_pending_take(c, env->sequence);
+static void deliver_reply(ht_tr_conn *c, const ht_envelope *env) {
+  ht_tr_out *o = ht_tr_pending_take(c, env->sequence);
   if (o == NULL) {
-    tr_log(c->m, HT_LOG_DEBUG, "%s: reply %llu matches no pending request",
+    ht_tr_log(c->m, HT_LOG_DEBUG, "%s: reply %llu matches no pending request",
            c->name, (unsigned long long)env->sequence);
     return;
   }
   o->pend_conn = NULL;
   bool error = env->type == HT_MSG_ERROR || env->status != 0;
-  tr_out_settle(o, error ? HT_EPEERERROR : 0, env);
+  ht_tr_out_settle(o, error ? HT_EPEERERROR : 0, env);
 }
 
-static void deliver_request(tr_conn *c, const ht_envelope *env) {
+static void deliver_request(ht_tr_conn *c, const ht_envelope *env) {
   ht_messenger *m = c->m;
   bool is_request = env->type == HT_MSG_REQUEST;
-  const tr_handler *h = tr_find_handler(m, env->operation);
+  const ht_tr_handler *h = ht_tr_find_handler(m, env->operation);
   ht_request *req = NULL;
-  int rc = is_request ? tr_request_new(c, env, &req) : 0;
+  int rc = is_request ? ht_tr_request_new(c, env, &req) : 0;
   /* The hooks' slot storage: the request's, else (one-way, or no memory
    * for the request) this frame's, which outlives the slot's last hook. */
   _Alignas(max_align_t) unsigned char local[HT_HOOK_SLOT_MAX];
   void *slot = NULL;
   if (m->has_hooks && m->hooks.dispatch_slot_size > 0)
-    slot = req != NULL ? tr_request_storage(req) : (void *)local;
+    slot = req != NULL ? ht_tr_request_storage(req) : (void *)local;
   if (m->has_hooks && m->hooks.before_dispatch != NULL)
     m->hooks.before_dispatch(m->hooks_arg, env, c->name, &slot);
   if (is_request) {
     if (rc != 0) {
-      tr_log(m, HT_LOG_WARN, "%s: dropping request: %s", c->name,
+      ht_tr_log(m, HT_LOG_WARN, "%s: dropping request: %s", c->name,
              ht_strerror(rc));
       if (m->has_hooks && m->hooks.request_done != NULL)
         m->hooks.request_done(m->hooks_arg, slot, rc);
@@ -47,7 +47,7 @@ static void deliver_request(tr_conn *c, const ht_envelope *env) {
     if (is_request)
       ht_request_reply(req, HT_ENOHANDLER, NULL);
     else
-      tr_log(m, HT_LOG_DEBUG, "%s: no handler for one-way '%s'", c->name,
+      ht_tr_log(m, HT_LOG_DEBUG, "%s: no handler for one-way '%s'", c->name,
              env->operation != NULL ? env->operation : "");
   } else {
     h->fn(h->arg, req, env);
@@ -56,7 +56,7 @@ static void deliver_request(tr_conn *c, const ht_envelope *env) {
     m->hooks.after_dispatch(m->hooks_arg, env, is_request ? NULL : slot);
 }
 
-void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len) {
+void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len) {
   ht_messenger *m = c->m;
   if (c->peer != NULL)
     c->peer->backoff_ms = 0; /* the peer works: reconnect fast next time */
@@ -73,7 +73,7 @@ void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len) {
     deliver_request(c, env);
     break;
   default:
-    tr_log(m, HT_LOG_DEBUG, "%s: ignoring %s message", c->name,
+    ht_tr_log(m, HT_LOG_DEBUG, "%s: ignoring %s message", c->name,
            ht_msg_type_name(env->type));
     break;
   }

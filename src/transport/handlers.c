@@ -10,7 +10,7 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-const tr_handler *tr_find_handler(const ht_messenger *m, const char *op) {
+const ht_tr_handler *ht_tr_find_handler(const ht_messenger *m, const char *op) {
   const char *key = op != NULL ? op : "";
   for (size_t i = 0; i < m->nhandlers; i++)
     if (strcmp(m->handlers[i].op, key) == 0)
@@ -48,20 +48,20 @@ static int handle_on_loop(ht_messenger *m, void *arg) {
   if (a->op == NULL) {
     if (m->deflt.fn != NULL)
       return HT_EEXIST;
-    m->deflt = (tr_handler){NULL, a->fn, a->arg};
+    m->deflt = (ht_tr_handler){NULL, a->fn, a->arg};
     return 0;
   }
   for (size_t i = 0; i < m->nhandlers; i++)
     if (strcmp(m->handlers[i].op, a->op) == 0)
       return HT_EEXIST;
-  tr_handler *nh = realloc(m->handlers, (m->nhandlers + 1) * sizeof(*nh));
+  ht_tr_handler *nh = realloc(m->handlers, (m->nhandlers + 1) * sizeof(*nh));
   if (nh == NULL)
     return HT_ENOMEM;
   m->handlers = nh;
   char *op = strdup(a->op);
   if (op == NULL)
     return HT_ENOMEM;
-  m->handlers[m->nhandlers++] = (tr_handler){op, a->fn, a->arg};
+  m->handlers[m->nhandlers++] = (ht_tr_handler){op, a->fn, a->arg};
   return 0;
 }
 
@@ -70,5 +70,5 @@ int ht_messenger_handle(ht_messenger *m, const char *operation,
   if (m == NULL)
     return HT_EINVAL;
   handle_args a = {operation, fn, arg};
-  return tr_run_on_loop(m, handle_on_loop, &a);
+  return ht_tr_run_on_loop(m, handle_on_loop, &a);
 }

@@ -3,7 +3,7 @@
  * Ownership and threads in one place:
  *  - Everything here is touched on the loop thread only, except the
  *    fields marked [any]: atomics, or guarded by ht_messenger.lock.
- *  - tr_out is one outgoing frame (request, one-way, reply, or a "drop"
+ *  - ht_tr_out is one outgoing frame (request, one-way, reply, or a "drop"
  *    notice of a request answered by nobody). It is freed once it is both
  *    written (or failed) and, for requests, settled (reply callback run).
  *  - Connections, peers and the messenger are reference counted because
@@ -29,37 +29,37 @@
 #define TR_READ_BUF (64u * 1024u)
 #define TR_NO_HEAP SIZE_MAX
 
-typedef struct tr_conn tr_conn;
-typedef struct tr_listener tr_listener;
+typedef struct ht_tr_conn ht_tr_conn;
+typedef struct ht_tr_listener ht_tr_listener;
 
 /* An item of the cross-thread command queue. */
-typedef enum tr_cmd_kind {
-  TR_CMD_OUT = 1,     /* a tr_out to submit */
+typedef enum ht_tr_cmd_kind {
+  TR_CMD_OUT = 1,     /* a ht_tr_out to submit */
   TR_CMD_CALL = 2,    /* run a function on the loop, wake the caller */
   TR_CMD_SHUTDOWN = 3 /* final close (from ht_messenger_close) */
-} tr_cmd_kind;
+} ht_tr_cmd_kind;
 
-typedef struct tr_cmd {
-  struct tr_cmd *next;
-  tr_cmd_kind kind;
-} tr_cmd;
+typedef struct ht_tr_cmd {
+  struct ht_tr_cmd *next;
+  ht_tr_cmd_kind kind;
+} ht_tr_cmd;
 
-typedef enum tr_out_kind {
+typedef enum ht_tr_out_kind {
   TR_OUT_REQUEST = HT_MSG_REQUEST,
   TR_OUT_REPLY = HT_MSG_REPLY,
   TR_OUT_ONEWAY = HT_MSG_ONEWAY,
   TR_OUT_ERROR = HT_MSG_ERROR,
   TR_OUT_DROP = 100 /* no frame: a token given up */
-} tr_out_kind;
+} ht_tr_out_kind;
 
-typedef struct tr_out {
-  tr_cmd cmd;          /* cmd.next also links the outq and write batches */
-  tr_out_kind kind;
+typedef struct ht_tr_out {
+  ht_tr_cmd cmd;          /* cmd.next also links the outq and write batches */
+  ht_tr_out_kind kind;
   bool written;        /* write completed or failed */
   bool settled;        /* request: outcome delivered */
   ht_peer *peer;       /* request/one-way: target, referenced */
-  tr_conn *reply_conn; /* reply/error/drop: target, referenced */
-  tr_conn *pend_conn;  /* request: the conn whose pending table holds it */
+  ht_tr_conn *reply_conn; /* reply/error/drop: target, referenced */
+  ht_tr_conn *pend_conn;  /* request: the conn whose pending table holds it */
   ht_payload payload;
   void *copy;          /* our copy of the payload (inside this block) */
   size_t frame_len;    /* header + payload */
@@ -68,23 +68,23 @@ typedef struct tr_out {
   uint32_t timeout_ms;
   uint64_t deadline;
   size_t heap_index;
-  struct tr_out *hnext; /* pending hash chain */
+  struct ht_tr_out *hnext; /* pending hash chain */
   ht_reply_fn fn;
   void *fn_arg;
   void *slot; /* hooks' per-request slot */
   size_t header_len;
   uint8_t header[];
-} tr_out;
+} ht_tr_out;
 
-typedef enum tr_conn_state {
+typedef enum ht_tr_conn_state {
   TR_CONN_CONNECTING = 0,
   TR_CONN_OPEN = 1,
   TR_CONN_CLOSING = 2
-} tr_conn_state;
+} ht_tr_conn_state;
 
-struct tr_conn {
+struct ht_tr_conn {
   atomic_int refs;    /* [any] loop 1 until closed + tokens + batches */
-  atomic_int state;   /* [any] tr_conn_state; read by tokens */
+  atomic_int state;   /* [any] ht_tr_conn_state; read by tokens */
   ht_messenger *m;
   union {
     uv_handle_t h;
@@ -93,13 +93,13 @@ struct tr_conn {
     uv_pipe_t pipe;
   } u;
   ht_peer *peer;         /* outgoing: owner (referenced); NULL if accepted */
-  tr_listener *listener; /* accepted: its listener */
+  ht_tr_listener *listener; /* accepted: its listener */
   ht_frame_reader *reader;
   uv_connect_t connect_req;
-  tr_out *outq_head, *outq_tail; /* accepted, not yet handed to uv_write */
+  ht_tr_out *outq_head, *outq_tail; /* accepted, not yet handed to uv_write */
   size_t wq_bytes;               /* queued or being written */
   size_t wq_msgs;
-  tr_out **buckets; /* pending requests by sequence */
+  ht_tr_out **buckets; /* pending requests by sequence */
   size_t nbuckets, npending;
   uint32_t inflight; /* dispatched requests not yet answered */
   bool partial;           /* the reader holds part of a frame ... */
@@ -107,23 +107,23 @@ struct tr_conn {
   bool reading;
   bool in_flush;
   int close_reason;
-  tr_conn *flush_next;
-  tr_conn *prev, *next; /* m->conns */
+  ht_tr_conn *flush_next;
+  ht_tr_conn *prev, *next; /* m->conns */
   char name[TR_NAME_MAX];
 };
 
-typedef struct tr_addr {
+typedef struct ht_tr_addr {
   bool is_unix;
   struct sockaddr_storage ss;
   char path[108];
-} tr_addr;
+} ht_tr_addr;
 
 struct ht_peer {
   atomic_int refs; /* [any] user handle + timer + conns + queued outs */
   ht_messenger *m;
   char *url;
-  tr_addr addr;
-  tr_conn *conn;             /* current connection (CONNECTING/OPEN) */
+  ht_tr_addr addr;
+  ht_tr_conn *conn;             /* current connection (CONNECTING/OPEN) */
   atomic_bool closing;       /* [any] */
   atomic_bool usable;        /* [any] false while backing off */
   atomic_bool connected;     /* [any] */
@@ -137,7 +137,7 @@ struct ht_peer {
   ht_peer *prev, *next; /* m->peers */
 };
 
-struct tr_listener {
+struct ht_tr_listener {
   ht_messenger *m;
   union {
     uv_handle_t h;
@@ -148,12 +148,12 @@ struct tr_listener {
   bool is_unix;
   char path[108];
   uint32_t nconns;
-  tr_listener *next;
+  ht_tr_listener *next;
 };
 
 struct ht_request {
   ht_messenger *m; /* referenced */
-  tr_conn *conn;   /* referenced */
+  ht_tr_conn *conn;   /* referenced */
   uint64_t seq;
   void *slot;      /* hooks' dispatch slot */
   const char *op;  /* in tail, after the slot storage */
@@ -161,23 +161,23 @@ struct ht_request {
   _Alignas(max_align_t) unsigned char tail[];
 };
 
-typedef struct tr_handler {
+typedef struct ht_tr_handler {
   char *op; /* NULL: default */
   ht_handler_fn fn;
   void *arg;
-} tr_handler;
+} ht_tr_handler;
 
-typedef enum tr_state {
+typedef enum ht_tr_state {
   TR_RUNNING = 0,
   TR_DRAINING = 1,
   TR_CLOSING = 2
-} tr_state;
+} ht_tr_state;
 
 struct ht_messenger {
   atomic_int refs; /* [any] user + open tokens */
   pthread_mutex_t lock;
   pthread_cond_t cond;
-  tr_cmd *q_head, *q_tail; /* [lock] */
+  ht_tr_cmd *q_head, *q_tail; /* [lock] */
   bool closed;             /* [lock] no more commands */
   int foreign_calls;       /* [lock] other threads inside a send/reply */
   bool drained;            /* [lock] graceful drain finished */
@@ -206,93 +206,93 @@ struct ht_messenger {
   ht_transport_hooks hooks;
   void *hooks_arg;
 
-  tr_handler *handlers;
+  ht_tr_handler *handlers;
   size_t nhandlers;
-  tr_handler deflt;
+  ht_tr_handler deflt;
 
-  tr_state state;
-  tr_out **heap;
+  ht_tr_state state;
+  ht_tr_out **heap;
   size_t heap_n, heap_cap;
   size_t pending_total;
   size_t queued_total;
-  tr_conn *conns;
+  ht_tr_conn *conns;
   ht_peer *peers;
-  tr_listener *listeners;
-  tr_conn *flush_list;
+  ht_tr_listener *listeners;
+  ht_tr_conn *flush_list;
   uint8_t *readbuf;
 };
 
 /* messenger.c */
-bool tr_on_loop(const ht_messenger *m);
-int tr_run_on_loop(ht_messenger *m, int (*fn)(ht_messenger *, void *),
+bool ht_tr_on_loop(const ht_messenger *m);
+int ht_tr_run_on_loop(ht_messenger *m, int (*fn)(ht_messenger *, void *),
                    void *arg);
-int tr_enter(ht_messenger *m);
-int tr_leave_push(ht_messenger *m, tr_cmd *cmd);
-void tr_leave(ht_messenger *m);
-void tr_unref(ht_messenger *m);
-void tr_handle_closed(uv_handle_t *h); /* generic: open_handles-- */
-const tr_handler *tr_find_handler(const ht_messenger *m, const char *op);
-void tr_check_drained(ht_messenger *m);
+int ht_tr_enter(ht_messenger *m);
+int ht_tr_leave_push(ht_messenger *m, ht_tr_cmd *cmd);
+void ht_tr_leave(ht_messenger *m);
+void ht_tr_unref(ht_messenger *m);
+void ht_tr_handle_closed(uv_handle_t *h); /* generic: open_handles-- */
+const ht_tr_handler *ht_tr_find_handler(const ht_messenger *m, const char *op);
+void ht_tr_check_drained(ht_messenger *m);
 
 /* options.c */
-int tr_options_merge(ht_messenger_options *dst,
+int ht_tr_options_merge(ht_messenger_options *dst,
                      const ht_messenger_options *src);
 
 /* log.c */
-void tr_log(const ht_messenger *m, ht_log_level level, const char *fmt, ...)
+void ht_tr_log(const ht_messenger *m, ht_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* address.c */
-int tr_addr_parse(const char *url, tr_addr *out);
-void tr_addr_name(const struct sockaddr *sa, bool is_unix, const char *path,
+int ht_tr_addr_parse(const char *url, ht_tr_addr *out);
+void ht_tr_addr_name(const struct sockaddr *sa, bool is_unix, const char *path,
                   char *buf, size_t cap);
 
 /* out.c */
-int tr_out_new(const ht_envelope *env, const ht_payload *payload,
-               tr_out **out);
-void tr_out_discard(tr_out *out); /* never accepted: no callbacks */
-void tr_out_written(tr_out *out, int status);
-void tr_out_settle(tr_out *out, int status, const ht_envelope *reply);
-void tr_out_fail(tr_out *out, int status);
-void tr_out_maybe_free(tr_out *out);
+int ht_tr_out_new(const ht_envelope *env, const ht_payload *payload,
+               ht_tr_out **out);
+void ht_tr_out_discard(ht_tr_out *out); /* never accepted: no callbacks */
+void ht_tr_out_written(ht_tr_out *out, int status);
+void ht_tr_out_settle(ht_tr_out *out, int status, const ht_envelope *reply);
+void ht_tr_out_fail(ht_tr_out *out, int status);
+void ht_tr_out_maybe_free(ht_tr_out *out);
 
 /* pending.c */
-int tr_pending_add(tr_conn *c, tr_out *out);
-tr_out *tr_pending_take(tr_conn *c, uint64_t seq);
-void tr_pending_fail_all(tr_conn *c, int status);
-void tr_pending_free(tr_conn *c);
-int tr_timeouts_add(ht_messenger *m, tr_out *out);
-void tr_timeouts_remove(ht_messenger *m, tr_out *out);
-void tr_timeouts_fire(uv_timer_t *t);
+int ht_tr_pending_add(ht_tr_conn *c, ht_tr_out *out);
+ht_tr_out *ht_tr_pending_take(ht_tr_conn *c, uint64_t seq);
+void ht_tr_pending_fail_all(ht_tr_conn *c, int status);
+void ht_tr_pending_free(ht_tr_conn *c);
+int ht_tr_timeouts_add(ht_messenger *m, ht_tr_out *out);
+void ht_tr_timeouts_remove(ht_messenger *m, ht_tr_out *out);
+void ht_tr_timeouts_fire(uv_timer_t *t);
 
 /* conn.c */
-tr_conn *tr_conn_new(ht_messenger *m, bool is_unix);
-void tr_conn_ref(tr_conn *c);
-void tr_conn_unref(tr_conn *c);
-void tr_conn_start_reading(tr_conn *c);
-void tr_conn_close(tr_conn *c, int reason);
-void tr_conn_enqueue(tr_conn *c, tr_out *out);
-void tr_conn_flush_all(ht_messenger *m);
-void tr_conn_update_reading(tr_conn *c);
-void tr_conn_sweep_slow_frames(uv_timer_t *t);
+ht_tr_conn *ht_tr_conn_new(ht_messenger *m, bool is_unix);
+void ht_tr_conn_ref(ht_tr_conn *c);
+void ht_tr_conn_unref(ht_tr_conn *c);
+void ht_tr_conn_start_reading(ht_tr_conn *c);
+void ht_tr_conn_close(ht_tr_conn *c, int reason);
+void ht_tr_conn_enqueue(ht_tr_conn *c, ht_tr_out *out);
+void ht_tr_conn_flush_all(ht_messenger *m);
+void ht_tr_conn_update_reading(ht_tr_conn *c);
+void ht_tr_conn_sweep_slow_frames(uv_timer_t *t);
 
 /* dispatch.c */
 /* frame_len: the frame as received, prefix included. */
-void tr_dispatch(tr_conn *c, const ht_envelope *env, size_t frame_len);
+void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len);
 
 /* peer.c */
-void tr_peer_unref(ht_peer *p);
-void tr_peer_release_budget(ht_peer *p, size_t bytes);
-void tr_peer_conn_lost(ht_peer *p, tr_conn *c);
-void tr_peer_close_on_loop(ht_peer *p, int reason);
-int tr_submit_out(ht_messenger *m, tr_out *out);
+void ht_tr_peer_unref(ht_peer *p);
+void ht_tr_peer_release_budget(ht_peer *p, size_t bytes);
+void ht_tr_peer_conn_lost(ht_peer *p, ht_tr_conn *c);
+void ht_tr_peer_close_on_loop(ht_peer *p, int reason);
+int ht_tr_submit_out(ht_messenger *m, ht_tr_out *out);
 
 /* listener.c */
-void tr_listener_close(tr_listener *l);
+void ht_tr_listener_close(ht_tr_listener *l);
 
 /* request.c */
-int tr_request_new(tr_conn *c, const ht_envelope *env, ht_request **out);
+int ht_tr_request_new(ht_tr_conn *c, const ht_envelope *env, ht_request **out);
 /* The request's dispatch slot storage (hooks.dispatch_slot_size > 0). */
-static inline void *tr_request_storage(ht_request *req) { return req->tail; }
+static inline void *ht_tr_request_storage(ht_request *req) { return req->tail; }
 
 #endif /* HT_TRANSPORT_INTERNAL_H */

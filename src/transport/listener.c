@@ -12,7 +12,7 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-static void name_accepted(tr_listener *l, tr_conn *c) {
+static void name_accepted(ht_tr_listener *l, ht_tr_conn *c) {
   if (l->is_unix) {
     snprintf(c->name, sizeof(c->name), "unix://");
     return;
@@ -22,51 +22,51 @@ static void name_accepted(tr_listener *l, tr_conn *c) {
   if (uv_tcp_getpeername(&c->u.tcp, (struct sockaddr *)&ss, &len) != 0)
     snprintf(c->name, sizeof(c->name), "tcp://?");
   else
-    tr_addr_name((struct sockaddr *)&ss, false, NULL, c->name, sizeof(c->name));
+    ht_tr_addr_name((struct sockaddr *)&ss, false, NULL, c->name, sizeof(c->name));
 }
 
 static void on_connection(uv_stream_t *server, int status) {
-  tr_listener *l = server->data;
+  ht_tr_listener *l = server->data;
   ht_messenger *m = l->m;
   if (status < 0) {
-    tr_log(m, HT_LOG_WARN, "accept: %s", uv_strerror(status));
+    ht_tr_log(m, HT_LOG_WARN, "accept: %s", uv_strerror(status));
     return;
   }
-  tr_conn *c = tr_conn_new(m, l->is_unix);
+  ht_tr_conn *c = ht_tr_conn_new(m, l->is_unix);
   if (c == NULL) {
-    tr_log(m, HT_LOG_ERROR, "accept: out of memory");
+    ht_tr_log(m, HT_LOG_ERROR, "accept: out of memory");
     return;
   }
   if (uv_accept(server, &c->u.s) != 0) {
-    tr_conn_close(c, HT_ECONNRESET);
+    ht_tr_conn_close(c, HT_ECONNRESET);
     return;
   }
   name_accepted(l, c);
   if (l->nconns >= m->opts.max_connections) {
-    tr_log(m, HT_LOG_WARN, "%s: refused: %u connections on this listener",
+    ht_tr_log(m, HT_LOG_WARN, "%s: refused: %u connections on this listener",
            c->name, l->nconns);
-    tr_conn_close(c, HT_ECONNLIMIT);
+    ht_tr_conn_close(c, HT_ECONNLIMIT);
     return;
   }
   l->nconns++;
   c->listener = l;
   if (!l->is_unix)
     uv_tcp_nodelay(&c->u.tcp, 1);
-  tr_conn_start_reading(c);
+  ht_tr_conn_start_reading(c);
 }
 
 static void on_listener_closed(uv_handle_t *h) {
-  tr_listener *l = h->data;
+  ht_tr_listener *l = h->data;
   ht_messenger *m = l->m;
   if (l->is_unix)
     unlink(l->path);
   free(l);
   m->open_handles--;
-  tr_check_drained(m);
+  ht_tr_check_drained(m);
 }
 
-void tr_listener_close(tr_listener *l) {
-  for (tr_conn *c = l->m->conns; c != NULL; c = c->next)
+void ht_tr_listener_close(ht_tr_listener *l) {
+  for (ht_tr_conn *c = l->m->conns; c != NULL; c = c->next)
     if (c->listener == l)
       c->listener = NULL;
   uv_close(&l->u.h, on_listener_closed);
@@ -82,7 +82,7 @@ static int clear_socket_path(const char *path) {
   return unlink(path) == 0 ? 0 : HT_EIO;
 }
 
-static int bind_listener(tr_listener *l, const tr_addr *a) {
+static int bind_listener(ht_tr_listener *l, const ht_tr_addr *a) {
   if (a->is_unix) {
     int rc = clear_socket_path(a->path);
     if (rc != 0)
@@ -94,16 +94,16 @@ static int bind_listener(tr_listener *l, const tr_addr *a) {
              : HT_EIO;
 }
 
-static int bound_name(tr_listener *l, char *buf, size_t cap) {
+static int bound_name(ht_tr_listener *l, char *buf, size_t cap) {
   char name[TR_NAME_MAX];
   if (l->is_unix) {
-    tr_addr_name(NULL, true, l->path, name, sizeof(name));
+    ht_tr_addr_name(NULL, true, l->path, name, sizeof(name));
   } else {
     struct sockaddr_storage ss;
     int len = sizeof(ss);
     if (uv_tcp_getsockname(&l->u.tcp, (struct sockaddr *)&ss, &len) != 0)
       return HT_EIO;
-    tr_addr_name((struct sockaddr *)&ss, false, NULL, name, sizeof(name));
+    ht_tr_addr_name((struct sockaddr *)&ss, false, NULL, name, sizeof(name));
   }
   if (strlen(name) + 1 > cap)
     return HT_ENOSPC;
@@ -112,7 +112,7 @@ static int bound_name(tr_listener *l, char *buf, size_t cap) {
 }
 
 typedef struct listen_args {
-  const tr_addr *addr;
+  const ht_tr_addr *addr;
   char *bound;
   size_t cap;
 } listen_args;
@@ -121,7 +121,7 @@ static int listen_on_loop(ht_messenger *m, void *arg) {
   listen_args *a = arg;
   if (m->state != TR_RUNNING)
     return HT_ESHUTDOWN;
-  tr_listener *l = calloc(1, sizeof(*l));
+  ht_tr_listener *l = calloc(1, sizeof(*l));
   if (l == NULL)
     return HT_ENOMEM;
   l->m = m;
@@ -152,10 +152,10 @@ int ht_messenger_listen(ht_messenger *m, const char *url, char *bound,
                         size_t bound_cap) {
   if (m == NULL || url == NULL)
     return HT_EINVAL;
-  tr_addr addr;
-  int rc = tr_addr_parse(url, &addr);
+  ht_tr_addr addr;
+  int rc = ht_tr_addr_parse(url, &addr);
   if (rc != 0)
     return rc;
   listen_args a = {&addr, bound, bound_cap};
-  return tr_run_on_loop(m, listen_on_loop, &a);
+  return ht_tr_run_on_loop(m, listen_on_loop, &a);
 }

@@ -15,7 +15,7 @@ static const char *level_name(ht_log_level level) {
   }
 }
 
-void tr_log(const ht_messenger *m, ht_log_level level, const char *fmt, ...) {
+void ht_tr_log(const ht_messenger *m, ht_log_level level, const char *fmt, ...) {
   if (level > m->opts.log_level)
     return;
   char line[512];

@@ -10,19 +10,19 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-typedef struct tr_call {
-  tr_cmd cmd;
+typedef struct ht_tr_call {
+  ht_tr_cmd cmd;
   int (*fn)(ht_messenger *, void *);
   void *arg;
   int rc;
   bool done;
-} tr_call;
+} ht_tr_call;
 
-bool tr_on_loop(const ht_messenger *m) {
+bool ht_tr_on_loop(const ht_messenger *m) {
   return pthread_equal(pthread_self(), m->loop_tid) != 0;
 }
 
-void tr_unref(ht_messenger *m) {
+void ht_tr_unref(ht_messenger *m) {
   if (atomic_fetch_sub(&m->refs, 1) != 1)
     return;
   pthread_mutex_destroy(&m->lock);
@@ -31,7 +31,7 @@ void tr_unref(ht_messenger *m) {
 }
 
 /* Caller holds m->lock. */
-static void push_locked(ht_messenger *m, tr_cmd *cmd) {
+static void push_locked(ht_messenger *m, ht_tr_cmd *cmd) {
   cmd->next = NULL;
   bool was_empty = m->q_head == NULL;
   if (m->q_tail != NULL)
@@ -43,7 +43,7 @@ static void push_locked(ht_messenger *m, tr_cmd *cmd) {
     uv_async_send(&m->async);
 }
 
-int tr_enter(ht_messenger *m) {
+int ht_tr_enter(ht_messenger *m) {
   pthread_mutex_lock(&m->lock);
   int rc = m->closed ? HT_ESHUTDOWN : 0;
   if (rc == 0)
@@ -57,13 +57,13 @@ static void leave_locked(ht_messenger *m) {
     pthread_cond_broadcast(&m->cond);
 }
 
-void tr_leave(ht_messenger *m) {
+void ht_tr_leave(ht_messenger *m) {
   pthread_mutex_lock(&m->lock);
   leave_locked(m);
   pthread_mutex_unlock(&m->lock);
 }
 
-int tr_leave_push(ht_messenger *m, tr_cmd *cmd) {
+int ht_tr_leave_push(ht_messenger *m, ht_tr_cmd *cmd) {
   pthread_mutex_lock(&m->lock);
   int rc = m->closed ? HT_ESHUTDOWN : 0;
   if (rc == 0)
@@ -73,13 +73,13 @@ int tr_leave_push(ht_messenger *m, tr_cmd *cmd) {
   return rc;
 }
 
-int tr_run_on_loop(ht_messenger *m, int (*fn)(ht_messenger *, void *),
+int ht_tr_run_on_loop(ht_messenger *m, int (*fn)(ht_messenger *, void *),
                    void *arg) {
-  if (tr_on_loop(m))
+  if (ht_tr_on_loop(m))
     return fn(m, arg);
   if (!m->own_thread)
     return HT_EPERM;
-  tr_call call = {.cmd.kind = TR_CMD_CALL, .fn = fn, .arg = arg};
+  ht_tr_call call = {.cmd.kind = TR_CMD_CALL, .fn = fn, .arg = arg};
   pthread_mutex_lock(&m->lock);
   if (m->closed) {
     pthread_mutex_unlock(&m->lock);
@@ -92,7 +92,7 @@ int tr_run_on_loop(ht_messenger *m, int (*fn)(ht_messenger *, void *),
   return call.rc;
 }
 
-static void finish_call(ht_messenger *m, tr_call *call, int rc) {
+static void finish_call(ht_messenger *m, ht_tr_call *call, int rc) {
   pthread_mutex_lock(&m->lock);
   call->rc = rc;
   call->done = true;
@@ -103,17 +103,17 @@ static void finish_call(ht_messenger *m, tr_call *call, int rc) {
 static void final_close(ht_messenger *m);
 
 /* Runs (or, when failing, fails) one command. */
-static void run_cmd(ht_messenger *m, tr_cmd *cmd, int fail) {
+static void run_cmd(ht_messenger *m, ht_tr_cmd *cmd, int fail) {
   switch (cmd->kind) {
   case TR_CMD_OUT: {
-    tr_out *o = (tr_out *)cmd;
-    int rc = fail != 0 ? fail : tr_submit_out(m, o);
+    ht_tr_out *o = (ht_tr_out *)cmd;
+    int rc = fail != 0 ? fail : ht_tr_submit_out(m, o);
     if (rc != 0)
-      tr_out_fail(o, rc);
+      ht_tr_out_fail(o, rc);
     break;
   }
   case TR_CMD_CALL: {
-    tr_call *call = (tr_call *)cmd;
+    ht_tr_call *call = (ht_tr_call *)cmd;
     finish_call(m, call, fail != 0 ? fail : call->fn(m, call->arg));
     break;
   }
@@ -124,9 +124,9 @@ static void run_cmd(ht_messenger *m, tr_cmd *cmd, int fail) {
   }
 }
 
-static tr_cmd *take_queue(ht_messenger *m, bool close_it) {
+static ht_tr_cmd *take_queue(ht_messenger *m, bool close_it) {
   pthread_mutex_lock(&m->lock);
-  tr_cmd *q = m->q_head;
+  ht_tr_cmd *q = m->q_head;
   m->q_head = m->q_tail = NULL;
   if (close_it)
     m->closed = true;
@@ -136,9 +136,9 @@ static tr_cmd *take_queue(ht_messenger *m, bool close_it) {
 
 static void on_async(uv_async_t *a) {
   ht_messenger *m = a->data;
-  tr_cmd *q = take_queue(m, false);
+  ht_tr_cmd *q = take_queue(m, false);
   while (q != NULL) {
-    tr_cmd *next = q->next;
+    ht_tr_cmd *next = q->next;
     run_cmd(m, q, m->state == TR_CLOSING ? HT_ESHUTDOWN : 0);
     q = next;
   }
@@ -147,10 +147,10 @@ static void on_async(uv_async_t *a) {
 /* After every loop iteration's I/O: write what the callbacks queued (one
  * writev per connection), and notice the end of a graceful drain. */
 static void on_check(uv_check_t *h) {
-  tr_conn_flush_all(h->data);
-  tr_check_drained(h->data);
+  ht_tr_conn_flush_all(h->data);
+  ht_tr_check_drained(h->data);
 }
-static void on_prepare(uv_prepare_t *h) { tr_conn_flush_all(h->data); }
+static void on_prepare(uv_prepare_t *h) { ht_tr_conn_flush_all(h->data); }
 
 static void set_drained(ht_messenger *m, bool timed_out) {
   pthread_mutex_lock(&m->lock);
@@ -160,7 +160,7 @@ static void set_drained(ht_messenger *m, bool timed_out) {
   pthread_mutex_unlock(&m->lock);
 }
 
-void tr_check_drained(ht_messenger *m) {
+void ht_tr_check_drained(ht_messenger *m) {
   if (m->state != TR_DRAINING || m->drained)
     return;
   if (m->pending_total == 0 && m->queued_total == 0 &&
@@ -171,7 +171,7 @@ void tr_check_drained(ht_messenger *m) {
 static void on_drain_timer(uv_timer_t *t) {
   ht_messenger *m = t->data;
   if (!m->drained) {
-    tr_log(m, HT_LOG_WARN,
+    ht_tr_log(m, HT_LOG_WARN,
            "drain deadline: %zu requests pending, %zu requests unanswered",
            m->pending_total, (size_t)atomic_load(&m->tokens_open));
     set_drained(m, true);
@@ -180,9 +180,9 @@ static void on_drain_timer(uv_timer_t *t) {
 
 static void close_listeners(ht_messenger *m) {
   while (m->listeners != NULL) {
-    tr_listener *l = m->listeners;
+    ht_tr_listener *l = m->listeners;
     m->listeners = l->next;
-    tr_listener_close(l);
+    ht_tr_listener_close(l);
   }
 }
 
@@ -192,7 +192,7 @@ static int start_drain(ht_messenger *m, void *arg) {
   atomic_store(&m->accepting, false);
   close_listeners(m);
   uv_timer_start(&m->drain_timer, on_drain_timer, ms, 0);
-  tr_check_drained(m);
+  ht_tr_check_drained(m);
   return 0;
 }
 
@@ -200,32 +200,32 @@ static int start_drain(ht_messenger *m, void *arg) {
 static void final_close(ht_messenger *m) {
   m->state = TR_CLOSING;
   atomic_store(&m->accepting, false);
-  tr_cmd *q = take_queue(m, true);
+  ht_tr_cmd *q = take_queue(m, true);
   while (q != NULL) {
-    tr_cmd *next = q->next;
+    ht_tr_cmd *next = q->next;
     run_cmd(m, q, HT_ESHUTDOWN);
     q = next;
   }
   close_listeners(m);
   while (m->peers != NULL)
-    tr_peer_close_on_loop(m->peers, HT_ESHUTDOWN);
-  for (tr_conn *c = m->conns; c != NULL; c = c->next)
-    tr_conn_close(c, HT_ESHUTDOWN);
+    ht_tr_peer_close_on_loop(m->peers, HT_ESHUTDOWN);
+  for (ht_tr_conn *c = m->conns; c != NULL; c = c->next)
+    ht_tr_conn_close(c, HT_ESHUTDOWN);
   while (m->flush_list != NULL) {
-    tr_conn *c = m->flush_list;
+    ht_tr_conn *c = m->flush_list;
     m->flush_list = c->flush_next;
     c->in_flush = false;
-    tr_conn_unref(c);
+    ht_tr_conn_unref(c);
   }
-  uv_close((uv_handle_t *)&m->async, tr_handle_closed);
-  uv_close((uv_handle_t *)&m->check, tr_handle_closed);
-  uv_close((uv_handle_t *)&m->prepare, tr_handle_closed);
-  uv_close((uv_handle_t *)&m->timeout_timer, tr_handle_closed);
-  uv_close((uv_handle_t *)&m->drain_timer, tr_handle_closed);
-  uv_close((uv_handle_t *)&m->frame_timer, tr_handle_closed);
+  uv_close((uv_handle_t *)&m->async, ht_tr_handle_closed);
+  uv_close((uv_handle_t *)&m->check, ht_tr_handle_closed);
+  uv_close((uv_handle_t *)&m->prepare, ht_tr_handle_closed);
+  uv_close((uv_handle_t *)&m->timeout_timer, ht_tr_handle_closed);
+  uv_close((uv_handle_t *)&m->drain_timer, ht_tr_handle_closed);
+  uv_close((uv_handle_t *)&m->frame_timer, ht_tr_handle_closed);
 }
 
-void tr_handle_closed(uv_handle_t *h) {
+void ht_tr_handle_closed(uv_handle_t *h) {
   ht_messenger *m = h->data;
   m->open_handles--;
 }
@@ -268,7 +268,7 @@ static void free_parts(ht_messenger *m) {
 }
 
 static int setup(ht_messenger *m, const ht_messenger_options *opts) {
-  int rc = tr_options_merge(&m->opts, opts);
+  int rc = ht_tr_options_merge(&m->opts, opts);
   if (rc != 0)
     return rc;
   m->name = strdup(m->opts.name != NULL ? m->opts.name : "hoptrace");
@@ -329,7 +329,7 @@ int ht_transport_messenger_new(ht_messenger **out,
   }
   if (rc != 0) {
     free_parts(m);
-    tr_unref(m);
+    ht_tr_unref(m);
     return rc;
   }
   if (m->own_thread)
@@ -341,11 +341,11 @@ int ht_transport_messenger_new(ht_messenger **out,
 int ht_messenger_close(ht_messenger *m, uint32_t drain_ms) {
   if (m == NULL)
     return HT_EINVAL;
-  if (m->own_thread && tr_on_loop(m))
+  if (m->own_thread && ht_tr_on_loop(m))
     return HT_EPERM;
   int rc = 0;
   if (drain_ms > 0) {
-    tr_run_on_loop(m, start_drain, &drain_ms);
+    ht_tr_run_on_loop(m, start_drain, &drain_ms);
     pthread_mutex_lock(&m->lock);
     while (m->own_thread && !m->drained)
       pthread_cond_wait(&m->cond, &m->lock);
@@ -355,8 +355,8 @@ int ht_messenger_close(ht_messenger *m, uint32_t drain_ms) {
     rc = m->drain_timed_out ? HT_ETIMEDOUT : 0;
   }
   if (m->own_thread) {
-    static tr_cmd shutdown = {.kind = TR_CMD_SHUTDOWN};
-    tr_cmd cmd = shutdown;
+    static ht_tr_cmd shutdown = {.kind = TR_CMD_SHUTDOWN};
+    ht_tr_cmd cmd = shutdown;
     pthread_mutex_lock(&m->lock);
     push_locked(m, &cmd);
     pthread_mutex_unlock(&m->lock);
@@ -372,6 +372,6 @@ int ht_messenger_close(ht_messenger *m, uint32_t drain_ms) {
     pthread_cond_wait(&m->cond, &m->lock);
   pthread_mutex_unlock(&m->lock);
   free_parts(m);
-  tr_unref(m);
+  ht_tr_unref(m);
   return rc;
 }

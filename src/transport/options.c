@@ -44,7 +44,7 @@ void ht_messenger_options_init(ht_messenger_options *opts) {
   } while (0)
 
 /* dst = defaults overlaid with the part of src its caller knows. */
-int tr_options_merge(ht_messenger_options *dst,
+int ht_tr_options_merge(ht_messenger_options *dst,
                      const ht_messenger_options *src) {
   ht_messenger_options_init(dst);
   if (src != NULL) {

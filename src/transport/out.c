@@ -1,4 +1,4 @@
-/* Outgoing frames (tr_out): encode the header next to the caller's payload
+/* Outgoing frames (ht_tr_out): encode the header next to the caller's payload
  * (copied only when the caller gave no `done`), and end each frame's life
  * exactly once per side: written (payload done) and, for requests, settled
  * (reply callback). Must never call a user callback twice or free a frame
@@ -9,8 +9,8 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-int tr_out_new(const ht_envelope *env, const ht_payload *payload,
-               tr_out **out) {
+int ht_tr_out_new(const ht_envelope *env, const ht_payload *payload,
+               ht_tr_out **out) {
   /* Sized by the bound, not the exact size: the encoder then writes in
    * one pass (a few dozen spare bytes per frame). */
   size_t oplen = env->operation != NULL ? strlen(env->operation) : 0;
@@ -19,7 +19,7 @@ int tr_out_new(const ht_envelope *env, const ht_payload *payload,
   size_t hsize = HT_FRAME_HEADER_MAX(oplen);
   bool copy = payload != NULL && payload->len > 0 && payload->done == NULL;
   /* One block: the frame, the header, and the payload copy if any. */
-  tr_out *o = malloc(sizeof(*o) + hsize + (copy ? payload->len : 0));
+  ht_tr_out *o = malloc(sizeof(*o) + hsize + (copy ? payload->len : 0));
   if (o == NULL)
     return HT_ENOMEM;
   memset(o, 0, sizeof(*o));
@@ -43,21 +43,21 @@ int tr_out_new(const ht_envelope *env, const ht_payload *payload,
   return 0;
 }
 
-static void drop_refs(tr_out *o) {
+static void drop_refs(ht_tr_out *o) {
   if (o->peer != NULL)
-    tr_peer_unref(o->peer);
+    ht_tr_peer_unref(o->peer);
   if (o->reply_conn != NULL)
-    tr_conn_unref(o->reply_conn);
+    ht_tr_conn_unref(o->reply_conn);
   free(o); /* the copy lives in the same block */
 }
 
-void tr_out_discard(tr_out *o) {
+void ht_tr_out_discard(ht_tr_out *o) {
   if (o->peer != NULL)
-    tr_peer_release_budget(o->peer, o->frame_len);
+    ht_tr_peer_release_budget(o->peer, o->frame_len);
   drop_refs(o);
 }
 
-void tr_out_maybe_free(tr_out *o) {
+void ht_tr_out_maybe_free(ht_tr_out *o) {
   if (!o->written)
     return;
   if (o->kind == TR_OUT_REQUEST && !o->settled)
@@ -66,10 +66,10 @@ void tr_out_maybe_free(tr_out *o) {
 }
 
 /* The frame left the queue: on the wire (status 0) or dropped. */
-void tr_out_written(tr_out *o, int status) {
+void ht_tr_out_written(ht_tr_out *o, int status) {
   o->written = true;
   if (o->peer != NULL)
-    tr_peer_release_budget(o->peer, o->frame_len);
+    ht_tr_peer_release_budget(o->peer, o->frame_len);
   if (o->payload.done != NULL) {
     ht_done_fn done = o->payload.done;
     o->payload.done = NULL;
@@ -77,30 +77,30 @@ void tr_out_written(tr_out *o, int status) {
   }
 }
 
-void tr_out_settle(tr_out *o, int status, const ht_envelope *reply) {
+void ht_tr_out_settle(ht_tr_out *o, int status, const ht_envelope *reply) {
   if (o->settled)
     return;
   o->settled = true;
   ht_messenger *m = o->peer->m;
   if (o->pend_conn != NULL) {
-    tr_pending_take(o->pend_conn, o->seq);
+    ht_tr_pending_take(o->pend_conn, o->seq);
     o->pend_conn = NULL;
   }
-  tr_timeouts_remove(m, o);
+  ht_tr_timeouts_remove(m, o);
   if (m->has_hooks && m->hooks.on_reply != NULL)
     m->hooks.on_reply(m->hooks_arg, status, reply, o->slot);
   o->fn(o->fn_arg, status, reply);
-  tr_out_maybe_free(o);
+  ht_tr_out_maybe_free(o);
 }
 
 /* A frame that was accepted and cannot be delivered: every callback it
  * owes runs now with `status`. */
-void tr_out_fail(tr_out *o, int status) {
+void ht_tr_out_fail(ht_tr_out *o, int status) {
   bool is_request = o->kind == TR_OUT_REQUEST;
   if (!o->written) {
     o->written = true; /* keep settle from freeing it under us */
     if (o->peer != NULL)
-      tr_peer_release_budget(o->peer, o->frame_len);
+      ht_tr_peer_release_budget(o->peer, o->frame_len);
     if (o->payload.done != NULL) {
       ht_done_fn done = o->payload.done;
       o->payload.done = NULL;
@@ -108,8 +108,8 @@ void tr_out_fail(tr_out *o, int status) {
     }
   }
   if (is_request && !o->settled) {
-    tr_out_settle(o, status, NULL); /* frees */
+    ht_tr_out_settle(o, status, NULL); /* frees */
     return;
   }
-  tr_out_maybe_free(o);
+  ht_tr_out_maybe_free(o);
 }

@@ -9,14 +9,14 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-void tr_peer_unref(ht_peer *p) {
+void ht_tr_peer_unref(ht_peer *p) {
   if (atomic_fetch_sub(&p->refs, 1) == 1) {
     free(p->url);
     free(p);
   }
 }
 
-void tr_peer_release_budget(ht_peer *p, size_t bytes) {
+void ht_tr_peer_release_budget(ht_peer *p, size_t bytes) {
   atomic_fetch_sub(&p->q_bytes, bytes);
   atomic_fetch_sub(&p->q_msgs, 1);
 }
@@ -27,7 +27,7 @@ static int reserve_budget(ht_peer *p, size_t bytes) {
   size_t nm = atomic_fetch_add(&p->q_msgs, 1) + 1;
   /* One message larger than the bound still goes when the queue is empty. */
   if ((nb > o->write_queue_bytes && nb != bytes) || nm > o->write_queue_msgs) {
-    tr_peer_release_budget(p, bytes);
+    ht_tr_peer_release_budget(p, bytes);
     atomic_store(&p->want_writable, true);
     return HT_EQUEUEFULL;
   }
@@ -46,18 +46,18 @@ static void on_timer(uv_timer_t *t) {
   }
   if (atomic_load(&p->conn->state) != TR_CONN_CONNECTING)
     return;
-  tr_log(p->m, HT_LOG_INFO, "%s: connect timed out", p->url);
-  tr_conn_close(p->conn, HT_ENOTCONN);
+  ht_tr_log(p->m, HT_LOG_INFO, "%s: connect timed out", p->url);
+  ht_tr_conn_close(p->conn, HT_ENOTCONN);
 }
 
 static void on_connect(uv_connect_t *req, int status) {
-  tr_conn *c = req->data;
+  ht_tr_conn *c = req->data;
   if (atomic_load(&c->state) != TR_CONN_CONNECTING)
     return; /* closed meanwhile (timeout, peer close, shutdown) */
   ht_peer *p = c->peer;
   if (status != 0) {
-    tr_log(p->m, HT_LOG_INFO, "%s: connect: %s", p->url, uv_strerror(status));
-    tr_conn_close(c, HT_ENOTCONN);
+    ht_tr_log(p->m, HT_LOG_INFO, "%s: connect: %s", p->url, uv_strerror(status));
+    ht_tr_conn_close(c, HT_ENOTCONN);
     return;
   }
   uv_timer_stop(&p->timer);
@@ -66,14 +66,14 @@ static void on_connect(uv_connect_t *req, int status) {
   if (!p->addr.is_unix)
     uv_tcp_nodelay(&c->u.tcp, 1);
   atomic_store(&p->connected, true);
-  tr_conn_start_reading(c); /* also writes what was queued meanwhile */
+  ht_tr_conn_start_reading(c); /* also writes what was queued meanwhile */
 }
 
 static void start_connect(ht_peer *p) {
   ht_messenger *m = p->m;
-  tr_conn *c = tr_conn_new(m, p->addr.is_unix);
+  ht_tr_conn *c = ht_tr_conn_new(m, p->addr.is_unix);
   if (c == NULL) {
-    tr_log(m, HT_LOG_ERROR, "%s: cannot create a connection", p->url);
+    ht_tr_log(m, HT_LOG_ERROR, "%s: cannot create a connection", p->url);
     uv_timer_start(&p->timer, on_timer, m->opts.reconnect_max_ms, 0);
     return;
   }
@@ -90,15 +90,15 @@ static void start_connect(ht_peer *p) {
     rc = uv_tcp_connect(&c->connect_req, &c->u.tcp,
                         (const struct sockaddr *)&p->addr.ss, on_connect);
   if (rc != 0) {
-    tr_log(m, HT_LOG_INFO, "%s: connect: %s", p->url, uv_strerror(rc));
-    tr_conn_close(c, HT_ENOTCONN);
+    ht_tr_log(m, HT_LOG_INFO, "%s: connect: %s", p->url, uv_strerror(rc));
+    ht_tr_conn_close(c, HT_ENOTCONN);
     return;
   }
   uv_timer_start(&p->timer, on_timer, m->opts.connect_timeout_ms, 0);
 }
 
 /* c (p's current connection) is closing: back off, then reconnect. */
-void tr_peer_conn_lost(ht_peer *p, tr_conn *c) {
+void ht_tr_peer_conn_lost(ht_peer *p, ht_tr_conn *c) {
   if (p->conn != c)
     return;
   p->conn = NULL;
@@ -117,12 +117,12 @@ static void on_timer_closed(uv_handle_t *h) {
   ht_peer *p = h->data;
   ht_messenger *m = p->m;
   m->open_handles--;
-  tr_peer_unref(p);
-  tr_check_drained(m);
+  ht_tr_peer_unref(p);
+  ht_tr_check_drained(m);
 }
 
 /* Closes p's connection and timer and drops the user's reference. */
-void tr_peer_close_on_loop(ht_peer *p, int reason) {
+void ht_tr_peer_close_on_loop(ht_peer *p, int reason) {
   if (atomic_exchange(&p->closing, true))
     return;
   ht_messenger *m = p->m;
@@ -133,9 +133,9 @@ void tr_peer_close_on_loop(ht_peer *p, int reason) {
   if (p->next != NULL)
     p->next->prev = p->prev;
   if (p->conn != NULL)
-    tr_conn_close(p->conn, reason);
+    ht_tr_conn_close(p->conn, reason);
   uv_close((uv_handle_t *)&p->timer, on_timer_closed);
-  tr_peer_unref(p);
+  ht_tr_peer_unref(p);
 }
 
 static int connect_on_loop(ht_messenger *m, void *arg) {
@@ -160,7 +160,7 @@ int ht_messenger_connect(ht_messenger *m, const char *url, ht_peer **out) {
   ht_peer *p = calloc(1, sizeof(*p));
   if (p == NULL)
     return HT_ENOMEM;
-  int rc = tr_addr_parse(url, &p->addr);
+  int rc = ht_tr_addr_parse(url, &p->addr);
   if (rc == 0 && (p->url = strdup(url)) == NULL)
     rc = HT_ENOMEM;
   if (rc != 0) {
@@ -169,9 +169,9 @@ int ht_messenger_connect(ht_messenger *m, const char *url, ht_peer **out) {
   }
   p->m = m;
   atomic_init(&p->refs, 1);
-  rc = tr_run_on_loop(m, connect_on_loop, p);
+  rc = ht_tr_run_on_loop(m, connect_on_loop, p);
   if (rc != 0) {
-    tr_peer_unref(p);
+    ht_tr_peer_unref(p);
     return rc;
   }
   *out = p;
@@ -180,14 +180,14 @@ int ht_messenger_connect(ht_messenger *m, const char *url, ht_peer **out) {
 
 static int close_on_loop(ht_messenger *m, void *arg) {
   (void)m;
-  tr_peer_close_on_loop(arg, HT_ECLOSED);
+  ht_tr_peer_close_on_loop(arg, HT_ECLOSED);
   return 0;
 }
 
 int ht_peer_close(ht_peer *p) {
   if (p == NULL)
     return HT_EINVAL;
-  return tr_run_on_loop(p->m, close_on_loop, p);
+  return ht_tr_run_on_loop(p->m, close_on_loop, p);
 }
 
 const char *ht_peer_url(const ht_peer *p) { return p != NULL ? p->url : NULL; }
@@ -222,37 +222,37 @@ int ht_peer_on_writable(ht_peer *p, ht_writable_fn fn, void *arg) {
   if (p == NULL)
     return HT_EINVAL;
   writable_args a = {p, fn, arg};
-  return tr_run_on_loop(p->m, writable_on_loop, &a);
+  return ht_tr_run_on_loop(p->m, writable_on_loop, &a);
 }
 
 /* --- the loop side of every outgoing frame */
 
-static int submit_to_peer(ht_messenger *m, tr_out *o) {
+static int submit_to_peer(ht_messenger *m, ht_tr_out *o) {
   ht_peer *p = o->peer;
   if (m->state == TR_CLOSING)
     return HT_ESHUTDOWN;
   if (atomic_load(&p->closing))
     return HT_ECLOSED;
-  tr_conn *c = p->conn;
+  ht_tr_conn *c = p->conn;
   if (c == NULL || atomic_load(&c->state) == TR_CONN_CLOSING)
     return HT_ENOTCONN;
   if (o->kind == TR_OUT_REQUEST) {
-    int rc = tr_pending_add(c, o);
-    if (rc == 0 && (rc = tr_timeouts_add(m, o)) != 0) {
-      tr_pending_take(c, o->seq);
+    int rc = ht_tr_pending_add(c, o);
+    if (rc == 0 && (rc = ht_tr_timeouts_add(m, o)) != 0) {
+      ht_tr_pending_take(c, o->seq);
       o->pend_conn = NULL;
     }
     if (rc != 0)
       return rc;
   }
-  tr_conn_enqueue(c, o);
+  ht_tr_conn_enqueue(c, o);
   return 0;
 }
 
-int tr_submit_out(ht_messenger *m, tr_out *o) {
+int ht_tr_submit_out(ht_messenger *m, ht_tr_out *o) {
   if (o->kind == TR_OUT_REQUEST || o->kind == TR_OUT_ONEWAY)
     return submit_to_peer(m, o);
-  tr_conn *c = o->reply_conn;
+  ht_tr_conn *c = o->reply_conn;
   c->inflight--;
   atomic_fetch_sub(&m->tokens_open, 1);
   int rc = 0;
@@ -260,12 +260,12 @@ int tr_submit_out(ht_messenger *m, tr_out *o) {
     if (atomic_load(&c->state) != TR_CONN_OPEN)
       rc = HT_ECONNRESET;
     else
-      tr_conn_enqueue(c, o);
+      ht_tr_conn_enqueue(c, o);
   }
-  tr_conn_update_reading(c);
-  tr_check_drained(m);
+  ht_tr_conn_update_reading(c);
+  ht_tr_check_drained(m);
   if (o->kind == TR_OUT_DROP)
-    tr_out_discard(o); /* last: it may hold the last reference to c */
+    ht_tr_out_discard(o); /* last: it may hold the last reference to c */
   return rc;
 }
 
@@ -290,15 +290,15 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
                     const ht_payload *payload, uint32_t timeout_ms,
                     ht_reply_fn fn, void *arg) {
   ht_messenger *m = p->m;
-  bool on_loop = tr_on_loop(m);
+  bool on_loop = ht_tr_on_loop(m);
   /* Another thread enters first: every exit then passes the messenger's
    * lock, which orders this call before the final close frees peers. */
-  if (!on_loop && tr_enter(m) != 0)
+  if (!on_loop && ht_tr_enter(m) != 0)
     return HT_ESHUTDOWN;
   int rc = refuse_early(p, payload);
   if (rc != 0) {
     if (!on_loop)
-      tr_leave(m);
+      ht_tr_leave(m);
     return rc;
   }
   ht_envelope env = {.version = HT_WIRE_VERSION,
@@ -312,16 +312,16 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
   void *slot = NULL;
   if (m->has_hooks && m->hooks.before_encode != NULL)
     m->hooks.before_encode(m->hooks_arg, &env, p->url, &slot);
-  tr_out *o = NULL;
-  rc = tr_out_new(&env, payload, &o);
+  ht_tr_out *o = NULL;
+  rc = ht_tr_out_new(&env, payload, &o);
   if (rc == 0 && o->frame_len > m->opts.max_frame + HT_FRAME_PREFIX_LEN) {
-    tr_out_discard(o);
+    ht_tr_out_discard(o);
     rc = HT_EFRAMETOOBIG;
   }
   if (rc == 0 && (rc = reserve_budget(p, o->frame_len)) != 0)
-    tr_out_discard(o);
+    ht_tr_out_discard(o);
   if (rc == 0) {
-    o->kind = (tr_out_kind)type;
+    o->kind = (ht_tr_out_kind)type;
     o->peer = p;
     atomic_fetch_add(&p->refs, 1);
     o->seq = env.sequence;
@@ -332,11 +332,11 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     if (m->has_hooks && m->hooks.on_message != NULL)
       m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, o->frame_len,
                           p->url, type == HT_MSG_REQUEST ? slot : NULL);
-    rc = on_loop ? tr_submit_out(m, o) : tr_leave_push(m, &o->cmd);
+    rc = on_loop ? ht_tr_submit_out(m, o) : ht_tr_leave_push(m, &o->cmd);
     if (rc != 0)
-      tr_out_discard(o);
+      ht_tr_out_discard(o);
   } else if (!on_loop) {
-    tr_leave(m);
+    ht_tr_leave(m);
   }
   if (rc != 0 && type == HT_MSG_REQUEST && m->has_hooks &&
       m->hooks.on_reply != NULL && rc != HT_ESHUTDOWN)

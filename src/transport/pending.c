@@ -9,23 +9,23 @@
 
 #define FIRST_BUCKETS 64u
 
-static size_t bucket_of(const tr_conn *c, uint64_t seq) {
+static size_t bucket_of(const ht_tr_conn *c, uint64_t seq) {
   return (size_t)((seq * 0x9e3779b97f4a7c15ull) >> 20) & (c->nbuckets - 1);
 }
 
-static int grow(tr_conn *c) {
+static int grow(ht_tr_conn *c) {
   size_t n = c->nbuckets == 0 ? FIRST_BUCKETS : c->nbuckets * 2;
-  tr_out **nb = calloc(n, sizeof(*nb));
+  ht_tr_out **nb = calloc(n, sizeof(*nb));
   if (nb == NULL)
     return HT_ENOMEM;
-  tr_out **old = c->buckets;
+  ht_tr_out **old = c->buckets;
   size_t oldn = c->nbuckets;
   c->buckets = nb;
   c->nbuckets = n;
   for (size_t i = 0; i < oldn; i++) {
-    tr_out *o = old[i];
+    ht_tr_out *o = old[i];
     while (o != NULL) {
-      tr_out *next = o->hnext;
+      ht_tr_out *next = o->hnext;
       size_t b = bucket_of(c, o->seq);
       o->hnext = nb[b];
       nb[b] = o;
@@ -36,7 +36,7 @@ static int grow(tr_conn *c) {
   return 0;
 }
 
-int tr_pending_add(tr_conn *c, tr_out *o) {
+int ht_tr_pending_add(ht_tr_conn *c, ht_tr_out *o) {
   if (c->npending >= c->nbuckets && grow(c) != 0 && c->nbuckets == 0)
     return HT_ENOMEM;
   size_t b = bucket_of(c, o->seq);
@@ -48,13 +48,13 @@ int tr_pending_add(tr_conn *c, tr_out *o) {
   return 0;
 }
 
-tr_out *tr_pending_take(tr_conn *c, uint64_t seq) {
+ht_tr_out *ht_tr_pending_take(ht_tr_conn *c, uint64_t seq) {
   if (c->nbuckets == 0)
     return NULL;
-  tr_out **pp = &c->buckets[bucket_of(c, seq)];
+  ht_tr_out **pp = &c->buckets[bucket_of(c, seq)];
   for (; *pp != NULL; pp = &(*pp)->hnext) {
     if ((*pp)->seq == seq) {
-      tr_out *o = *pp;
+      ht_tr_out *o = *pp;
       *pp = o->hnext;
       o->hnext = NULL;
       c->npending--;
@@ -67,14 +67,14 @@ tr_out *tr_pending_take(tr_conn *c, uint64_t seq) {
 
 /* Settles every request of c (their frames may still sit in c's queue or
  * in a write: those release themselves). Callbacks may send, not on c. */
-void tr_pending_fail_all(tr_conn *c, int status) {
+void ht_tr_pending_fail_all(ht_tr_conn *c, int status) {
   for (size_t i = 0; i < c->nbuckets; i++) {
     while (c->buckets != NULL && c->buckets[i] != NULL)
-      tr_out_settle(c->buckets[i], status, NULL);
+      ht_tr_out_settle(c->buckets[i], status, NULL);
   }
 }
 
-void tr_pending_free(tr_conn *c) {
+void ht_tr_pending_free(ht_tr_conn *c) {
   free(c->buckets);
   c->buckets = NULL;
   c->nbuckets = 0;
@@ -82,13 +82,13 @@ void tr_pending_free(tr_conn *c) {
 
 /* --- deadline heap */
 
-static void heap_set(ht_messenger *m, size_t i, tr_out *o) {
+static void heap_set(ht_messenger *m, size_t i, ht_tr_out *o) {
   m->heap[i] = o;
   o->heap_index = i;
 }
 
 static void sift_up(ht_messenger *m, size_t i) {
-  tr_out *o = m->heap[i];
+  ht_tr_out *o = m->heap[i];
   while (i > 0) {
     size_t parent = (i - 1) / 2;
     if (m->heap[parent]->deadline <= o->deadline)
@@ -100,7 +100,7 @@ static void sift_up(ht_messenger *m, size_t i) {
 }
 
 static void sift_down(ht_messenger *m, size_t i) {
-  tr_out *o = m->heap[i];
+  ht_tr_out *o = m->heap[i];
   for (;;) {
     size_t l = 2 * i + 1, best = i;
     uint64_t bd = o->deadline;
@@ -127,15 +127,15 @@ static void arm(ht_messenger *m) {
   if (due == m->timer_due)
     return;
   uint64_t now = uv_now(m->loop);
-  uv_timer_start(&m->timeout_timer, tr_timeouts_fire,
+  uv_timer_start(&m->timeout_timer, ht_tr_timeouts_fire,
                  due > now ? due - now : 0, 0);
   m->timer_due = due;
 }
 
-int tr_timeouts_add(ht_messenger *m, tr_out *o) {
+int ht_tr_timeouts_add(ht_messenger *m, ht_tr_out *o) {
   if (m->heap_n == m->heap_cap) {
     size_t cap = m->heap_cap == 0 ? 256 : m->heap_cap * 2;
-    tr_out **nh = realloc(m->heap, cap * sizeof(*nh));
+    ht_tr_out **nh = realloc(m->heap, cap * sizeof(*nh));
     if (nh == NULL)
       return HT_ENOMEM;
     m->heap = nh;
@@ -149,12 +149,12 @@ int tr_timeouts_add(ht_messenger *m, tr_out *o) {
   return 0;
 }
 
-void tr_timeouts_remove(ht_messenger *m, tr_out *o) {
+void ht_tr_timeouts_remove(ht_messenger *m, ht_tr_out *o) {
   size_t i = o->heap_index;
   if (i == TR_NO_HEAP)
     return;
   o->heap_index = TR_NO_HEAP;
-  tr_out *last = m->heap[--m->heap_n];
+  ht_tr_out *last = m->heap[--m->heap_n];
   if (i < m->heap_n) {
     heap_set(m, i, last);
     sift_up(m, i);
@@ -163,11 +163,11 @@ void tr_timeouts_remove(ht_messenger *m, tr_out *o) {
   /* The timer is re-armed lazily: an early fire just finds nothing due. */
 }
 
-void tr_timeouts_fire(uv_timer_t *t) {
+void ht_tr_timeouts_fire(uv_timer_t *t) {
   ht_messenger *m = t->data;
   m->timer_due = UINT64_MAX;
   uint64_t now = uv_now(m->loop);
   while (m->heap_n > 0 && m->heap[0]->deadline <= now)
-    tr_out_settle(m->heap[0], HT_ETIMEDOUT, NULL); /* write side goes on */
+    ht_tr_out_settle(m->heap[0], HT_ETIMEDOUT, NULL); /* write side goes on */
   arm(m);
 }

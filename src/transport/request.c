@@ -9,7 +9,7 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-int tr_request_new(tr_conn *c, const ht_envelope *env, ht_request **out) {
+int ht_tr_request_new(ht_tr_conn *c, const ht_envelope *env, ht_request **out) {
   const char *op = env->operation != NULL ? env->operation : "";
   size_t n = strlen(op);
   size_t align = _Alignof(max_align_t);
@@ -22,13 +22,13 @@ int tr_request_new(tr_conn *c, const ht_envelope *env, ht_request **out) {
   r->m = c->m;
   atomic_fetch_add(&c->m->refs, 1);
   r->conn = c;
-  tr_conn_ref(c);
+  ht_tr_conn_ref(c);
   r->seq = env->sequence;
   r->slot = NULL;
   memcpy(r->tail + slot, op, n + 1);
   c->inflight++;
   atomic_fetch_add(&c->m->tokens_open, 1);
-  tr_conn_update_reading(c);
+  ht_tr_conn_update_reading(c);
   *out = r;
   return 0;
 }
@@ -51,9 +51,9 @@ static void free_token(ht_request *req, bool handed) {
   ht_messenger *m = req->m;
   if (!handed)
     atomic_fetch_sub(&m->tokens_open, 1);
-  tr_conn_unref(req->conn);
+  ht_tr_conn_unref(req->conn);
   free(req);
-  tr_unref(m);
+  ht_tr_unref(m);
 }
 
 static void hook_done(ht_messenger *m, ht_request *req, int status) {
@@ -63,7 +63,7 @@ static void hook_done(ht_messenger *m, ht_request *req, int status) {
 
 /* Builds the reply frame; the token's connection reference moves to it. */
 static int build_reply(ht_request *req, int32_t status,
-                       const ht_payload *payload, tr_out **out) {
+                       const ht_payload *payload, ht_tr_out **out) {
   ht_messenger *m = req->m;
   ht_envelope env = {.version = HT_WIRE_VERSION,
                      .type = status == 0 ? HT_MSG_REPLY : HT_MSG_ERROR,
@@ -77,30 +77,30 @@ static int build_reply(ht_request *req, int32_t status,
     m->hooks.before_encode(m->hooks_arg, &env, req->conn->name, &req->slot);
   if (atomic_load(&req->conn->state) == TR_CONN_CLOSING)
     return HT_ECONNRESET;
-  int rc = tr_out_new(&env, payload, out);
+  int rc = ht_tr_out_new(&env, payload, out);
   if (rc != 0)
     return rc;
   if (m->has_hooks && m->hooks.on_message != NULL)
     m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, (*out)->frame_len,
                         req->conn->name, req->slot);
-  (*out)->kind = (tr_out_kind)env.type;
+  (*out)->kind = (ht_tr_out_kind)env.type;
   (*out)->reply_conn = req->conn;
-  tr_conn_ref(req->conn);
+  ht_tr_conn_ref(req->conn);
   return 0;
 }
 
 /* Hands `o` (a reply or a drop notice) to the loop. The connection's
  * inflight count drops there, so a stopped reader restarts. */
-static int hand_over(ht_messenger *m, bool on_loop, tr_out *o) {
+static int hand_over(ht_messenger *m, bool on_loop, ht_tr_out *o) {
   if (on_loop) {
-    int rc = tr_submit_out(m, o);
+    int rc = ht_tr_submit_out(m, o);
     if (rc != 0)
-      tr_out_discard(o);
+      ht_tr_out_discard(o);
     return rc;
   }
-  int rc = tr_leave_push(m, &o->cmd);
+  int rc = ht_tr_leave_push(m, &o->cmd);
   if (rc != 0)
-    tr_out_discard(o);
+    ht_tr_out_discard(o);
   return rc;
 }
 
@@ -109,20 +109,20 @@ int ht_request_reply(ht_request *req, int32_t status,
   if (req == NULL)
     return HT_EINVAL;
   ht_messenger *m = req->m;
-  bool on_loop = tr_on_loop(m);
-  if (!on_loop && tr_enter(m) != 0) {
+  bool on_loop = ht_tr_on_loop(m);
+  if (!on_loop && ht_tr_enter(m) != 0) {
     free_token(req, false); /* closed: hooks are gone */
     return HT_ESHUTDOWN;
   }
-  tr_out *o = NULL;
+  ht_tr_out *o = NULL;
   int rc = build_reply(req, status, payload, &o);
   if (rc != 0) {
     hook_done(m, req, rc);
     if (!on_loop) {
-      tr_leave(m);
+      ht_tr_leave(m);
     } else {
       req->conn->inflight--;
-      tr_conn_update_reading(req->conn);
+      ht_tr_conn_update_reading(req->conn);
     }
     free_token(req, false);
     return rc;
@@ -137,16 +137,16 @@ void ht_request_drop(ht_request *req) {
   if (req == NULL)
     return;
   ht_messenger *m = req->m;
-  bool on_loop = tr_on_loop(m);
-  if (!on_loop && tr_enter(m) != 0) {
+  bool on_loop = ht_tr_on_loop(m);
+  if (!on_loop && ht_tr_enter(m) != 0) {
     free_token(req, false);
     return;
   }
   hook_done(m, req, 1);
-  tr_out *o = calloc(1, sizeof(*o));
+  ht_tr_out *o = calloc(1, sizeof(*o));
   if (o == NULL) {
     if (!on_loop)
-      tr_leave(m);
+      ht_tr_leave(m);
     free_token(req, false);
     return;
   }
@@ -154,7 +154,7 @@ void ht_request_drop(ht_request *req) {
   o->kind = TR_OUT_DROP;
   o->heap_index = TR_NO_HEAP;
   o->reply_conn = req->conn;
-  tr_conn_ref(req->conn);
+  ht_tr_conn_ref(req->conn);
   hand_over(m, on_loop, o);
   free_token(req, true);
 }

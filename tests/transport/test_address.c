@@ -1,4 +1,4 @@
-/* Address parsing leaves no byte of tr_addr undefined: the listener copies
+/* Address parsing leaves no byte of ht_tr_addr undefined: the listener copies
  * the path of every address, TCP ones included (valgrind found strcpy
  * reading an uninitialised path, issue 9). The struct is filled with
  * garbage first, as a stack variable would be. */
@@ -12,9 +12,9 @@
 #include "transport/internal.h"
 
 static void parse_over_garbage(const char *url, bool is_unix) {
-  tr_addr a;
+  ht_tr_addr a;
   memset(&a, 0xa5, sizeof(a)); /* no NUL anywhere in path */
-  assert_int_equal(tr_addr_parse(url, &a), 0);
+  assert_int_equal(ht_tr_addr_parse(url, &a), 0);
   assert_int_equal(a.is_unix, is_unix);
   assert_true(memchr(a.path, '\0', sizeof(a.path)) != NULL);
   if (!is_unix) {
@@ -33,19 +33,19 @@ static void test_tcp_address_has_empty_path(void **state) {
 
 static void test_unix_address_keeps_path(void **state) {
   (void)state;
-  tr_addr a;
+  ht_tr_addr a;
   memset(&a, 0xa5, sizeof(a));
-  assert_int_equal(tr_addr_parse("unix:///tmp/x.sock", &a), 0);
+  assert_int_equal(ht_tr_addr_parse("unix:///tmp/x.sock", &a), 0);
   assert_true(a.is_unix);
   assert_string_equal(a.path, "/tmp/x.sock");
 }
 
 static void test_bad_addresses(void **state) {
   (void)state;
-  tr_addr a;
-  assert_int_equal(tr_addr_parse("tcp://nohost", &a), HT_EADDR);
-  assert_int_equal(tr_addr_parse("udp://1.2.3.4:5", &a), HT_EADDR);
-  assert_int_equal(tr_addr_parse(NULL, &a), HT_EINVAL);
+  ht_tr_addr a;
+  assert_int_equal(ht_tr_addr_parse("tcp://nohost", &a), HT_EADDR);
+  assert_int_equal(ht_tr_addr_parse("udp://1.2.3.4:5", &a), HT_EADDR);
+  assert_int_equal(ht_tr_addr_parse(NULL, &a), HT_EINVAL);
 }
 
 int main(void) {
