@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Simulated hosts for tracing a cluster on one machine (issue 14), with the
+# Simulated hosts for tracing a cluster on one machine, with the
 # real LTTng components. Sourced (functions ht_*) or run as a command:
 #   hosts.sh [--prefix P] up N [--skew SPEC] [--subnet K] [--clock-plugin SO]
 #   hosts.sh [--prefix P] exec HOST CMD...     HOST: h1..hN or relay

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test suite's programs under valgrind memcheck (issue 9), bounded in
+# The test suite's programs under valgrind memcheck, bounded in
 # time (< 15 min on 2 cores). Builds build/ exactly as scripts/test.sh does
 # (RelWithDebInfo, -Werror, no sanitizers: valgrind and ASan do not mix;
 # after test.sh nothing is rebuilt; HT_VALGRIND_BUILD=DIR for another

@@ -1,8 +1,9 @@
 # Included (not add_subdirectory'd) by the top level.
-# Shim layer (this issue's part): the event recorder compiled into
-# libhoptrace (tracepoint call sites with dynamic linkage + USDT twins),
-# the start-up loader, and the separately loaded LTTng-UST provider
-# libhoptrace-tp.so. libhoptrace itself never links liblttng-ust.
+# Shim layer, above the transport: messenger/ (the plain-or-traced
+# choice, the traced messenger), control/ (the control socket),
+# recording/ (the LTTng backend: tracepoint call sites with dynamic
+# linkage + USDT twins, the start-up loader, and the separately loaded
+# provider libhoptrace-tp.so). libhoptrace itself never links liblttng-ust.
 pkg_check_modules(LTTNG_UST REQUIRED IMPORTED_TARGET lttng-ust)
 include(CheckIncludeFile)
 set(CMAKE_REQUIRED_QUIET ON)
@@ -10,25 +11,26 @@ check_include_file(sys/sdt.h HT_HAVE_SYS_SDT_H)
 unset(CMAKE_REQUIRED_QUIET)
 
 target_sources(hoptrace_objects PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/control_cmd.c
-  ${CMAKE_CURRENT_LIST_DIR}/control_env.c
-  ${CMAKE_CURRENT_LIST_DIR}/control_socket.c
-  ${CMAKE_CURRENT_LIST_DIR}/dispatch_context.c
-  ${CMAKE_CURRENT_LIST_DIR}/join_kvs.c
-  ${CMAKE_CURRENT_LIST_DIR}/loader.c
-  ${CMAKE_CURRENT_LIST_DIR}/recorder.c
-  ${CMAKE_CURRENT_LIST_DIR}/traced_messenger.c)
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/messenger_new.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_messenger.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_stats.c
+  ${CMAKE_CURRENT_LIST_DIR}/control/control_cmd.c
+  ${CMAKE_CURRENT_LIST_DIR}/control/control_env.c
+  ${CMAKE_CURRENT_LIST_DIR}/control/control_socket.c
+  ${CMAKE_CURRENT_LIST_DIR}/recording/join_kvs.c
+  ${CMAKE_CURRENT_LIST_DIR}/recording/loader.c
+  ${CMAKE_CURRENT_LIST_DIR}/recording/recorder.c)
 # Headers only (tracepoint.h, no library): the call sites find lttng-ust
 # at run time through dlopen.
 target_include_directories(hoptrace_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}
   ${LTTNG_UST_INCLUDE_DIRS})
 if(HT_HAVE_SYS_SDT_H)
-  set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/recorder.c APPEND PROPERTY
+  set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/recording/recorder.c APPEND PROPERTY
                COMPILE_DEFINITIONS HT_HAVE_SDT=1)
 endif()
 
 # The provider: probes only, linked with liblttng-ust.
-add_library(hoptrace_tp SHARED ${CMAKE_CURRENT_LIST_DIR}/hoptrace_tp.c)
+add_library(hoptrace_tp SHARED ${CMAKE_CURRENT_LIST_DIR}/recording/hoptrace_tp.c)
 set_target_properties(hoptrace_tp PROPERTIES OUTPUT_NAME hoptrace-tp
   VERSION ${PROJECT_VERSION} SOVERSION 0
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

@@ -18,8 +18,6 @@ work=$(mktemp -d /tmp/hoptrace-bench-sim.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 configs=("plain" "traced-1%" "traced-100%")
-"$bin/sim-osd" --check-messenger --messenger traced 2>/dev/null || {
-  echo "bench_sim: no traced messenger in this build: plain only" >&2; configs=("plain"); }
 
 run_one() { # run_one CONFIG ROUND
   local cfg=$1 dir=$work/$1-$2

@@ -33,7 +33,7 @@ typedef struct osd_args {
   const char *map_path, *data_dir, *ready_file;
   long id, workers, slow_ms, replica_timeout_ms, corrupt_every;
   double crash_after;
-  int check_messenger, recovering;
+  int recovering;
   sim_common_opts common;
 } osd_args;
 
@@ -47,7 +47,6 @@ static void usage(FILE *f) {
              "  --replica-timeout-ms MS    replica request timeout (default 1000)\n"
              "  --corrupt-reads N          flip a byte in every Nth read reply (fault)\n"
              "  --recovering               a restart: repair objects on read (read-repair)\n"
-             "  --check-messenger          exit 0 if the --messenger flavour can be built\n"
              SIM_COMMON_USAGE);
 }
 
@@ -61,7 +60,6 @@ static int parse_args(int argc, char **argv, osd_args *a) {
                                        {"ready-file", required_argument, NULL, 'r'},
                                        {"replica-timeout-ms", required_argument, NULL, 't'},
                                        {"corrupt-reads", required_argument, NULL, 'x'},
-                                       {"check-messenger", no_argument, NULL, 'k'},
                                        {"recovering", no_argument, NULL, 'v'},
                                        {"help", no_argument, NULL, 'h'},
                                        SIM_COMMON_LONGOPTS,
@@ -83,15 +81,12 @@ static int parse_args(int argc, char **argv, osd_args *a) {
     case 'c': a->crash_after = strtod(optarg, NULL); break;
     case 'r': a->ready_file = optarg; break;
     case 't': a->replica_timeout_ms = strtol(optarg, NULL, 10); break;
-    case 'k': a->check_messenger = 1; break;
     case 'v': a->recovering = 1; break;
     case 'x': a->corrupt_every = strtol(optarg, NULL, 10); break;
     case 'h': usage(stdout); exit(0);
     default: usage(stderr); return -1;
     }
   }
-  if (a->check_messenger)
-    return 0;
   if (a->id < 0 || a->map_path == NULL || a->workers < 1 || a->workers > 256 ||
       a->slow_ms < 0 || a->corrupt_every < 0 || a->replica_timeout_ms < 1) {
     usage(stderr);
@@ -198,13 +193,6 @@ int main(int argc, char **argv) {
   osd_args a;
   if (parse_args(argc, argv, &a) != 0)
     return 2;
-  if (a.check_messenger) {
-    ht_messenger *m;
-    if (sim_messenger_create(&m, &a.common, "sim-osd", NULL, 0) != 0)
-      return 1;
-    ht_messenger_close(m, 0);
-    return 0;
-  }
   static osd o; /* big (map) and shared with every thread */
   char err[256];
   if (sim_map_load(&o.map, a.map_path, err, sizeof(err)) != 0) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The multi-host launcher (issue 14, "trace a cluster, not a host"): the
+# The multi-host launcher: the
 # traced cluster spread over N simulated hosts (scripts/hosts.sh: network,
 # mount and UTS namespaces, root only), each with its own lttng-sessiond
 # and a live session streaming to one lttng-relayd, each host's trace clock

@@ -59,10 +59,6 @@ fi
 source "$here/sim-build.sh"
 sim_build_ensure "$root" "$build" run-sim
 
-if ! "$bin/sim-osd" --check-messenger --messenger "$messenger"; then
-  echo "run-sim: cannot run with --messenger $messenger (see above)" >&2
-  exit 1
-fi
 
 args=(--bin "$bin" --work "$out/cluster" --osds "$osds" --clients "$clients"
       --duration "$duration" --messenger "$messenger" --rate "$rate" --inflight "$inflight"

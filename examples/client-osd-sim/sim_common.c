@@ -92,14 +92,6 @@ int sim_messenger_create(ht_messenger **out, const sim_common_opts *o, const cha
                      &mo.frame_timeout_ms) != 0))
     return -1;
   int rc = ht_messenger_new(out, &mo);
-  if (rc == HT_ENOTSUP) {
-    fprintf(stderr,
-            "%s: the traced messenger is not in this build of libhoptrace "
-            "(HT_ENOTSUP); run with --messenger plain, or build a hoptrace "
-            "that has the traced flavour\n",
-            name);
-    return -1;
-  }
   if (rc != 0) {
     fprintf(stderr, "%s: cannot create messenger: %s\n", name, ht_strerror(rc));
     return -1;

@@ -47,7 +47,7 @@ int sim_common_option(sim_common_opts *o, int c, const char *arg);
 int sim_common_apply(const sim_common_opts *o, const char *who);
 
 /* Builds the messenger; loop NULL means its own thread. 0, or -1 with a
- * message printed (including "traced messenger not in this build"). */
+ * message printed. */
 int sim_messenger_create(ht_messenger **out, const sim_common_opts *o,
                          const char *name, struct uv_loop_s *loop,
                          uint32_t timeout_ms);

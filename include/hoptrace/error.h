@@ -15,7 +15,8 @@
 extern "C" {
 #endif
 
-/* X(name, value, message). Values are stable: append, never renumber. */
+/* X(name, value, message). Values are stable: append, never renumber,
+ * never reuse (-28 was HT_ENOTSUP, which no function returned). */
 #define HT_ERRNO_MAP(X)                                                        \
   X(EINVAL, -1, "invalid argument")                                            \
   X(ENOMEM, -2, "out of memory")                                               \
@@ -43,8 +44,7 @@ extern "C" {
   X(EEXIST, -24, "already exists")                                             \
   X(ENOENT, -25, "not found")                                                  \
   X(EPERM, -26, "operation not permitted")                                     \
-  X(ECLOSED, -27, "handle already closed")                                     \
-  X(ENOTSUP, -28, "not supported")
+  X(ECLOSED, -27, "handle already closed")
 
 typedef enum ht_errno {
 #define HT_ERRNO_ENUM_(name, value, message) HT_##name = (value),

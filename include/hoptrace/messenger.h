@@ -116,8 +116,9 @@ HT_API void ht_messenger_options_init(ht_messenger_options *opts);
 /* Creates a messenger (opts NULL: defaults) and, without opts->loop,
  * starts its thread. opts and opts->name are not retained. With
  * opts->loop, the calling thread is taken as the loop thread; the caller
- * runs the loop. Errors: HT_EINVAL, HT_ENOMEM, HT_ENOTSUP (a flavour this
- * build lacks), HT_EIO (loop or thread creation failed). */
+ * runs the loop. Errors: HT_EINVAL (also an unknown flavour, or
+ * HT_MESSENGER set to neither "plain" nor "traced"), HT_ENOMEM, HT_EIO
+ * (loop or thread creation failed). */
 HT_API int ht_messenger_new(ht_messenger **out,
                             const ht_messenger_options *opts);
 

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "common/counters.h"
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
 #include "propagate/active.h"
@@ -42,49 +43,16 @@ static void lock_writer(void) {
   pthread_mutex_lock(&writer);
 }
 
-/* "started" and "received" are sums (sampled + dropped): one atomic add
- * per decision instead of two. */
-enum {
-  C_SAMPLED, C_DROPPED, C_REMOTE_SAMPLED, C_REMOTE_DROPPED, C_DEBUG_FORCED,
-  C_DEBUG_HONOURED, C_DEBUG_REFUSED, C_CONFIG_CHANGES, C_COUNT
-};
-/* One cache line per counter: a client's loop thread counts roots while
- * a server's counts remote decisions, and sharing a line would bounce it
- * between their cores on every request. */
-static struct {
-  _Alignas(64) _Atomic uint64_t v;
-} counters[C_COUNT];
-
-static void count(int which) {
-  atomic_fetch_add_explicit(&counters[which].v, 1, memory_order_relaxed);
-}
-
 /* --- the clock-free fast path */
-
-enum { FAST_SLOW = 0, FAST_NEVER, FAST_ALWAYS, FAST_RATIO, FAST_PARENT };
 
 static _Atomic uint64_t fast_seq;       /* odd while being written */
 static _Atomic uint32_t fast_modes;     /* root mode | remote mode << 8 */
 static _Atomic uint64_t fast_threshold; /* RATIO: sample when hash < it */
 
-static unsigned fast_mode_of(const ht_sampler *s, ht_sampler_kind kind) {
-  switch (kind) {
-  case HT_SAMPLER_ALWAYS: return FAST_ALWAYS;
-  case HT_SAMPLER_NEVER: return FAST_NEVER;
-  case HT_SAMPLER_RATIO: return s->ratio_all ? FAST_ALWAYS : FAST_RATIO;
-  default: return FAST_SLOW; /* RATE: a bucket and a clock */
-  }
-}
-
 /* Writer lock held: what ht_sampler_root_ex/remote_ex would decide
  * (default hint, no remote DEBUG) for s, as two words. */
 static void publish_fast(const ht_sampler *s) {
-  ht_sampler_kind root = s->cfg.kind == HT_SAMPLER_PARENT ? s->cfg.root_kind
-                                                          : s->cfg.kind;
-  unsigned root_mode = root == HT_SAMPLER_PARENT ? FAST_NEVER : fast_mode_of(s, root);
-  unsigned remote_mode = s->cfg.kind == HT_SAMPLER_PARENT
-                             ? FAST_PARENT
-                             : fast_mode_of(s, s->cfg.kind);
+  unsigned root_mode = s->root_mode, remote_mode = s->remote_mode;
   atomic_fetch_add(&fast_seq, 1);
   atomic_thread_fence(memory_order_release);
   atomic_store_explicit(&fast_modes, root_mode | remote_mode << 8,
@@ -104,25 +72,18 @@ static inline bool read_fast(unsigned *modes, uint64_t *threshold) {
          atomic_load_explicit(&fast_seq, memory_order_relaxed) == seq;
 }
 
-/* 1 or 0 for a fast mode, -1 for the slow path. */
-static inline int fast_decide(unsigned mode, uint64_t threshold, uint64_t hi,
-                              uint64_t lo, uint32_t flags) {
-  switch (mode) {
-  case FAST_NEVER: return 0;
-  case FAST_ALWAYS: return 1;
-  case FAST_RATIO: return ht_trace_id_hash(hi, lo) < threshold;
-  case FAST_PARENT: return (flags & HT_FLAG_SAMPLED) != 0;
-  default: return -1;
-  }
-}
+/* The variable whose bad value the environment's configuration ignored
+ * (written once, under the writer lock, before `active` is published). */
+static const char *env_bad_var;
 
 /* First use: the environment's configuration (bad values fall back to
- * defaults, see ht_sampling_config_from_env). */
+ * defaults, see ht_sampling_config_from_env). The only place the
+ * environment is read for sampling. */
 static void ensure_initialised(void) {
   lock_writer();
   if (!atomic_load(&active)) {
     ht_sampling_config cfg;
-    (void)ht_sampling_config_from_env(&cfg, NULL);
+    (void)ht_sampling_config_from_env(&cfg, &env_bad_var);
     if (ht_sampling_config_check(&cfg) != 0)
       ht_sampling_config_default(&cfg);
     ht_sampler_init(&initial, &cfg);
@@ -130,6 +91,15 @@ static void ensure_initialised(void) {
     publish_fast(&initial);
   }
   pthread_mutex_unlock(&writer);
+}
+
+const char *ht_active_init_from_env(void) {
+  if (!atomic_load(&active))
+    ensure_initialised();
+  lock_writer();
+  const char *bad = env_bad_var;
+  pthread_mutex_unlock(&writer);
+  return bad;
 }
 
 static ht_sampler *enter(ht_epoch_reader **r) {
@@ -147,9 +117,9 @@ uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint) {
   unsigned modes;
   uint64_t threshold;
   if (hint == HT_SAMPLE_DEFAULT && read_fast(&modes, &threshold)) {
-    int yes = fast_decide(modes & 0xff, threshold, hi, lo, 0);
+    int yes = ht_plain_decide(modes & 0xff, threshold, hi, lo, 0);
     if (yes >= 0) {
-      count(yes ? C_SAMPLED : C_DROPPED);
+      ht_counter_add(yes ? HT_CTR_ROOT_SAMPLED : HT_CTR_ROOT_DROPPED, 1);
       return yes ? HT_FLAG_SAMPLED : 0;
     }
   }
@@ -159,9 +129,10 @@ uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint) {
   ht_outcome o;
   uint32_t flags = ht_sampler_root_ex(s, hi, lo, hint, now, &o);
   ht_epoch_exit(r);
-  count(flags & HT_FLAG_SAMPLED ? C_SAMPLED : C_DROPPED);
+  ht_counter_add(
+      flags & HT_FLAG_SAMPLED ? HT_CTR_ROOT_SAMPLED : HT_CTR_ROOT_DROPPED, 1);
   if (flags & HT_FLAG_DEBUG)
-    count(C_DEBUG_FORCED);
+    ht_counter_add(HT_CTR_DEBUG_FORCED, 1);
   return flags;
 }
 
@@ -169,9 +140,9 @@ uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags) {
   unsigned modes;
   uint64_t threshold;
   if (!(flags & HT_FLAG_DEBUG) && read_fast(&modes, &threshold)) {
-    int yes = fast_decide(modes >> 8, threshold, hi, lo, flags);
+    int yes = ht_plain_decide(modes >> 8, threshold, hi, lo, flags);
     if (yes >= 0) {
-      count(yes ? C_REMOTE_SAMPLED : C_REMOTE_DROPPED);
+      ht_counter_add(yes ? HT_CTR_REMOTE_SAMPLED : HT_CTR_REMOTE_DROPPED, 1);
       return (flags & ~HT_FLAG_KNOWN_MASK) | (yes ? HT_FLAG_SAMPLED : 0u);
     }
   }
@@ -182,11 +153,12 @@ uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags) {
   ht_outcome o;
   uint32_t out = ht_sampler_remote_ex(s, hi, lo, flags, now, &o);
   ht_epoch_exit(r);
-  count(out & HT_FLAG_SAMPLED ? C_REMOTE_SAMPLED : C_REMOTE_DROPPED);
+  ht_counter_add(
+      out & HT_FLAG_SAMPLED ? HT_CTR_REMOTE_SAMPLED : HT_CTR_REMOTE_DROPPED, 1);
   if (o == HT_OUT_DEBUG_HONOURED)
-    count(C_DEBUG_HONOURED);
+    ht_counter_add(HT_CTR_DEBUG_HONOURED, 1);
   else if (o == HT_OUT_DEBUG_REFUSED_SAMPLED || o == HT_OUT_DEBUG_REFUSED_DROPPED)
-    count(C_DEBUG_REFUSED);
+    ht_counter_add(HT_CTR_DEBUG_REFUSED, 1);
   return out;
 }
 
@@ -202,7 +174,7 @@ int ht_sampling_set(const ht_sampling_config *cfg) {
   if (old != &initial)
     ht_sampler_free(old);
   pthread_mutex_unlock(&writer);
-  count(C_CONFIG_CHANGES);
+  ht_counter_add(HT_CTR_CONFIG_CHANGES, 1);
   return 0;
 }
 
@@ -218,17 +190,19 @@ void ht_sampling_get(ht_sampling_config *out) {
 void ht_sampling_get_stats(ht_sampling_stats *out) {
   if (!out)
     return;
-  uint64_t v[C_COUNT];
-  for (int i = 0; i < C_COUNT; i++)
-    v[i] = atomic_load_explicit(&counters[i].v, memory_order_relaxed);
-  out->traces_started = v[C_SAMPLED] + v[C_DROPPED];
-  out->traces_sampled = v[C_SAMPLED];
-  out->traces_dropped = v[C_DROPPED];
-  out->remote_received = v[C_REMOTE_SAMPLED] + v[C_REMOTE_DROPPED];
-  out->remote_sampled = v[C_REMOTE_SAMPLED];
-  out->remote_dropped = v[C_REMOTE_DROPPED];
-  out->debug_forced = v[C_DEBUG_FORCED];
-  out->remote_debug_honoured = v[C_DEBUG_HONOURED];
-  out->remote_debug_refused = v[C_DEBUG_REFUSED];
-  out->config_changes = v[C_CONFIG_CHANGES];
+  enum { FIRST = HT_CTR_ROOT_SAMPLED, N = HT_CTR_CONFIG_CHANGES - FIRST + 1 };
+  uint64_t v[N];
+  ht_counters_read(HT_CTR_ROOT_SAMPLED, N, v);
+#define V(c) v[HT_CTR_##c - FIRST]
+  out->traces_started = V(ROOT_SAMPLED) + V(ROOT_DROPPED);
+  out->traces_sampled = V(ROOT_SAMPLED);
+  out->traces_dropped = V(ROOT_DROPPED);
+  out->remote_received = V(REMOTE_SAMPLED) + V(REMOTE_DROPPED);
+  out->remote_sampled = V(REMOTE_SAMPLED);
+  out->remote_dropped = V(REMOTE_DROPPED);
+  out->debug_forced = V(DEBUG_FORCED);
+  out->remote_debug_honoured = V(DEBUG_HONOURED);
+  out->remote_debug_refused = V(DEBUG_REFUSED);
+  out->config_changes = V(CONFIG_CHANGES);
+#undef V
 }

@@ -10,4 +10,10 @@
 uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint);
 uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags);
 
+/* Makes the environment's configuration (HT_SAMPLER, HT_SAMPLE_*) active
+ * unless one already is, reading the environment once per process.
+ * Returns the variable whose bad value was ignored (the default applied),
+ * NULL when none was: the caller reports it (this layer does no I/O). */
+const char *ht_active_init_from_env(void);
+
 #endif /* HT_PROPAGATE_ACTIVE_H */

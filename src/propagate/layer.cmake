@@ -1,8 +1,9 @@
 # Included (not add_subdirectory'd) by the top level.
-# Propagate layer: ids, spans, samplers, flags. Pure logic, no I/O;
-# depends on nothing of the project. Emits through events.h.
+# Propagate layer: ids, spans, samplers, flags, the thread's current
+# context. Pure logic, no I/O; depends on src/common only. Emits through events.h.
 target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/active.c
+  ${CMAKE_CURRENT_LIST_DIR}/current.c
   ${CMAKE_CURRENT_LIST_DIR}/epoch.c
   ${CMAKE_CURRENT_LIST_DIR}/events.c
   ${CMAKE_CURRENT_LIST_DIR}/ids.c

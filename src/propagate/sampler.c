@@ -68,12 +68,28 @@ int ht_bucket_take(ht_bucket *b, uint64_t now_ns) {
   }
 }
 
+static unsigned plain_mode_of(ht_sampler_kind kind, double ratio) {
+  switch (kind) {
+  case HT_SAMPLER_ALWAYS: return HT_PLAIN_ALWAYS;
+  case HT_SAMPLER_RATIO: return ratio >= 1.0 ? HT_PLAIN_ALWAYS : HT_PLAIN_RATIO;
+  case HT_SAMPLER_RATE: return HT_PLAIN_STATEFUL;
+  case HT_SAMPLER_PARENT: return HT_PLAIN_PARENT;
+  case HT_SAMPLER_NEVER:
+  default: return HT_PLAIN_NEVER;
+  }
+}
+
 void ht_sampler_init(ht_sampler *s, const ht_sampling_config *cfg) {
   s->cfg = *cfg;
-  s->ratio_all = cfg->ratio >= 1.0;
+  /* a root has no parent to follow: PARENT as a root policy records none */
+  s->root_mode = plain_mode_of(root_kind_of(s), cfg->ratio);
+  if (s->root_mode == HT_PLAIN_PARENT)
+    s->root_mode = HT_PLAIN_NEVER;
+  s->remote_mode = plain_mode_of(cfg->kind, cfg->ratio);
   /* 2^64 * ratio, computed in long double-free form: ratio < 1 here. */
-  s->ratio_threshold =
-      s->ratio_all ? UINT64_MAX : (uint64_t)(cfg->ratio * 18446744073709551616.0);
+  s->ratio_threshold = cfg->ratio >= 1.0
+                           ? UINT64_MAX
+                           : (uint64_t)(cfg->ratio * 18446744073709551616.0);
   ht_bucket_init(&s->rate_bucket, cfg->rate, cfg->burst);
   ht_bucket_init(&s->debug_bucket, cfg->remote_debug_rate, 0);
 }
@@ -90,27 +106,17 @@ int ht_sampler_new(const ht_sampling_config *cfg, ht_sampler **out) {
 }
 
 int ht_sampler_needs_clock(const ht_sampler *s, int remote_debug) {
-  return s->cfg.kind == HT_SAMPLER_RATE || root_kind_of(s) == HT_SAMPLER_RATE ||
-         remote_debug;
+  return s->root_mode == HT_PLAIN_STATEFUL ||
+         s->remote_mode == HT_PLAIN_STATEFUL || remote_debug;
 }
 
 void ht_sampler_free(ht_sampler *s) { free(s); }
 
-/* One of ALWAYS, NEVER, RATIO, RATE on a trace id. */
-static int basic_decide(ht_sampler *s, ht_sampler_kind kind, uint64_t hi,
-                        uint64_t lo, uint64_t now_ns) {
-  switch (kind) {
-  case HT_SAMPLER_ALWAYS:
-    return 1;
-  case HT_SAMPLER_RATIO:
-    return s->ratio_all || ht_trace_id_hash(hi, lo) < s->ratio_threshold;
-  case HT_SAMPLER_RATE:
-    return ht_bucket_take(&s->rate_bucket, now_ns);
-  case HT_SAMPLER_NEVER:
-  case HT_SAMPLER_PARENT:
-  default:
-    return 0;
-  }
+/* A decision by mode: the plain ones, else the RATE bucket. */
+static int decide(ht_sampler *s, unsigned mode, uint64_t hi, uint64_t lo,
+                  uint32_t flags, uint64_t now_ns) {
+  int yes = ht_plain_decide(mode, s->ratio_threshold, hi, lo, flags);
+  return yes >= 0 ? yes : ht_bucket_take(&s->rate_bucket, now_ns);
 }
 
 uint32_t ht_sampler_root_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
@@ -130,7 +136,7 @@ uint32_t ht_sampler_root_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
   default:
     break;
   }
-  int yes = basic_decide(s, root_kind_of(s), hi, lo, now_ns);
+  int yes = decide(s, s->root_mode, hi, lo, 0, now_ns);
   *out = yes ? HT_OUT_SAMPLED : HT_OUT_DROPPED;
   return yes ? HT_FLAG_SAMPLED : 0;
 }
@@ -146,13 +152,11 @@ uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
       return keep | HT_FLAG_SAMPLED | HT_FLAG_DEBUG;
     }
     /* Refused: decide as a local root would, ignoring the peer's flags. */
-    int yes = basic_decide(s, root_kind_of(s), hi, lo, now_ns);
+    int yes = decide(s, s->root_mode, hi, lo, 0, now_ns);
     *out = yes ? HT_OUT_DEBUG_REFUSED_SAMPLED : HT_OUT_DEBUG_REFUSED_DROPPED;
     return keep | (yes ? HT_FLAG_SAMPLED : 0);
   }
-  int yes = s->cfg.kind == HT_SAMPLER_PARENT
-                ? (flags & HT_FLAG_SAMPLED) != 0
-                : basic_decide(s, s->cfg.kind, hi, lo, now_ns);
+  int yes = decide(s, s->remote_mode, hi, lo, flags, now_ns);
   *out = yes ? HT_OUT_SAMPLED : HT_OUT_DROPPED;
   return keep | (yes ? HT_FLAG_SAMPLED : 0);
 }

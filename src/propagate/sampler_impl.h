@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hoptrace/context.h"
 #include "hoptrace/sampler.h"
 
 /* Generic cell-rate algorithm: a token bucket in one atomic word (the
@@ -21,10 +22,38 @@ void ht_bucket_init(ht_bucket *b, double rate, double burst);
 /* 1 when a token was taken at time now_ns. */
 int ht_bucket_take(ht_bucket *b, uint64_t now_ns);
 
+/* The decisions that need no clock and no state, one mode per side
+ * (root, remote): the one implementation of ALWAYS, NEVER, RATIO and
+ * PARENT, used by ht_sampler_*_ex and by the process-wide configuration's
+ * lock-free fast path (active.c). STATEFUL: a RATE bucket decides. */
+enum {
+  HT_PLAIN_STATEFUL = 0,
+  HT_PLAIN_NEVER,
+  HT_PLAIN_ALWAYS,
+  HT_PLAIN_RATIO,
+  HT_PLAIN_PARENT
+};
+
+/* Deterministic 64-bit hash of a trace id (same in every process). */
+uint64_t ht_trace_id_hash(uint64_t hi, uint64_t lo);
+
+/* 1 or 0 for a plain mode, -1 for STATEFUL. flags: the remote flags. */
+static inline int ht_plain_decide(unsigned mode, uint64_t threshold,
+                                  uint64_t hi, uint64_t lo, uint32_t flags) {
+  switch (mode) {
+  case HT_PLAIN_NEVER: return 0;
+  case HT_PLAIN_ALWAYS: return 1;
+  case HT_PLAIN_RATIO: return ht_trace_id_hash(hi, lo) < threshold;
+  case HT_PLAIN_PARENT: return (flags & HT_FLAG_SAMPLED) != 0;
+  default: return -1;
+  }
+}
+
 struct ht_sampler {
   ht_sampling_config cfg;
+  unsigned root_mode;       /* HT_PLAIN_* for local roots (and refused DEBUG) */
+  unsigned remote_mode;     /* HT_PLAIN_* for remote contexts */
   uint64_t ratio_threshold; /* RATIO: sample when hash < threshold */
-  int ratio_all;            /* ratio >= 1 */
   ht_bucket rate_bucket;    /* RATE (also root RATE) */
   ht_bucket debug_bucket;   /* remote DEBUG */
 };
@@ -50,9 +79,6 @@ uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
 void ht_sampler_init(ht_sampler *s, const ht_sampling_config *cfg);
 /* 1 when a decision may read the clock. */
 int ht_sampler_needs_clock(const ht_sampler *s, int remote_debug);
-
-/* Deterministic 64-bit hash of a trace id (same in every process). */
-uint64_t ht_trace_id_hash(uint64_t hi, uint64_t lo);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t ht_now_ns(void);

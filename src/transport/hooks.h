@@ -1,5 +1,5 @@
 /* Interceptor table of the transport: the seam the traced messenger
- * (shim/, issue 6) plugs into. A hook table is fixed when the messenger is
+ * (shim/messenger/) plugs into. A hook table is fixed when the messenger is
  * built and never changes; a plain messenger has none, and every call site
  * is one predictable `if (m->hooks)` branch.
  *
@@ -98,11 +98,5 @@ int ht_transport_messenger_new(ht_messenger **out,
  * a traced layer can capture the server span when a handler hands the
  * request to a worker thread. Any thread, while req is open. */
 void *ht_transport_request_slot(const ht_request *req);
-
-/* The flavour switch behind ht_messenger_new (src/transport/flavour.c).
- * Issue 6 adds the traced case there: build the shim's hook table and call
- * ht_transport_messenger_new. */
-int ht_transport_flavour_resolve(const ht_messenger_options *opts,
-                                 ht_messenger_flavour *out);
 
 #endif /* HT_TRANSPORT_HOOKS_H */

@@ -1,8 +1,7 @@
-/* Options (defaults, versioned merge) and the flavour switch behind
- * ht_messenger_new. Must never read fields past the caller's opts->size:
- * a caller built against an older header has a shorter struct. */
+/* Messenger options: defaults and the versioned merge.
+ * Must never read fields past the caller's opts->size: a caller built
+ * against an older header has a shorter struct. */
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "hoptrace/error.h"
@@ -67,38 +66,4 @@ int ht_tr_options_merge(ht_messenger_options *dst,
       dst->reconnect_min_ms > dst->reconnect_max_ms)
     return HT_EINVAL;
   return 0;
-}
-
-int ht_transport_flavour_resolve(const ht_messenger_options *opts,
-                                 ht_messenger_flavour *out) {
-  ht_messenger_flavour f = opts != NULL ? opts->flavour : HT_MESSENGER_DEFAULT;
-  if (f == HT_MESSENGER_DEFAULT) {
-    const char *env = getenv("HT_MESSENGER");
-    if (env == NULL || env[0] == '\0' || strcmp(env, "plain") == 0)
-      f = HT_MESSENGER_PLAIN;
-    else if (strcmp(env, "traced") == 0)
-      f = HT_MESSENGER_TRACED;
-    else
-      return HT_EINVAL;
-  }
-  if (f != HT_MESSENGER_PLAIN && f != HT_MESSENGER_TRACED)
-    return HT_EINVAL;
-  *out = f;
-  return 0;
-}
-
-/* The traced flavour's factory (shim/traced_messenger.c, issue 6). */
-int ht_shim_traced_messenger_new(ht_messenger **out,
-                                 const ht_messenger_options *opts);
-
-int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts) {
-  if (out == NULL)
-    return HT_EINVAL;
-  ht_messenger_flavour f;
-  int rc = ht_transport_flavour_resolve(opts, &f);
-  if (rc != 0)
-    return rc;
-  if (f == HT_MESSENGER_TRACED)
-    return ht_shim_traced_messenger_new(out, opts);
-  return ht_transport_messenger_new(out, opts, NULL, NULL);
 }

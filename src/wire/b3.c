@@ -2,7 +2,7 @@
  * Never reads past `len`; writes nothing on error. */
 #include <string.h>
 
-#include "hex.h"
+#include "common/hex.h"
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
 
@@ -34,10 +34,10 @@ static int parse_ids(const char *text, size_t len, ht_trace_context *ctx,
   if (len < trace_digits + 1 + 16)
     return HT_EBADHEADER;
   uint64_t hi = 0, lo, span;
-  if (trace_digits == 32 && !ht_wire_hex_parse_u64(text, 16, &hi))
+  if (trace_digits == 32 && !ht_hex_parse_u64(text, 16, &hi))
     return HT_EBADHEADER;
-  if (!ht_wire_hex_parse_u64(text + trace_digits - 16, 16, &lo) ||
-      !ht_wire_hex_parse_u64(text + trace_digits + 1, 16, &span))
+  if (!ht_hex_parse_u64(text + trace_digits - 16, 16, &lo) ||
+      !ht_hex_parse_u64(text + trace_digits + 1, 16, &span))
     return HT_EBADHEADER;
   *ctx = (ht_trace_context){.trace_id_hi = hi, .trace_id_lo = lo,
                             .span_id = span};
@@ -67,7 +67,7 @@ int ht_b3_parse(const char *text, size_t len, ht_trace_context *out,
     }
     if (at < len) { /* "-{parent}" */
       if (len - at != 17 || text[at] != '-' ||
-          !ht_wire_hex_parse_u64(text + at + 1, 16, &ctx.parent_span_id))
+          !ht_hex_parse_u64(text + at + 1, 16, &ctx.parent_span_id))
         return HT_EBADHEADER;
     }
     if ((ctx.trace_id_hi | ctx.trace_id_lo) == 0 || ctx.span_id == 0)
@@ -104,20 +104,20 @@ int ht_b3_format(const ht_trace_context *ctx, ht_b3_sampling sampling,
   char tmp[HT_B3_MAX_LEN + 1];
   size_t n = 0;
   if (ctx->trace_id_hi != 0) {
-    ht_wire_hex_format_u64(ctx->trace_id_hi, 16, tmp);
+    ht_hex_format_u64(ctx->trace_id_hi, 16, tmp);
     n += 16;
   }
-  ht_wire_hex_format_u64(ctx->trace_id_lo, 16, tmp + n);
+  ht_hex_format_u64(ctx->trace_id_lo, 16, tmp + n);
   n += 16;
   tmp[n++] = '-';
-  ht_wire_hex_format_u64(ctx->span_id, 16, tmp + n);
+  ht_hex_format_u64(ctx->span_id, 16, tmp + n);
   n += 16;
   if (sampling != HT_B3_SAMPLING_ABSENT) {
     tmp[n++] = '-';
     tmp[n++] = sampling_char(sampling);
     if (ctx->parent_span_id != 0) {
       tmp[n++] = '-';
-      ht_wire_hex_format_u64(ctx->parent_span_id, 16, tmp + n);
+      ht_hex_format_u64(ctx->parent_span_id, 16, tmp + n);
       n += 16;
     }
   }

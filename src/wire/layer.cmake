@@ -26,10 +26,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/envelope_encode.c
   ${CMAKE_CURRENT_LIST_DIR}/envelope_fast.c
   ${CMAKE_CURRENT_LIST_DIR}/envelope_scan.c
-  ${CMAKE_CURRENT_LIST_DIR}/error.c
   ${CMAKE_CURRENT_LIST_DIR}/frame_reader.c
-  ${CMAKE_CURRENT_LIST_DIR}/hex.c
-  ${CMAKE_CURRENT_LIST_DIR}/trace_context.c
   ${CMAKE_CURRENT_LIST_DIR}/traceparent.c
   ${CMAKE_CURRENT_LIST_DIR}/version.c)
 target_include_directories(hoptrace_objects PRIVATE ${HT_WIRE_GEN_DIR})

@@ -2,7 +2,7 @@
  * recommendation's parsing rules; never reads past `len`. */
 #include <string.h>
 
-#include "hex.h"
+#include "common/hex.h"
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
 
@@ -17,7 +17,7 @@ int ht_traceparent_parse(const char *text, size_t len, ht_trace_context *out) {
   if (len < HT_TRACEPARENT_LEN)
     return HT_EBADHEADER;
   uint64_t version, hi, lo, span, flags;
-  if (!ht_wire_hex_parse_u64(text, 2, &version) || version == 0xff)
+  if (!ht_hex_parse_u64(text, 2, &version) || version == 0xff)
     return HT_EBADHEADER;
   if (version == 0 && len != HT_TRACEPARENT_LEN)
     return HT_EBADHEADER;
@@ -26,10 +26,10 @@ int ht_traceparent_parse(const char *text, size_t len, ht_trace_context *out) {
     return HT_EBADHEADER;
   if (text[2] != '-' || text[SPAN_AT - 1] != '-' || text[FLAGS_AT - 1] != '-')
     return HT_EBADHEADER;
-  if (!ht_wire_hex_parse_u64(text + TRACE_AT, 16, &hi) ||
-      !ht_wire_hex_parse_u64(text + TRACE_AT + 16, 16, &lo) ||
-      !ht_wire_hex_parse_u64(text + SPAN_AT, 16, &span) ||
-      !ht_wire_hex_parse_u64(text + FLAGS_AT, 2, &flags))
+  if (!ht_hex_parse_u64(text + TRACE_AT, 16, &hi) ||
+      !ht_hex_parse_u64(text + TRACE_AT + 16, 16, &lo) ||
+      !ht_hex_parse_u64(text + SPAN_AT, 16, &span) ||
+      !ht_hex_parse_u64(text + FLAGS_AT, 2, &flags))
     return HT_EBADHEADER;
   if ((hi | lo) == 0 || span == 0)
     return HT_EBADCONTEXT;
@@ -52,12 +52,12 @@ int ht_traceparent_format(const ht_trace_context *ctx, char *buf, size_t cap) {
     return HT_ENOSPC;
   bool sampled = (ctx->flags & (HT_FLAG_SAMPLED | HT_FLAG_DEBUG)) != 0;
   memcpy(buf, "00-", 3);
-  ht_wire_hex_format_u64(ctx->trace_id_hi, 16, buf + TRACE_AT);
-  ht_wire_hex_format_u64(ctx->trace_id_lo, 16, buf + TRACE_AT + 16);
+  ht_hex_format_u64(ctx->trace_id_hi, 16, buf + TRACE_AT);
+  ht_hex_format_u64(ctx->trace_id_lo, 16, buf + TRACE_AT + 16);
   buf[SPAN_AT - 1] = '-';
-  ht_wire_hex_format_u64(ctx->span_id, 16, buf + SPAN_AT);
+  ht_hex_format_u64(ctx->span_id, 16, buf + SPAN_AT);
   buf[FLAGS_AT - 1] = '-';
-  ht_wire_hex_format_u64(sampled ? W3C_SAMPLED : 0, 2, buf + FLAGS_AT);
+  ht_hex_format_u64(sampled ? W3C_SAMPLED : 0, 2, buf + FLAGS_AT);
   buf[HT_TRACEPARENT_LEN] = '\0';
   return 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cluster tests (issue 14): the simulated cluster spread over 3 hosts
+# Cluster tests: the simulated cluster spread over 3 hosts
 # (network, mount and UTS namespaces: scripts/hosts.sh), each with its own
 # lttng-sessiond streaming live to one lttng-relayd, clocks skewed by real
 # mechanisms (libfaketime on a session daemon, the drift clock plugin),

@@ -221,7 +221,7 @@ static int has_id(const int *ids, int n, int id) {
 
 /* The control thread blocks every signal even when its creator blocks
  * none: an application waiting for SIGTERM in sigwait must get it (under
- * valgrind the control thread took it and the process died, issue 9). */
+ * valgrind the control thread took it and the process died). */
 static void test_thread_blocks_signals(void **state) {
   (void)state;
   char d[] = "/tmp/ht-ctl-sig-XXXXXX", p[96];

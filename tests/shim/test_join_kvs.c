@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "recorder.h"
+#include "recording/recorder.h"
 
 typedef struct joined {
   char keys[HT_KVS_TEXT_MAX + 1], strs[HT_KVS_TEXT_MAX + 1];

@@ -1,4 +1,4 @@
-/* sim-hostile: a fuzzing peer against a live sim-osd (issue 9). Shared
+/* sim-hostile: a fuzzing peer against a live sim-osd. Shared
  * declarations of its three files:
  *   hostile_gen.c    what an attack sends (bytes, frames, envelopes)
  *   hostile_watch.c  what is watched (OSD RSS, control-socket counters,

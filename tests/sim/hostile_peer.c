@@ -1,4 +1,4 @@
-/* sim-hostile: hostile peers against a live sim-osd (issue 9).
+/* sim-hostile: hostile peers against a live sim-osd.
  *
  *   sim-hostile --url tcp://127.0.0.1:PORT --duration S [--seed N]
  *               [--conns N] [--storm N] [--storm-every S] [--max-frame B]

@@ -56,7 +56,6 @@ kill|kill-traced) # osd.1 crashes mid-run: clients carry on, count errors, never
   messenger=plain
   if [[ $mode == kill-traced ]]; then
     messenger=traced
-    "$bin/sim-osd" --check-messenger --messenger traced || exit 77
   fi
   run --messenger $messenger --osds 4 --clients 2 --duration $((kill_at * 3)) \
     --kill-osd 1@$kill_at 2> "$work/err.txt"
@@ -108,13 +107,11 @@ restart) # OSDs killed and restarted (same address, same files): without
   ;;
 plain-events) # the plain messenger records nothing, even with a session running;
   # a traced cluster in the same session is the control (it must record)
-  traced=0
-  "$bin/sim-osd" --check-messenger --messenger traced 2>/dev/null && traced=1
   timeout -s KILL 150 "$hoptrace" record -o "$work/trace" \
     --filter '$ctx.procname == "sim-*"' -- bash -c '
     bash "$1" --bin "$2" --work "$3/c" --messenger plain --osds 4 --clients 2 --duration 3 &&
-    if [[ $4 == 1 ]]; then bash "$1" --bin "$2" --work "$3/t" --messenger traced --osds 4 \
-      --clients 2 --duration 2 --rate 100; fi' _ "$cluster" "$bin" "$work" "$traced" \
+    bash "$1" --bin "$2" --work "$3/t" --messenger traced --osds 4 \
+      --clients 2 --duration 2 --rate 100' _ "$cluster" "$bin" "$work" \
     2> "$work/record.log"
   cat "$work/record.log"
   grep -q "cluster: 2 clients" "$work/record.log"
@@ -133,16 +130,11 @@ plain-events) # the plain messenger records nothing, even with a session running
   plain=$(count "$work/c/pids")
   echo "hoptrace events of the plain cluster's processes: $plain"
   [[ $plain == 0 ]]
-  if [[ $traced == 1 ]]; then
-    control=$(count "$work/t/pids")
-    echo "hoptrace events of the traced control cluster's processes: $control"
-    [[ $control -gt 100 ]]
-  fi
+  control=$(count "$work/t/pids")
+  echo "hoptrace events of the traced control cluster's processes: $control"
+  [[ $control -gt 100 ]]
   ;;
 traced-trees) # every sampled write: client -> primary -> every replica
-  if ! "$bin/sim-osd" --check-messenger --messenger traced; then
-    echo "the traced messenger is not in this build: skipped" >&2; exit 77
-  fi
   timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
     --filter "$own_filter" -- \
     bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" --messenger traced --osds 4 --clients 2 \
@@ -158,9 +150,6 @@ traced-trees) # every sampled write: client -> primary -> every replica
     "$work/c/pids" "$(field writes)"
   ;;
 slow-report) # --slow-osd: the slow replica stands out in `hoptrace report`
-  if ! "$bin/sim-osd" --check-messenger --messenger traced; then
-    echo "the traced messenger is not in this build: skipped" >&2; exit 77
-  fi
   timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \
     --filter "$own_filter" -- \
     bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" --messenger traced --osds 4 --clients 2 \

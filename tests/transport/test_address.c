@@ -1,6 +1,6 @@
 /* Address parsing leaves no byte of ht_tr_addr undefined: the listener copies
  * the path of every address, TCP ones included (valgrind found strcpy
- * reading an uninitialised path, issue 9). The struct is filled with
+ * reading an uninitialised path). The struct is filled with
  * garbage first, as a stack variable would be. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -177,7 +177,7 @@ static void test_addresses_and_options(void **state) {
   o.reconnect_max_ms = 5;
   assert_int_equal(ht_messenger_new(&m, &o), HT_EINVAL);
   ht_messenger_options_init(&o);
-  o.flavour = HT_MESSENGER_TRACED; /* issue 6: the shim builds it */
+  o.flavour = HT_MESSENGER_TRACED; /* the shim builds it */
   assert_int_equal(ht_messenger_new(&m, &o), 0);
   assert_int_equal(ht_messenger_close(m, 0), 0);
   ht_messenger_options_init(&o);

@@ -126,7 +126,7 @@ static void test_truncated_then_close(void **state) {
   assert_served(f);
 }
 
-/* Slowloris (issue 9): a frame announced and then dripped, or stalled,
+/* Slowloris: a frame announced and then dripped, or stalled,
  * closes its connection frame_timeout_ms after its first byte. */
 static void expect_slow_frame_closed(fixture *f, int drip_ms) {
   assert_served(f);

@@ -1,5 +1,5 @@
 /* Lower-case hex codec shared by traceparent and B3. Pure. */
-#include "hex.h"
+#include "common/hex.h"
 
 static int lower_hex_value(char c) {
   if (c >= '0' && c <= '9')
@@ -9,7 +9,7 @@ static int lower_hex_value(char c) {
   return -1;
 }
 
-bool ht_wire_hex_parse_u64(const char *text, size_t digits, uint64_t *out) {
+bool ht_hex_parse_u64(const char *text, size_t digits, uint64_t *out) {
   if (digits == 0 || digits > 16)
     return false;
   uint64_t v = 0;
@@ -23,7 +23,7 @@ bool ht_wire_hex_parse_u64(const char *text, size_t digits, uint64_t *out) {
   return true;
 }
 
-void ht_wire_hex_format_u64(uint64_t value, size_t digits, char *out) {
+void ht_hex_format_u64(uint64_t value, size_t digits, char *out) {
   static const char alphabet[] = "0123456789abcdef";
   for (size_t i = digits; i > 0; i--) {
     out[i - 1] = alphabet[value & 0xf];

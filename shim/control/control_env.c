@@ -8,7 +8,7 @@
 
 #include "hoptrace/control.h"
 #include "hoptrace/error.h"
-#include "traced_internal.h"
+#include "control/control_env.h"
 
 static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 static ht_control *env_control;

@@ -46,7 +46,7 @@
 #define LTTNG_UST_TRACEPOINT_PROVIDER hoptrace
 
 #undef LTTNG_UST_TRACEPOINT_INCLUDE
-#define LTTNG_UST_TRACEPOINT_INCLUDE "hoptrace_tp.h"
+#define LTTNG_UST_TRACEPOINT_INCLUDE "recording/hoptrace_tp.h"
 
 #if !defined(HOPTRACE_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
 #define HOPTRACE_TP_H
@@ -57,7 +57,7 @@
 
 #include "hoptrace/context.h"
 
-#include "hoptrace_tp_types.h"
+#include "recording/hoptrace_tp_types.h"
 
 #define HOPTRACE_TP_ID_FIELDS(c)                                               \
   lttng_ust_field_integer_hex(uint64_t, trace_id_hi, (c)->trace_id_hi)          \

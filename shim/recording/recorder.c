@@ -10,13 +10,13 @@
 /* Every call site is in this file: the tracepoint structures stay inside
  * libhoptrace (lttng-ust gives them default visibility otherwise). */
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
-#include "hoptrace_tp.h"
+#include "recording/hoptrace_tp.h"
 
 #include <string.h>
 
 #include "propagate/events.h"
-#include "recorder.h"
-#include "usdt.h"
+#include "recording/recorder.h"
+#include "recording/usdt.h"
 
 #define IDS(c) (c)->trace_id_hi, (c)->trace_id_lo, (c)->span_id, (c)->parent_span_id
 /* Two steps so IDS() expands into four arguments before STAP_PROBEn

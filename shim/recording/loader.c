@@ -17,8 +17,9 @@
 
 #include "hoptrace/sampler.h"
 #include "hoptrace/tracing.h"
+#include "propagate/active.h"
 #include "propagate/events.h"
-#include "recorder.h"
+#include "recording/recorder.h"
 
 #define PROVIDER_SONAME "libhoptrace-tp.so.0"
 
@@ -74,9 +75,8 @@ static void *open_provider(void) {
 /* A mistyped HT_SAMPLER=... must not pass silently: the default applies,
  * and we say so once. */
 static void warn_bad_sampling_env(void) {
-  ht_sampling_config cfg;
-  const char *bad = NULL;
-  if (ht_sampling_config_from_env(&cfg, &bad) != 0 && bad)
+  const char *bad = ht_active_init_from_env();
+  if (bad)
     fprintf(stderr, "hoptrace: ignoring %s=%s (bad value; default kept)\n",
             bad, getenv(bad) ? getenv(bad) : "");
 }

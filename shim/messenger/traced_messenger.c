@@ -26,9 +26,12 @@
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
+#include "common/counters.h"
+#include "propagate/current.h"
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
-#include "traced_internal.h"
+#include "control/control_env.h"
+#include "messenger/traced_internal.h"
 #include "transport/hooks.h"
 
 typedef struct ts_state ts_state;
@@ -177,9 +180,9 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
  * Client (or producer) span for an outgoing message on this thread;
  * quiet: its start is recorded by the caller. */
 static void start_client(ht_span *span, const ht_span_info *info, bool quiet) {
-  ht_sample_hint hint = ht_shim_take_hint();
+  ht_sample_hint hint = ht_current_take_hint();
   ht_trace_context cur;
-  if (ht_shim_current(&cur)) {
+  if (ht_current_get(&cur)) {
     cur.flags = hinted_flags(cur.flags, hint);
     if ((quiet ? ht_span_start_local_quiet(span, &cur, info)
                : ht_span_start_local(span, &cur, info)) == 0)
@@ -253,7 +256,7 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
   ts_slot *s = slot;
   if (s == NULL) {
     if (status != 0)
-      ht_shim_count_failed();
+      ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
     return;
   }
   ht_span *span = &s->span;
@@ -266,11 +269,11 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     ht_span_set_error(span, status, ht_strerror(status));
   }
   if (status != 0)
-    ht_shim_count_failed();
+    ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
   if (reply != NULL && reply == st->rx_env && ht_span_is_sampled(span)) {
     finish_with_hop(span, 1, HT_ANN_CLIENT_RECV, (uint32_t)reply->type,
                     reply->sequence, st->rx_len, NULL);
-    ht_shim_count_recv_sampled();
+    ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
   } else {
     if (reply != NULL)
       ht_span_annotate(span, HT_ANN_CLIENT_RECV);
@@ -294,13 +297,13 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
     ht_span_start_root_quiet(&span, &info, HT_SAMPLE_DEFAULT);
   if (ht_span_is_sampled(&span) && env == st->rx_env) {
     record_start_hop(&span, &info, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
-    ht_shim_count_recv_sampled();
+    ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
   } else if (ht_span_is_sampled(&span)) {
     record_start(&span, &info);
     ht_span_annotate(&span, HT_ANN_SERVER_RECV);
   }
-  tl_saved_has = ht_shim_current(&tl_saved);
-  ht_shim_set_current(&span.ctx);
+  tl_saved_has = ht_current_get(&tl_saved);
+  ht_current_set(&span.ctx);
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
@@ -314,7 +317,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
                              void *oneway_slot) {
   (void)arg;
   (void)env;
-  ht_shim_set_current(tl_saved_has ? &tl_saved : NULL);
+  ht_current_set(tl_saved_has ? &tl_saved : NULL);
   ts_slot *s = oneway_slot;
   if (s != NULL) {
     ht_span_finish(&s->span);
@@ -351,13 +354,14 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   if (dir == HT_HOOK_RECV) {
     st->rx_env = env;
     st->rx_len = frame_len;
-    ht_shim_count_recv(frame_len);
+    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
     return;
   }
   bool sampled = env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED);
-  ht_shim_count_send(frame_len, sampled);
+  ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
   if (!sampled)
     return;
+  ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
   bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
   ts_slot *s = slot;
   bool own = s != NULL && s->span.ctx.span_id == env->trace.span_id;

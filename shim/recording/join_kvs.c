@@ -1,7 +1,7 @@
 /* Builds the vectored key-value event's fields from an ht_kv array.
  * Must never: write past HT_KVS_TEXT_MAX + 1 bytes of text, or leave a
  * 0x1f inside a part (it is the separator). */
-#include "recorder.h"
+#include "recording/recorder.h"
 
 #define SEP '\x1f'
 

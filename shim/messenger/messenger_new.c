@@ -1,0 +1,47 @@
+/* ht_messenger_new: the choice between the plain messenger (the
+ * transport alone) and the traced one (the transport with this layer's
+ * hooks). It lives here, above the transport, so that the transport
+ * never calls up into the layer that builds on it.
+ * Must never: read fields past the caller's opts->size (a caller built
+ * against an older header has a shorter struct). */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoptrace/error.h"
+#include "hoptrace/messenger.h"
+#include "messenger/traced_internal.h"
+#include "transport/hooks.h"
+
+static int resolve_flavour(const ht_messenger_options *opts,
+                           ht_messenger_flavour *out) {
+  ht_messenger_flavour f = HT_MESSENGER_DEFAULT;
+  if (opts != NULL && opts->size >= offsetof(ht_messenger_options, flavour) +
+                                         sizeof(opts->flavour))
+    f = opts->flavour;
+  if (f == HT_MESSENGER_DEFAULT) {
+    const char *env = getenv("HT_MESSENGER");
+    if (env == NULL || env[0] == '\0' || strcmp(env, "plain") == 0)
+      f = HT_MESSENGER_PLAIN;
+    else if (strcmp(env, "traced") == 0)
+      f = HT_MESSENGER_TRACED;
+    else
+      return HT_EINVAL;
+  }
+  if (f != HT_MESSENGER_PLAIN && f != HT_MESSENGER_TRACED)
+    return HT_EINVAL;
+  *out = f;
+  return 0;
+}
+
+int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts) {
+  if (out == NULL)
+    return HT_EINVAL;
+  ht_messenger_flavour f;
+  int rc = resolve_flavour(opts, &f);
+  if (rc != 0)
+    return rc;
+  if (f == HT_MESSENGER_TRACED)
+    return ht_shim_traced_messenger_new(out, opts);
+  return ht_transport_messenger_new(out, opts, NULL, NULL);
+}
