@@ -106,7 +106,8 @@ static void on_square(void *arg, ht_request *req, const ht_envelope *msg) {
   char text[32];
   size_t n = msg->payload_len < sizeof(text) - 1 ? msg->payload_len
                                                  : sizeof(text) - 1;
-  memcpy(text, msg->payload, n); /* msg is valid during this call only */
+  if (n > 0) /* msg is valid during this call only: keep what we need */
+    memcpy(text, msg->payload, n);
   text[n] = '\0';
   job *j = calloc(1, sizeof(*j));
   if (j == NULL) {
@@ -171,8 +172,8 @@ static void serve(front *f, job *j) {
     pthread_mutex_unlock(&c.lock);
     rc = c.status;
   }
-  /* The store answered in our trace; forgetting the restore above would
-   * have put its request in a trace of its own. */
+  /* The point of the restore: the store answered in the handler's trace.
+   * Without it, store.put would have started a trace of its own. */
   if (rc == 0 && !same_trace(&c.reply_ctx, &j->ctx)) {
     fprintf(stderr, "worker-reply: store.put left the handler's trace\n");
     rc = HT_EBADCONTEXT;
