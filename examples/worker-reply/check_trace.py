@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Checks a worker-reply run recorded by LTTng (babeltrace2 text output).
+
+usage: check_trace.py EVENTS_TXT VPID N
+
+Per request, one trace of four spans:
+  client "square" (root) -> front "square" (the handler's server span)
+  -> front "store.put" (sent by the worker) -> store "store.put".
+Each parent must be exact, and the worker must be visible: the handler's
+span starts on front's loop thread but ends ("ss", the reply) on another
+thread, the same one that started the "store.put" span.
+Only events of process VPID are read (the session may hold others).
+"""
+import re
+import sys
+from collections import defaultdict
+
+EVENT = re.compile(r"hoptrace:(span_start|span_end)\w*: (.*)$")
+FIELD = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|[^,{}\s]+)')
+
+
+def fields(text):
+    out = {}
+    for key, value in FIELD.findall(text):
+        if value.startswith('"'):
+            out[key] = value[1:-1]
+        else:
+            out[key] = int(value, 0)
+    return out
+
+
+def main():
+    path, vpid, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    spans = {}  # span_id -> fields of its start, plus end_vtid
+    for line in open(path):
+        m = EVENT.search(line)
+        if not m:
+            continue
+        f = fields(m.group(2))
+        if f.get("vpid") != vpid:
+            continue
+        if m.group(1) == "span_start":
+            spans[f["span_id"]] = f
+        elif f["span_id"] in spans:
+            spans[f["span_id"]]["end_vtid"] = f["vtid"]
+
+    traces = defaultdict(list)
+    for s in spans.values():
+        traces[(s["trace_id_hi"], s["trace_id_lo"])].append(s)
+    errors = []
+    if len(traces) != n:
+        errors.append(f"{len(traces)} traces recorded, want {n}")
+
+    def one(trace, service, kind, name):
+        got = [s for s in trace
+               if (s["service"], s["kind"], s["name"]) == (service, kind, name)]
+        if len(got) != 1:
+            raise ValueError(f"{len(got)} {service} {name} spans of kind {kind}")
+        return got[0]
+
+    for tid, trace in traces.items():
+        try:
+            if len(trace) != 4:
+                raise ValueError(f"{len(trace)} spans, want 4")
+            root = one(trace, "client", 1, "square")
+            handler = one(trace, "front", 2, "square")
+            put = one(trace, "front", 1, "store.put")
+            stored = one(trace, "store", 2, "store.put")
+            if root["parent_span_id"] != 0:
+                raise ValueError("the client span is not a root")
+            if handler["parent_span_id"] != root["span_id"]:
+                raise ValueError("handler span: wrong parent")
+            if put["parent_span_id"] != handler["span_id"]:
+                raise ValueError("store.put span: not a child of the handler's")
+            if stored["parent_span_id"] != put["span_id"]:
+                raise ValueError("store span: wrong parent")
+            if "end_vtid" not in handler or "end_vtid" not in put:
+                raise ValueError("a span did not end")
+            if handler["end_vtid"] == handler["vtid"]:
+                raise ValueError("the reply left from the handler's thread")
+            if put["vtid"] != handler["end_vtid"]:
+                raise ValueError("store.put and the reply came from different threads")
+        except (KeyError, ValueError) as e:
+            errors.append(f"trace {tid[0]:016x}{tid[1]:016x}: {e}")
+    for e in errors[:10]:
+        print("FAIL:", e, file=sys.stderr)
+    if errors:
+        sys.exit(1)
+    print(f"{n} traces: client -> front handler -> (worker) store.put -> store, "
+          "parents exact, replies from the workers")
+
+
+main()
