@@ -124,8 +124,12 @@ static void on_client_mutation(osd *o, ht_request *req, const ht_envelope *msg, 
   atomic_fetch_add(&o->client_ops, 1);
   unsigned set[SIM_MAX_OSDS], n;
   if (position(o, h, set, &n) < 0) {
-    atomic_fetch_add(&o->refused, 1);
-    ht_request_reply(h->req, HT_EINVAL, NULL); /* misdirected: not in the set */
+    /* misdirected: not in the set. Name the first few senders (a client
+     * with a stale map) without flooding the log. */
+    if (atomic_fetch_add(&o->refused, 1) < 5)
+      fprintf(stderr, "%s: refused %s from %s: not in the object's set\n",
+              o->name, ht_request_operation(h->req), ht_request_peer(h->req));
+    ht_request_reply(h->req, HT_EINVAL, NULL);
     release(h);
     return;
   }
@@ -133,7 +137,9 @@ static void on_client_mutation(osd *o, ht_request *req, const ht_envelope *msg, 
    * handler until every part is launched. */
   atomic_store(&h->pending, 2);
   const char *op = is_delete ? SIM_OP_REPLICA_DELETE : SIM_OP_REPLICA_WRITE;
-  ht_request_options ro = {o->replica_timeout_ms};
+  ht_request_options ro;
+  ht_request_options_init(&ro);
+  ro.timeout_ms = o->replica_timeout_ms;
   for (unsigned i = 0; i < n; i++) {
     if (set[i] == o->id)
       continue;

@@ -188,7 +188,9 @@ void osd_repair_start(osd *o, const char *name, size_t name_len,
   memcpy(r->name, name, name_len);
   unsigned set[SIM_MAX_OSDS];
   unsigned k = sim_map_set(&o->map, sim_map_pg(&o->map, name, name_len), set);
-  ht_request_options ro = {o->replica_timeout_ms};
+  ht_request_options ro;
+  ht_request_options_init(&ro);
+  ro.timeout_ms = o->replica_timeout_ms;
   for (unsigned i = 0; i < k; i++) {
     if (set[i] == o->id)
       continue;
@@ -224,7 +226,9 @@ void osd_repair_check_peers(osd *o) {
     uint8_t buf[SIM_REQ_HDR + 8];
     sim_obj_req q = {o->id, "check", 5, NULL, 0};
     size_t n = sim_req_encode(buf, sizeof(buf), &q);
-    ht_request_options ro = {o->replica_timeout_ms};
+    ht_request_options ro;
+    ht_request_options_init(&ro);
+    ro.timeout_ms = o->replica_timeout_ms;
     rec->ctx[i] = (struct check_ctx){o, i};
     atomic_store(&rec->checking[i], 1);
     if (ht_peer_request(o->peers[i], SIM_OP_PEER_CHECK, &(ht_payload){buf, n, NULL, NULL}, &ro,

@@ -235,7 +235,9 @@ static int issue_one(client *c) {
   int rc = HT_ENOTCONN;
   if (p != NULL) {
     ht_payload pl = {buf, n, free_payload, buf};
-    ht_request_options ro = {c->cfg.timeout_ms};
+    ht_request_options ro;
+    ht_request_options_init(&ro);
+    ro.timeout_ms = c->cfg.timeout_ms;
     o->start_ns = sim_now_ns();
     if (mutation)
       s->issued = o->version; /* from here on it may land */

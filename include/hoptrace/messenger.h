@@ -221,15 +221,21 @@ typedef struct ht_payload {
  * (peer closed) or HT_ESHUTDOWN. `reply` is valid during the call only. */
 typedef void (*ht_reply_fn)(void *arg, int status, const ht_envelope *reply);
 
-/* Per-request options; NULL means all defaults. */
+/* Per-request options; NULL means all defaults. Grows like
+ * ht_messenger_options: fill with ht_request_options_init first (it sets
+ * `size`), then change fields. */
 typedef struct ht_request_options {
+  size_t size;         /* sizeof(ht_request_options) */
   uint32_t timeout_ms; /* 0: the messenger's request_timeout_ms */
 } ht_request_options;
+
+/* Fills *ropts with the defaults and sets ropts->size. */
+HT_API void ht_request_options_init(ht_request_options *ropts);
 
 /* Sends a request for `operation` (copied into the frame) with payload
  * (NULL: empty). fn(arg, ...) runs exactly once if this returns 0, never
  * if it returns an error. The timeout starts when the loop accepts the
- * request. Errors: HT_EINVAL, HT_ENOMEM, HT_EQUEUEFULL (the peer's write
+ * request. Errors: HT_EINVAL (also ropts->size too small), HT_ENOMEM, HT_EQUEUEFULL (the peer's write
  * queue is full: nothing was queued), HT_ENOTCONN (the peer is waiting to
  * reconnect), HT_ESHUTDOWN, HT_EFRAMETOOBIG. */
 HT_API int ht_peer_request(ht_peer *peer, const char *operation,

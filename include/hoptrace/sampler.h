@@ -114,9 +114,10 @@ HT_API int ht_sampling_set(const ht_sampling_config *cfg);
 /* Copies the active configuration into *out. */
 HT_API void ht_sampling_get(ht_sampling_config *out);
 
-/* Process-wide counters since start, each monotonic (relaxed atomics:
- * a snapshot, not a consistent cut). */
+/* Process-wide counters since start, each monotonic (a snapshot, not a
+ * consistent cut). Grows at the end: set `size` before the call. */
 typedef struct ht_sampling_stats {
+  size_t size;               /* set by the caller: sizeof(ht_sampling_stats) */
   uint64_t traces_started;   /* local roots started */
   uint64_t traces_sampled;   /* ... of which recorded */
   uint64_t traces_dropped;   /* ... of which not recorded by policy */
@@ -129,7 +130,11 @@ typedef struct ht_sampling_stats {
   uint64_t config_changes;   /* successful ht_sampling_set calls */
 } ht_sampling_stats;
 
-HT_API void ht_sampling_get_stats(ht_sampling_stats *out);
+/* Fills the fields of *out that out->size covers:
+ *     ht_sampling_stats st = {.size = sizeof st};
+ *     ht_sampling_get_stats(&st);
+ * HT_EINVAL for NULL or a size below the first counter's end. */
+HT_API int ht_sampling_get_stats(ht_sampling_stats *out);
 
 /* --- Standalone samplers (the active configuration is built from one).
  * An ht_sampler may be shared by threads: ht_sampler_decide is lock-free

@@ -69,16 +69,20 @@ HT_API int ht_request_context(const ht_request *req, ht_trace_context *out);
  * honoured only by servers that trust it, within their rate limit). */
 HT_API void ht_message_sample(ht_sample_hint hint);
 
-/* Process-wide message counters of traced messengers (relaxed atomics:
- * a snapshot). Sampled counts are the hops whose events were recorded. */
+/* Process-wide message counters of traced messengers (a snapshot).
+ * Sampled counts are the hops whose events were recorded. Grows at the
+ * end: set `size` before the call, as for ht_sampling_stats. */
 typedef struct ht_traced_stats {
+  size_t size; /* set by the caller: sizeof(ht_traced_stats) */
   uint64_t msgs_sent, msgs_received;
   uint64_t bytes_sent, bytes_received; /* frame bytes, prefix included */
   uint64_t msgs_sent_sampled, msgs_received_sampled;
   uint64_t requests_failed; /* client spans ended by an error */
 } ht_traced_stats;
 
-HT_API void ht_traced_get_stats(ht_traced_stats *out);
+/* Fills the fields of *out that out->size covers. HT_EINVAL for NULL or
+ * a size below the first counter's end. */
+HT_API int ht_traced_get_stats(ht_traced_stats *out);
 
 #ifdef __cplusplus
 }

@@ -117,8 +117,8 @@ static int commit(ht_sampling_config *cfg, answer *a) {
 }
 
 static int cmd_status(answer *a) {
-  ht_sampling_stats s;
-  ht_traced_stats t;
+  ht_sampling_stats s = {.size = sizeof(s)};
+  ht_traced_stats t = {.size = sizeof(t)};
   ht_sampling_get_stats(&s);
   ht_traced_get_stats(&t);
   put(a, "ok");

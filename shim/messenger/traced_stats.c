@@ -1,11 +1,14 @@
 /* ht_traced_get_stats: the traced messengers' message counters, read
  * from the process-wide counters (src/common/counters.c). */
+#include <stddef.h>
+
 #include "common/counters.h"
+#include "common/sized.h"
+#include "hoptrace/error.h"
 #include "hoptrace/traced.h"
 
-void ht_traced_get_stats(ht_traced_stats *out) {
-  if (out == NULL)
-    return;
+int ht_traced_get_stats(ht_traced_stats *caller) {
+  ht_traced_stats all = {.size = sizeof(all)}, *out = &all;
   uint64_t v[HT_CTR_REQUESTS_FAILED - HT_CTR_MSGS_SENT + 1];
   ht_counters_read(HT_CTR_MSGS_SENT, (int)(sizeof(v) / sizeof(v[0])), v);
   out->msgs_sent = v[HT_CTR_MSGS_SENT - HT_CTR_MSGS_SENT];
@@ -16,4 +19,9 @@ void ht_traced_get_stats(ht_traced_stats *out) {
   out->msgs_received_sampled =
       v[HT_CTR_MSGS_RECEIVED_SAMPLED - HT_CTR_MSGS_SENT];
   out->requests_failed = v[HT_CTR_REQUESTS_FAILED - HT_CTR_MSGS_SENT];
+  return ht_sized_copy_out(caller, &all, sizeof(all),
+                           offsetof(ht_traced_stats, msgs_sent) +
+                               sizeof(all.msgs_sent)) == 0
+             ? 0
+             : HT_EINVAL;
 }

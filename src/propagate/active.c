@@ -10,11 +10,13 @@
  * may still hold.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/counters.h"
+#include "common/sized.h"
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
 #include "propagate/active.h"
@@ -187,9 +189,8 @@ void ht_sampling_get(ht_sampling_config *out) {
   ht_epoch_exit(r);
 }
 
-void ht_sampling_get_stats(ht_sampling_stats *out) {
-  if (!out)
-    return;
+int ht_sampling_get_stats(ht_sampling_stats *caller) {
+  ht_sampling_stats all = {.size = sizeof(all)}, *out = &all;
   enum { FIRST = HT_CTR_ROOT_SAMPLED, N = HT_CTR_CONFIG_CHANGES - FIRST + 1 };
   uint64_t v[N];
   ht_counters_read(HT_CTR_ROOT_SAMPLED, N, v);
@@ -205,4 +206,9 @@ void ht_sampling_get_stats(ht_sampling_stats *out) {
   out->remote_debug_refused = V(DEBUG_REFUSED);
   out->config_changes = V(CONFIG_CHANGES);
 #undef V
+  return ht_sized_copy_out(caller, &all, sizeof(all),
+                           offsetof(ht_sampling_stats, traces_started) +
+                               sizeof(all.traces_started)) == 0
+             ? 0
+             : HT_EINVAL;
 }

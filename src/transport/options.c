@@ -36,6 +36,13 @@ void ht_messenger_options_init(ht_messenger_options *opts) {
   opts->frame_timeout_ms = DEFAULT_FRAME_TIMEOUT_MS;
 }
 
+void ht_request_options_init(ht_request_options *ropts) {
+  if (ropts == NULL)
+    return;
+  memset(ropts, 0, sizeof(*ropts));
+  ropts->size = sizeof(*ropts);
+}
+
 #define ZERO_TO_DEFAULT(field, value)                                          \
   do {                                                                         \
     if (dst->field == 0)                                                       \

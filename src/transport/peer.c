@@ -3,6 +3,7 @@
  * let a send grow a queue past its bound (the budget is reserved on the
  * sending thread, before anything is queued), and never reconnect a peer
  * that is closing. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,8 +351,16 @@ int ht_peer_request(ht_peer *peer, const char *operation,
                     void *arg) {
   if (peer == NULL || fn == NULL)
     return HT_EINVAL;
-  return send_msg(peer, HT_MSG_REQUEST, operation, payload,
-                  ropts != NULL ? ropts->timeout_ms : 0, fn, arg);
+  uint32_t timeout_ms = 0;
+  if (ropts != NULL) {
+    /* a caller's struct from an older header may end sooner */
+    if (ropts->size < offsetof(ht_request_options, timeout_ms) +
+                          sizeof(ropts->timeout_ms))
+      return HT_EINVAL;
+    timeout_ms = ropts->timeout_ms;
+  }
+  return send_msg(peer, HT_MSG_REQUEST, operation, payload, timeout_ms, fn,
+                  arg);
 }
 
 int ht_peer_send(ht_peer *peer, const char *operation,

@@ -201,8 +201,9 @@ static void unsampled_spans_record_nothing_but_carry_ids(void **state) {
 
 static void remote_debug_follows_policy_and_is_counted(void **state) {
   (void)state;
-  ht_sampling_stats before, after;
-  ht_sampling_get_stats(&before);
+  ht_sampling_stats before = {.size = sizeof(before)};
+  ht_sampling_stats after = {.size = sizeof(after)};
+  assert_int_equal(ht_sampling_get_stats(&before), 0);
   use(HT_SAMPLER_PARENT, HT_SAMPLER_NEVER, 0);
   ht_trace_context remote = {1, 2, 3, 0, HT_FLAG_SAMPLED | HT_FLAG_DEBUG};
   ht_span s;
@@ -215,7 +216,7 @@ static void remote_debug_follows_policy_and_is_counted(void **state) {
   ht_span_start_remote(&s, &remote, &info);
   assert_int_equal(s.ctx.flags, HT_FLAG_SAMPLED);
   ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
-  ht_sampling_get_stats(&after);
+  assert_int_equal(ht_sampling_get_stats(&after), 0);
   assert_int_equal(after.remote_received - before.remote_received, 3);
   assert_int_equal(after.remote_sampled - before.remote_sampled, 2);
   assert_int_equal(after.remote_dropped - before.remote_dropped, 1);

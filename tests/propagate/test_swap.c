@@ -65,8 +65,9 @@ static void *swap_loop(void *arg) {
 
 static void swap_while_deciding(void **state) {
   (void)state;
-  ht_sampling_stats before, after;
-  ht_sampling_get_stats(&before);
+  ht_sampling_stats before = {.size = sizeof(before)};
+  ht_sampling_stats after = {.size = sizeof(after)};
+  assert_int_equal(ht_sampling_get_stats(&before), 0);
   decider d = {0, 0, 0};
   int swaps = 0;
   pthread_t a, b;
@@ -74,7 +75,7 @@ static void swap_while_deciding(void **state) {
   assert_int_equal(pthread_create(&b, NULL, swap_loop, &swaps), 0);
   pthread_join(a, NULL);
   pthread_join(b, NULL);
-  ht_sampling_get_stats(&after);
+  assert_int_equal(ht_sampling_get_stats(&after), 0);
   assert_int_equal(d.bad, 0);
   assert_int_equal(swaps, SWAPS);
   assert_int_equal(after.traces_started - before.traces_started, d.roots);

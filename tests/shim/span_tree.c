@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
   int rc = build_tree();
   if (fclose(expect) != 0)
     rc = 1;
-  ht_sampling_stats st;
+  ht_sampling_stats st = {.size = sizeof(st)};
   ht_sampling_get_stats(&st);
   printf("traces_started=%" PRIu64 " sampled=%" PRIu64 " dropped=%" PRIu64 "\n",
          st.traces_started, st.traces_sampled, st.traces_dropped);

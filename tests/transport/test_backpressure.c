@@ -91,6 +91,13 @@ static void test_slow_reader_queue_full(void **state) {
     tt_sleep_ms(1);
   }
   assert_int_equal(full_streak, 200);
+  /* full by bytes: the message count says how many frames of MSG bytes
+   * (plus a short header each) wait; nothing moves while the reader
+   * sleeps */
+  size_t queued = ht_peer_queued_msgs(p);
+  assert_true(queued > 0);
+  size_t per_frame = ht_peer_queued_bytes(p) / queued;
+  assert_true(per_frame >= MSG && per_frame < MSG + 64);
   long before = tt_counter_get(&writable);
   /* The reader wakes up: the queue drains and the callback runs. */
   static char sink[65536];
@@ -101,6 +108,8 @@ static void test_slow_reader_queue_full(void **state) {
       tt_sleep_ms(1);
   }
   assert_int_equal(tt_counter_get(&writable), before + 1);
+  /* writable: below half of both bounds */
+  assert_true(ht_peer_queued_msgs(p) <= queued / 2 + 1);
   ht_payload pl = {payload, sizeof(payload), NULL, NULL};
   assert_int_equal(ht_peer_send(p, "blob", &pl), 0);
   assert_int_equal(ht_messenger_close(cli, 0), 0);

@@ -14,7 +14,9 @@ static int call(ht_peer *p, const char *op, const char *text, reply_box *b,
                 uint32_t timeout_ms) {
   box_init(b);
   ht_payload pl = {text, strlen(text), NULL, NULL};
-  ht_request_options ro = {timeout_ms};
+  ht_request_options ro;
+  ht_request_options_init(&ro);
+  ro.timeout_ms = timeout_ms;
   int rc = ht_peer_request(p, op, &pl, &ro, box_reply, b);
   if (rc != 0)
     return rc;
@@ -251,6 +253,9 @@ static void test_timeout(void **state) {
   /* The late reply is ignored; the connection keeps working. */
   ht_request *late = take_held(&held);
   assert_non_null(late);
+  /* a held request still names its operation and requester */
+  assert_string_equal(ht_request_operation(late), "hold");
+  assert_int_equal(strncmp(ht_request_peer(late), "tcp://127.0.0.1:", 16), 0);
   assert_int_equal(ht_request_reply(late, 0, NULL), 0);
   assert_int_equal(call(p, "echo", "after", &b, 5000), 0);
   /* Many timeouts of different lengths, all reported once. */
@@ -258,7 +263,9 @@ static void test_timeout(void **state) {
   static reply_box boxes[N];
   for (int i = 0; i < N; i++) {
     box_init(&boxes[i]);
-    ht_request_options ro = {(uint32_t)(20 + 10 * (N - i))};
+    ht_request_options ro;
+    ht_request_options_init(&ro);
+    ro.timeout_ms = (uint32_t)(20 + 10 * (N - i));
     ht_payload pl = {"h", 1, NULL, NULL};
     assert_int_equal(ht_peer_request(p, "hold", &pl, &ro, box_reply, &boxes[i]), 0);
   }

@@ -1,0 +1,85 @@
+/* Structs that grow (ht_messenger_options, ht_request_options and the
+ * two stats structs) carry the caller's size first: a caller built
+ * against an older, shorter header gets only the fields it knows, and
+ * nothing past its struct is touched; a size too small is HT_EINVAL. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hoptrace.h"
+
+static void stats_fill_only_what_the_caller_knows(void **state) {
+  (void)state;
+  ht_sampling_stats st;
+  memset(&st, 0xab, sizeof(st));
+  /* a caller whose header ended after traces_dropped */
+  st.size = offsetof(ht_sampling_stats, traces_dropped) +
+            sizeof(st.traces_dropped);
+  assert_int_equal(ht_sampling_get_stats(&st), 0);
+  uint64_t untouched;
+  memset(&untouched, 0xab, sizeof(untouched));
+  assert_memory_equal(&st.remote_received, &untouched, sizeof(untouched));
+  assert_memory_equal(&st.config_changes, &untouched, sizeof(untouched));
+  assert_true(st.traces_started == st.traces_sampled + st.traces_dropped);
+
+  ht_traced_stats tr;
+  memset(&tr, 0xab, sizeof(tr));
+  tr.size = offsetof(ht_traced_stats, msgs_received) + sizeof(tr.msgs_received);
+  assert_int_equal(ht_traced_get_stats(&tr), 0);
+  assert_memory_equal(&tr.bytes_sent, &untouched, sizeof(untouched));
+  assert_memory_equal(&tr.requests_failed, &untouched, sizeof(untouched));
+}
+
+static void stats_refuse_too_small_or_null(void **state) {
+  (void)state;
+  ht_sampling_stats st = {.size = sizeof(size_t)};
+  assert_int_equal(ht_sampling_get_stats(&st), HT_EINVAL);
+  assert_int_equal(ht_sampling_get_stats(NULL), HT_EINVAL);
+  ht_traced_stats tr = {.size = 0};
+  assert_int_equal(ht_traced_get_stats(&tr), HT_EINVAL);
+  assert_int_equal(ht_traced_get_stats(NULL), HT_EINVAL);
+  ht_sampling_stats full = {.size = sizeof(full)};
+  assert_int_equal(ht_sampling_get_stats(&full), 0);
+  assert_int_equal(full.size, sizeof(full)); /* the size is the caller's */
+}
+
+static void never_called(void *arg, int status, const ht_envelope *reply) {
+  (void)arg;
+  (void)status;
+  (void)reply;
+  fail();
+}
+
+static void request_options_need_their_size(void **state) {
+  (void)state;
+  ht_request_options ro;
+  memset(&ro, 0xff, sizeof(ro));
+  ht_request_options_init(&ro);
+  assert_int_equal(ro.size, sizeof(ro));
+  assert_int_equal(ro.timeout_ms, 0);
+
+  ht_messenger_options mo;
+  ht_messenger_options_init(&mo);
+  mo.log_level = HT_LOG_ERROR;
+  ht_messenger *m;
+  assert_int_equal(ht_messenger_new(&m, &mo), 0);
+  ht_peer *p;
+  /* nobody listens there: the peer exists and keeps reconnecting */
+  assert_int_equal(ht_messenger_connect(m, "tcp://127.0.0.1:9", &p), 0);
+  ht_request_options zero = {.size = 0, .timeout_ms = 10};
+  assert_int_equal(ht_peer_request(p, "op", NULL, &zero, never_called, NULL),
+                   HT_EINVAL);
+  assert_int_equal(ht_messenger_close(m, 0), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(stats_fill_only_what_the_caller_knows),
+      cmocka_unit_test(stats_refuse_too_small_or_null),
+      cmocka_unit_test(request_options_need_their_size),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
