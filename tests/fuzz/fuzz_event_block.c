@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_block.h"
 #include "fuzz_target.h"
+#include "read/event_block.h"
 
 #define CAP 65536
 
