@@ -1,22 +1,21 @@
-/* libbabeltrace2 graph: CTF sources -> flt.utils.muxer -> a simple sink
- * whose consume function decodes hoptrace events. Never parses CTF
- * itself. File inputs: every directory below the path that holds a CTF
- * `metadata` file is one src.ctf.fs component. */
+/* The babeltrace2 graph, in this process: CTF sources (src.ctf.fs, one
+ * per trace directory; src.ctf.lttng-live, one per URL) ->
+ * flt.utils.muxer when there are several streams -> a simple sink whose
+ * consume function decodes hoptrace events (bt_decode.h) and reports
+ * discarded events and packets; bt_source_run and bt_source_run_many
+ * (bt_source.h). Must never parse CTF itself, nor fork or share a graph
+ * between threads (libbabeltrace2 makes no promise for that: decoding in
+ * parallel is bt_parallel.c's, in processes). */
 #include "read/bt_source.h"
 
 #include <babeltrace2/babeltrace.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "read/bt_decode.h"
-#include "read/bt_parallel.h"
-#include "read/stream_split.h"
-
-#define MAX_TRACE_DIRS 4096
+#include "read/trace_dirs.h"
 
 typedef struct run_state {
   const bt_source_callbacks *cb;
@@ -122,64 +121,6 @@ sink_consume(bt_message_iterator *iterator, void *data) {
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
   }
   return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
-}
-
-/* 1 when some stream file of the trace directory holds data. LTTng leaves
- * empty stream files when every event was filtered out, and src.ctf.fs
- * refuses a trace with one: such a trace has no event to read anyway. */
-static int has_stream_data(const char *trace_dir) {
-  DIR *dir = opendir(trace_dir);
-  if (dir == NULL)
-    return 0;
-  int data = 0;
-  struct dirent *e;
-  while (!data && (e = readdir(dir)) != NULL) {
-    if (e->d_name[0] == '.' || strcmp(e->d_name, "metadata") == 0)
-      continue;
-    char file[4096];
-    struct stat sb;
-    snprintf(file, sizeof(file), "%s/%s", trace_dir, e->d_name);
-    data = stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
-  }
-  closedir(dir);
-  return data;
-}
-
-/* Collects directories below `path` (or path itself) holding `metadata`
- * and some stream data. */
-int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
-  char meta[4096];
-  struct stat sb;
-  snprintf(meta, sizeof(meta), "%s/metadata", path);
-  if (stat(meta, &sb) == 0 && S_ISREG(sb.st_mode)) {
-    if (!has_stream_data(path))
-      return 0;
-    if (*n >= MAX_TRACE_DIRS)
-      return -1;
-    char **grown = realloc(*dirs, (*n + 1) * sizeof(char *));
-    if (grown == NULL)
-      return -1;
-    *dirs = grown;
-    (*dirs)[(*n)++] = strdup(path);
-    return 0;
-  }
-  if (depth > 8)
-    return 0;
-  DIR *dir = opendir(path);
-  if (dir == NULL)
-    return 0;
-  struct dirent *e;
-  int rc = 0;
-  while (rc == 0 && (e = readdir(dir)) != NULL) {
-    if (e->d_name[0] == '.')
-      continue;
-    char child[4096];
-    snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-    if (stat(child, &sb) == 0 && S_ISDIR(sb.st_mode))
-      rc = bt_find_trace_dirs(child, dirs, n, depth + 1);
-  }
-  closedir(dir);
-  return rc;
 }
 
 static const bt_component_class_source *source_class(const char *plugin_name,
@@ -406,94 +347,4 @@ out:
   bt_decoder_free(st.decoder);
   bt_current_thread_clear_error();
   return rc;
-}
-
-struct bt_source {
-  char **inputs;
-  size_t n_inputs;
-  bt_parallel *decoders; /* NULL: one graph in this process */
-  stream_split split;
-  uint64_t trace_dirs;
-};
-
-/* Decoder processes for a trace directory with several stream files. A
- * split that cannot be made leaves the one in-process graph: the same
- * result, slower. */
-static void start_decoders(bt_source *s, unsigned decoders) {
-  char **dirs = NULL;
-  size_t n = 0;
-  char err[512];
-  int found = 0;
-  for (size_t i = 0; found == 0 && i < s->n_inputs; i++)
-    found = bt_find_trace_dirs(s->inputs[i], &dirs, &n, 0);
-  if (found == 0 && n > 0 &&
-      stream_split_make(dirs, n, decoders, &s->split, err, sizeof(err)) == 0) {
-    s->decoders = bt_parallel_start(s->split.roots, s->split.n_groups, bt_source_run,
-                                    err, sizeof(err));
-    if (s->decoders == NULL)
-      stream_split_remove(&s->split);
-    s->trace_dirs = n;
-  }
-  for (size_t i = 0; i < n; i++)
-    free(dirs[i]);
-  free(dirs);
-}
-
-bt_source *bt_source_open(const char *const *inputs, size_t n_inputs, unsigned decoders) {
-  bt_source *s = calloc(1, sizeof(*s));
-  if (s == NULL || n_inputs == 0 || (s->inputs = calloc(n_inputs, sizeof(char *))) == NULL) {
-    free(s);
-    return NULL;
-  }
-  for (size_t i = 0; i < n_inputs; i++) {
-    if ((s->inputs[s->n_inputs] = strdup(inputs[i])) == NULL) {
-      bt_source_close(s);
-      return NULL;
-    }
-    s->n_inputs++;
-  }
-  if (decoders > 1 && strncmp(inputs[0], "net://", 6) != 0)
-    start_decoders(s, decoders);
-  return s;
-}
-
-/* A decoder's message names its group's link directory: name the user's
- * input instead. */
-static void name_input(const bt_source *s, char *err, size_t err_len) {
-  for (size_t g = 0; g < s->split.n_groups; g++) {
-    const char *root = s->split.roots[g];
-    char *at = root != NULL ? strstr(err, root) : NULL;
-    if (at == NULL)
-      continue;
-    char rest[512];
-    snprintf(rest, sizeof(rest), "%s", at + strlen(root));
-    *at = '\0';
-    size_t used = strlen(err);
-    snprintf(err + used, err_len - used, "%s%s", s->inputs[0], rest);
-    return;
-  }
-}
-
-int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
-                   bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
-                   size_t err_len) {
-  if (s->decoders == NULL)
-    return bt_source_run_many((const char *const *)s->inputs, s->n_inputs, callbacks, user,
-                              stats, stop, err, err_len);
-  int rc = bt_parallel_read(s->decoders, callbacks, user, stats, stop, err, err_len);
-  stats->trace_dirs = s->trace_dirs;
-  if (rc != 0)
-    name_input(s, err, err_len);
-  return rc;
-}
-
-void bt_source_close(bt_source *s) {
-  if (s == NULL)
-    return;
-  bt_parallel_stop(s->decoders);
-  stream_split_remove(&s->split);
-  for (size_t i = 0; i < s->n_inputs; i++)
-    free(s->inputs[i]);
-  free(s->inputs);
-  free(s);
 }

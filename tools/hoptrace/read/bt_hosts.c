@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/bt_source.h"
+#include "read/trace_dirs.h"
 
 #define HOST_NAME_CAP 256
 

@@ -20,7 +20,7 @@
 
 typedef struct bt_parallel bt_parallel;
 
-/* Reads one input with one graph in this process (bt_source.c). */
+/* Reads one input with one graph in this process (bt_graph.c). */
 typedef int (*bt_read_fn)(const char *input, const bt_source_callbacks *cb,
                           void *user, bt_source_stats *stats,
                           volatile sig_atomic_t *stop, char *err,

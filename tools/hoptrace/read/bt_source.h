@@ -1,7 +1,13 @@
 /* Reads hoptrace events from an LTTng trace through libbabeltrace2:
  * a trace directory (src.ctf.fs, every CTF trace found below the path)
  * or a live session (src.ctf.lttng-live, net://HOST/host/NAME/SESSION).
- * Events of all streams arrive in time order (flt.utils.muxer). */
+ * Events of all streams arrive in time order (flt.utils.muxer).
+ *
+ * What the other rooms use of read/: bt_source_run and
+ * bt_source_run_many are one graph in this process (bt_graph.c);
+ * bt_source_open/read/close choose between that and decoder processes
+ * (bt_source.c); the trace directories below an input are found by
+ * trace_dirs.h. */
 #ifndef HT_TOOL_BT_SOURCE_H
 #define HT_TOOL_BT_SOURCE_H
 
@@ -42,11 +48,6 @@ int bt_source_run_many(const char *const *inputs, size_t n_inputs,
                        const bt_source_callbacks *callbacks, void *user,
                        bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
                        size_t err_len);
-
-/* Appends to *dirs every directory below `path` (or path itself) that
- * holds a CTF `metadata` file and some stream data. 0, or -1 when out of
- * memory or past 4096 traces. */
-int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth);
 
 /* The same, decoded on up to `decoders` CPUs when the input is a trace
  * directory with several stream files (bt_parallel.h): open starts the
