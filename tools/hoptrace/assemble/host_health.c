@@ -10,6 +10,14 @@
 #define MAX_ADDRS 4096
 #define ADDR_CAP 64
 
+typedef struct host_record {
+  const char *name;
+  uint64_t events, discarded_events, lost_packets;
+  int64_t last_ns;
+  uint64_t missing_server_spans; /* replies its server span never came with */
+  uint64_t orphaned_children;    /* spans whose parent it should have recorded */
+} host_record;
+
 typedef struct addr_entry {
   char addr[ADDR_CAP];
   int host;
@@ -72,8 +80,7 @@ void host_health_event(host_health *h, const hop_event *ev) {
   if (i < 0)
     return;
   host_record *r = &h->hosts[i];
-  if (r->events++ == 0 || ev->ts_ns < r->first_ns)
-    r->first_ns = ev->ts_ns;
+  r->events++;
   if (ev->ts_ns > r->last_ns)
     r->last_ns = ev->ts_ns;
   if (ev->ts_ns > h->last_ns)
@@ -164,7 +171,6 @@ void host_health_check(host_health *h, trace *t) {
 }
 
 size_t host_health_count(const host_health *h) { return h->n_hosts; }
-const host_record *host_health_get(const host_health *h, size_t i) { return &h->hosts[i]; }
 
 void host_health_print(const host_health *h, int64_t stall_ns, FILE *out) {
   for (size_t i = 0; i < h->n_hosts; i++) {

@@ -17,14 +17,6 @@
 
 typedef struct host_health host_health;
 
-typedef struct host_record {
-  const char *name;
-  uint64_t events, discarded_events, lost_packets;
-  int64_t first_ns, last_ns;
-  uint64_t missing_server_spans; /* replies its server span never came with */
-  uint64_t orphaned_children;    /* spans whose parent it should have recorded */
-} host_record;
-
 host_health *host_health_new(void);
 void host_health_free(host_health *h);
 
@@ -38,7 +30,6 @@ void host_health_discarded(host_health *h, const char *hostname, uint64_t events
 void host_health_check(host_health *h, trace *t);
 
 size_t host_health_count(const host_health *h);
-const host_record *host_health_get(const host_health *h, size_t i);
 
 /* One line per host; a host whose last event came more than stall_ns
  * before the input's last event is called stalled or vanished. */

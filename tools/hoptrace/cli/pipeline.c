@@ -233,7 +233,7 @@ static align_state *start_alignment(const pipeline_options *opts, int *hosts, in
 /* A host is called stalled when its last event came this long before the
  * input's last: twice the grace period, at least 5 s (a host of a busy
  * cluster is never quiet that long; an idle one is said to be, honestly). */
-int64_t host_stall_ns(const pipeline_options *opts) {
+static int64_t host_stall_ns(const pipeline_options *opts) {
   return 2 * opts->grace_ns > 5000000000 ? 2 * opts->grace_ns : 5000000000;
 }
 

@@ -29,10 +29,6 @@ typedef struct pipeline_options {
   int64_t align_warmup_ns;
 } pipeline_options;
 
-/* A host whose last event came this long before the input's last is
- * reported as stalled or vanished. */
-int64_t host_stall_ns(const pipeline_options *opts);
-
 /* 0 ok, 1 input error (message on stderr), 2 output error. */
 int pipeline_run(const pipeline_options *opts);
 
