@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "align.h"
-#include "assemble.h"
+#include "assemble/align.h"
+#include "assemble/assemble.h"
+#include "assemble/host_health.h"
 #include "fuzz_target.h"
-#include "host_health.h"
 
 static uint64_t u64(reader *r) {
   uint64_t v = 0;

@@ -1,5 +1,5 @@
 /* Fuzz target: the blocks decoder processes hand the reading process
- * (tools/hoptrace/event_block.c). First byte even: the rest is a block
+ * (tools/hoptrace/read/event_block.c). First byte even: the rest is a block
  * as it could arrive damaged; every record event_block_next accepts must
  * lie inside the block with its strings terminated inside it (read
  * here). Odd: the rest describes events that are packed and read back,
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_block.h"
 #include "fuzz_target.h"
+#include "read/event_block.h"
 
 #define CAP 65536
 

@@ -96,7 +96,7 @@ CONTROL = {  # first byte picks the reply capacity (0: HT_CONTROL_REPLY_MIN)
 }
 
 
-# Event kinds of tools/hoptrace/event.h, in order.
+# Event kinds of tools/hoptrace/read/event.h, in order.
 START, END, ANNOT, KV_STR, KV_INT, KVS, STATUS, SEND, RECV = range(9)
 # Indexes into fuzz_assemble.c's string table.
 S_NULL, S_EMPTY, S_WRITE, S_READ, S_CS, S_SR, S_SS, S_CR, S_CLIENT, S_OSD, \

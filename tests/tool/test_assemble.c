@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "assemble.h"
+#include "assemble/assemble.h"
 
 #define MS 1000000ll
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "clock_sync.h"
+#include "assemble/clock_sync.h"
 #include "test_rng.h"
 
 #define MS 1000000LL

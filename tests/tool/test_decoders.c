@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "event_block.h"
-#include "stream_split.h"
+#include "read/event_block.h"
+#include "read/stream_split.h"
 
 #define CAP 4096
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "json.h"
+#include "output/json.h"
 
 typedef struct {
   char *text;

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "latency_hist.h"
+#include "output/latency_hist.h"
 #include "test_rng.h"
 
 static int cmp_i64(const void *a, const void *b) {

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "chunk_pool.h"
-#include "name_table.h"
+#include "assemble/chunk_pool.h"
+#include "assemble/name_table.h"
 
 #define N_CHUNKS 12000 /* six slabs: spares from the filler thread too */
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "writer.h"
+#include "output/writer.h"
 
 #define N_TRACES (5 * WRITER_QUEUE + 17)
 

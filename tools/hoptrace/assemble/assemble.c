@@ -1,0 +1,289 @@
+/* Hop events -> traces. Open traces sit in a list ordered by their last
+ * event, so each tick only looks at the quiet ones. Must never emit a
+ * trace twice or keep one after emitting it. */
+#include "assemble/assemble.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "assemble/idmap.h"
+#include "assemble/span_store.h"
+
+/* Traces up to this many spans are searched linearly (cache friendly);
+ * bigger ones are also indexed in the assembler's span map. */
+#define LINEAR_SPANS 32
+
+typedef struct open_trace {
+  trace *t;
+  struct open_trace *prev, *next; /* by last activity, oldest first */
+} open_trace;
+
+struct assembler {
+  trace_ready_fn ready;
+  void *user;
+  trace_check_fn check; /* NULL: none */
+  void *check_user;
+  int64_t grace_ns, timeout_ns;
+  idmap traces; /* (hi, lo) -> open_trace */
+  idmap spans;  /* (trace address, span id) -> span, big traces only */
+  span_mem *mem;
+  open_trace *oldest, *newest;
+  size_t open;
+  bool keep; /* emitted traces are freed by assembler_release */
+  int64_t now_ns;
+  assembler_stats stats;
+};
+
+assembler *assembler_new(trace_ready_fn ready, void *user, int64_t grace_ns,
+                         int64_t timeout_ns) {
+  assembler *a = calloc(1, sizeof(*a));
+  if (a != NULL && (a->mem = span_mem_new()) == NULL) {
+    free(a);
+    return NULL;
+  }
+  if (a != NULL) {
+    a->ready = ready;
+    a->user = user;
+    a->grace_ns = grace_ns > 0 ? grace_ns : 0;
+    a->timeout_ns = timeout_ns > grace_ns ? timeout_ns : grace_ns;
+  }
+  return a;
+}
+
+static void unlink_open(assembler *a, open_trace *o) {
+  if (o->prev) o->prev->next = o->next; else a->oldest = o->next;
+  if (o->next) o->next->prev = o->prev; else a->newest = o->prev;
+  o->prev = o->next = NULL;
+}
+
+static void append_open(assembler *a, open_trace *o) {
+  o->prev = a->newest;
+  o->next = NULL;
+  if (a->newest) a->newest->next = o; else a->oldest = o;
+  a->newest = o;
+}
+
+static span *find_span(const assembler *a, const trace *t, uint64_t id) {
+  if (t->last_span != NULL && t->last_span->id == id)
+    return t->last_span;
+  if (t->spans_indexed)
+    return idmap_get(&a->spans, (uint64_t)(uintptr_t)t, id);
+  for (size_t i = t->n_spans; i > 0; i--)
+    if (t->spans[i - 1]->id == id)
+      return t->spans[i - 1];
+  return NULL;
+}
+
+static int index_span(assembler *a, trace *t, span *s) {
+  if (!t->spans_indexed && t->n_spans > LINEAR_SPANS) {
+    for (size_t i = 0; i < t->n_spans; i++)
+      if (idmap_put(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id, t->spans[i]) != 0)
+        return -1;
+    t->spans_indexed = true;
+    return 0;
+  }
+  if (t->spans_indexed)
+    return idmap_put(&a->spans, (uint64_t)(uintptr_t)t, s->id, s);
+  return 0;
+}
+
+static int is_complete(const assembler *a, const trace *t) {
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    if (!s->started || !s->ended)
+      return 0;
+    if (s->parent_id != 0 && find_span(a, t, s->parent_id) == NULL)
+      return 0;
+  }
+  return 1;
+}
+
+/* 1 when following parents from s comes back to s (a corrupt or hostile
+ * trace can name its own descendant as parent). */
+static int in_cycle(const span *s, size_t n_spans) {
+  const span *p = s->parent;
+  for (size_t steps = 0; p != NULL && steps <= n_spans; steps++) {
+    if (p == s)
+      return 1;
+    p = p->parent;
+  }
+  return p != NULL; /* longer than the trace: a cycle above s */
+}
+
+/* Links parents and children; counts what is missing. A span in a parent
+ * cycle is cut loose and counted as an orphan, so it still shows up. */
+static int resolve(assembler *a, trace *t) {
+  t->roots = trace_alloc(a->mem, t, (t->n_spans ? t->n_spans : 1) * sizeof(span *));
+  if (t->roots == NULL)
+    return -1;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
+    s->parent = s->parent_id ? find_span(a, t, s->parent_id) : NULL;
+  }
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
+    if (s->parent != NULL && in_cycle(s, t->n_spans))
+      s->parent = NULL;
+  }
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
+    if (!s->started || !s->ended)
+      t->unfinished++;
+    if (s->parent_id != 0 && s->parent == NULL) {
+      s->orphan = true;
+      t->orphans++;
+    }
+    if (s->parent == NULL)
+      t->roots[t->n_roots++] = s;
+    else
+      s->parent->n_children++; /* counted first, filled below */
+  }
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i];
+    if (s->n_children > 0) {
+      s->children = trace_alloc(a->mem, t, s->n_children * sizeof(span *));
+      if (s->children == NULL)
+        return -1;
+      s->n_children = 0;
+    }
+  }
+  for (size_t i = 0; i < t->n_spans; i++)
+    if (t->spans[i]->parent != NULL) {
+      span *p = t->spans[i]->parent;
+      p->children[p->n_children++] = t->spans[i];
+    }
+  if (a->check != NULL)
+    a->check(a->check_user, t);
+  t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out || t->missing_spans;
+  return 0;
+}
+
+static void emit(assembler *a, open_trace *o, int timed_out) {
+  trace *t = o->t;
+  unlink_open(a, o);
+  idmap_remove(&a->traces, t->trace_hi, t->trace_lo);
+  t->timed_out = timed_out;
+  bool handed_out = false;
+  if (resolve(a, t) == 0) {
+    a->stats.traces++;
+    a->stats.spans += t->n_spans;
+    a->stats.orphan_spans += t->orphans;
+    a->stats.unfinished_spans += t->unfinished;
+    a->stats.incomplete_traces += t->incomplete;
+    a->stats.lossy_traces += t->lossy;
+    a->stats.missing_spans += t->missing_spans;
+    a->stats.timed_out_traces += (uint64_t)timed_out;
+    a->ready(a->user, t);
+    handed_out = a->keep;
+  }
+  if (t->spans_indexed)
+    for (size_t i = 0; i < t->n_spans; i++)
+      idmap_remove(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id);
+  if (!handed_out)
+    trace_free(a->mem, t);
+  free(o);
+  a->open--;
+}
+
+static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
+  open_trace *o = idmap_get(&a->traces, ev->trace_hi, ev->trace_lo);
+  if (o != NULL)
+    return o;
+  o = calloc(1, sizeof(*o));
+  trace *t = trace_new(a->mem, ev->trace_hi, ev->trace_lo);
+  if (o == NULL || t == NULL || idmap_put(&a->traces, ev->trace_hi, ev->trace_lo, o) != 0) {
+    free(o);
+    trace_free(a->mem, t);
+    return NULL;
+  }
+  o->t = t;
+  t->first_ns = ev->ts_ns;
+  append_open(a, o);
+  if (++a->open > a->stats.open_traces_peak)
+    a->stats.open_traces_peak = a->open;
+  return o;
+}
+
+int assembler_add(assembler *a, const hop_event *ev) {
+  open_trace *o = open_trace_for(a, ev);
+  if (o == NULL)
+    return -1;
+  trace *t = o->t;
+  if (ev->ts_ns > t->last_ns)
+    t->last_ns = ev->ts_ns;
+  if (ev->ts_ns > a->now_ns)
+    a->now_ns = ev->ts_ns;
+  if (a->newest != o) { /* most recently active goes last */
+    unlink_open(a, o);
+    append_open(a, o);
+  }
+  span *s = find_span(a, t, ev->span_id);
+  if (s == NULL) {
+    s = trace_add_span(a->mem, t, ev->span_id, ev->parent_id);
+    if (s == NULL || index_span(a, t, s) != 0)
+      return -1;
+  }
+  t->last_span = s;
+  return span_apply_event(a->mem, t, s, ev);
+}
+
+void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns) {
+  (void)begin_ns;
+  /* Any open trace that began before the loss ended may have lost events. */
+  for (open_trace *o = a->oldest; o != NULL; o = o->next)
+    if (end_ns == 0 || o->t->first_ns <= end_ns)
+      o->t->lossy = true;
+}
+
+/* last_ns + d <= now without overflow: timestamps are whatever int64 a
+ * CTF clock gives (a corrupt trace can sit next to the limits); d >= 0. */
+static bool quiet_for(int64_t last_ns, int64_t d, int64_t now_ns) {
+  return last_ns <= now_ns && (uint64_t)now_ns - (uint64_t)last_ns >= (uint64_t)d;
+}
+
+void assembler_tick(assembler *a, int64_t now_ns) {
+  if (now_ns > a->now_ns)
+    a->now_ns = now_ns;
+  open_trace *o = a->oldest;
+  while (o != NULL && quiet_for(o->t->last_ns, a->grace_ns, a->now_ns)) {
+    open_trace *next = o->next;
+    if (is_complete(a, o->t))
+      emit(a, o, 0);
+    else if (quiet_for(o->t->last_ns, a->timeout_ns, a->now_ns))
+      emit(a, o, 1);
+    o = next;
+  }
+}
+
+void assembler_flush(assembler *a) {
+  while (a->oldest != NULL)
+    emit(a, a->oldest, !is_complete(a, a->oldest->t));
+}
+
+void assembler_free(assembler *a) {
+  if (a == NULL)
+    return;
+  while (a->oldest != NULL) {
+    open_trace *o = a->oldest;
+    unlink_open(a, o);
+    trace_free(a->mem, o->t);
+    free(o);
+  }
+  idmap_free(&a->traces);
+  idmap_free(&a->spans);
+  span_mem_free(a->mem);
+  free(a);
+}
+
+const assembler_stats *assembler_get_stats(const assembler *a) { return &a->stats; }
+
+int64_t assembler_now(const assembler *a) { return a->now_ns; }
+
+void assembler_keep_traces(assembler *a) { a->keep = true; }
+
+void assembler_release(assembler *a, trace *t) { trace_free(a->mem, t); }
+
+void assembler_set_check(assembler *a, trace_check_fn check, void *user) {
+  a->check = check;
+  a->check_user = user;
+}

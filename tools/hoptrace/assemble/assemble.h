@@ -1,0 +1,59 @@
+/* Builds traces from hop events and hands each one out once it is
+ * complete (every span started and ended, every parent present, quiet
+ * for a grace period) or, failing that, after a timeout or at the end of
+ * the input, marked incomplete. Memory is bounded by the traces still
+ * open, not by the size of the input. */
+#ifndef HT_TOOL_ASSEMBLE_H
+#define HT_TOOL_ASSEMBLE_H
+
+#include "assemble/model.h"
+#include "read/event.h"
+
+typedef struct assembler assembler;
+
+/* Called once per trace; the trace is freed after it returns, unless
+ * the assembler keeps traces (assembler_keep_traces). */
+typedef void (*trace_ready_fn)(void *user, const trace *t);
+
+typedef struct assembler_stats {
+  uint64_t traces, incomplete_traces, spans, orphan_spans, unfinished_spans,
+      lossy_traces, timed_out_traces, open_traces_peak, missing_spans;
+} assembler_stats;
+
+/* grace_ns: quiet time before a complete trace is emitted (a late child
+ * from a worker thread still joins it). timeout_ns: an incomplete trace
+ * quiet for this long is emitted anyway, marked incomplete. */
+assembler *assembler_new(trace_ready_fn ready, void *user, int64_t grace_ns,
+                         int64_t timeout_ns);
+void assembler_free(assembler *a);
+
+/* 0, or -1 when out of memory. */
+int assembler_add(assembler *a, const hop_event *ev);
+
+/* LTTng lost events between begin and end (0, 0: unknown when). */
+void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns);
+
+/* Emits what is ready at time now_ns (ns since epoch). */
+void assembler_tick(assembler *a, int64_t now_ns);
+
+/* End of input: emits every open trace. */
+void assembler_flush(assembler *a);
+
+/* Called on every trace about to be emitted, its parents resolved, before
+ * its completeness is settled: may set t->missing_spans / missing_host. */
+typedef void (*trace_check_fn)(void *user, trace *t);
+void assembler_set_check(assembler *a, trace_check_fn check, void *user);
+
+/* From now on an emitted trace stays valid after the ready callback
+ * until it is handed back with assembler_release (on the assembler's
+ * thread; every one of them before assembler_free). For a writer thread
+ * (writer.h). */
+void assembler_keep_traces(assembler *a);
+void assembler_release(assembler *a, trace *t);
+
+const assembler_stats *assembler_get_stats(const assembler *a);
+
+/* Latest event time seen. */
+int64_t assembler_now(const assembler *a);
+
+#endif

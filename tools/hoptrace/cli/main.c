@@ -1,0 +1,234 @@
+/* hoptrace: LTTng sessions of hoptrace events -> spans, views, numbers.
+ *
+ *   hoptrace export --format zipkin|otlp|chrome [options] INPUT...
+ *   hoptrace report [options] INPUT...
+ *   hoptrace view [options] INPUT...         (-o waterfall.html)
+ *   hoptrace record [-o DIR] [--live URL] [channel options] -- COMMAND...
+ *
+ * INPUT is a trace directory (any directory holding LTTng CTF traces,
+ * e.g. a session's or a relay's output) or net://HOST/host/HOSTNAME/SESSION
+ * for a live session served by lttng-relayd; several INPUTs (all
+ * directories or all live URLs) are read as one, e.g. every host's
+ * session of a cluster. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/ctl.h"
+#include "cli/pipeline.h"
+#include "cli/record.h"
+#include "read/stream_split.h"
+
+#define HOPTRACE_TOOL_VERSION "0.1.0"
+
+static void usage(FILE *out) {
+  fputs("usage:\n"
+        "  hoptrace export --format zipkin|otlp|chrome [options] INPUT...\n"
+        "  hoptrace report [options] INPUT...\n"
+        "  hoptrace view [options] INPUT...       (writes waterfall.html by default)\n"
+        "  hoptrace record [-o DIR] [--live URL] [--name SESSION] [--filter EXPR]\n"
+        "                  [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n"
+        "  hoptrace ctl SOCKET status|sample RATIO|sampler KIND [k=v...]|set k=v...|trust-debug on|off [RATE]\n"
+        "options of export, report and view:\n"
+        "  -o, --output FILE   write there instead of stdout\n"
+        "  --trace-id HEX      only this trace (16 or 32 hex digits)\n"
+        "  --follow            live input: write each trace as soon as it is complete\n"
+        "  --grace SECONDS     quiet time before a complete trace is written (default 2)\n"
+        "  --timeout SECONDS   an incomplete trace is written after this (default 30)\n"
+        "  --decoders N        processes decoding a trace directory's streams in\n"
+        "                      parallel (default: one per CPU, at most 8; 1: none)\n"
+        "  --align on|off      put every host on one clock, fitted from the RPCs between\n"
+        "                      hosts (default on; only inputs with several hosts)\n"
+        "  --align-reference HOST  the host whose clock the outputs use\n"
+        "                      (default: the one with the most RPC partners)\n"
+        "  --warmup SECONDS    live: traces wait at least this long for the first clock fit,\n"
+        "                      until it aligns every host seen or 4x as long (default 5)\n"
+        "  -q, --quiet         no summary on stderr\n"
+        "INPUT: directories holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION URLs\n",
+        out);
+}
+
+static int parse_trace_id(const char *text, pipeline_options *o) {
+  size_t len = strlen(text);
+  if (len != 16 && len != 32)
+    return -1;
+  char hi[17] = "0", lo[17];
+  if (len == 32) {
+    memcpy(hi, text, 16);
+    hi[16] = '\0';
+  }
+  memcpy(lo, text + len - 16, 16);
+  lo[16] = '\0';
+  char *end;
+  o->trace_hi = strtoull(hi, &end, 16);
+  if (*end)
+    return -1;
+  o->trace_lo = strtoull(lo, &end, 16);
+  if (*end)
+    return -1;
+  o->filter_trace = true;
+  return 0;
+}
+
+static int parse_seconds(const char *text, int64_t *ns) {
+  char *end;
+  double s = strtod(text, &end);
+  if (*end || s < 0 || s > 86400)
+    return -1;
+  *ns = (int64_t)(s * 1e9);
+  return 0;
+}
+
+static const output_format *format_named(const char *name) {
+  if (strcmp(name, "zipkin") == 0) return &output_zipkin;
+  if (strcmp(name, "otlp") == 0) return &output_otlp;
+  if (strcmp(name, "chrome") == 0) return &output_chrome;
+  return NULL;
+}
+
+/* One decoder per CPU: the reading process merges and assembles while
+ * they decode (it needs far less than a decoder). */
+static unsigned default_decoders(void) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus < 1)
+    return 1;
+  return cpus > STREAM_SPLIT_MAX_GROUPS ? STREAM_SPLIT_MAX_GROUPS : (unsigned)cpus;
+}
+
+static int run_reader(int argc, char **argv, const char *command) {
+  pipeline_options o = {.grace_ns = 2000000000, .timeout_ns = 30000000000,
+                        .decoders = default_decoders(), .align = true,
+                        .align_warmup_ns = 5000000000};
+  const char *path = strcmp(command, "view") == 0 ? "waterfall.html" : NULL;
+  if (strcmp(command, "report") == 0)
+    o.format = &output_report;
+  if (strcmp(command, "view") == 0)
+    o.format = &output_html;
+  static const struct option longopts[] = {
+      {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+      {"trace-id", required_argument, NULL, 't'}, {"follow", no_argument, NULL, 'F'},
+      {"grace", required_argument, NULL, 'g'}, {"timeout", required_argument, NULL, 'T'},
+      {"decoders", required_argument, NULL, 'D'}, {"quiet", no_argument, NULL, 'q'},
+      {"align", required_argument, NULL, 'A'}, {"align-reference", required_argument, NULL, 'R'},
+      {"warmup", required_argument, NULL, 'W'},
+      {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "f:o:qh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'f':
+      if (strcmp(command, "export") != 0 || (o.format = format_named(optarg)) == NULL) {
+        fprintf(stderr, "hoptrace: unknown format '%s' (zipkin, otlp, chrome)\n", optarg);
+        return 2;
+      }
+      break;
+    case 'o': path = optarg; break;
+    case 't':
+      if (parse_trace_id(optarg, &o) != 0) {
+        fprintf(stderr, "hoptrace: --trace-id wants 16 or 32 hex digits\n");
+        return 2;
+      }
+      break;
+    case 'F': o.follow = true; break;
+    case 'A':
+      if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0) {
+        fprintf(stderr, "hoptrace: --align on|off\n");
+        return 2;
+      }
+      o.align = strcmp(optarg, "on") == 0;
+      break;
+    case 'R': o.align_reference = optarg; break;
+    case 'g':
+    case 'T':
+    case 'W':
+      if (parse_seconds(optarg, c == 'g' ? &o.grace_ns : c == 'T' ? &o.timeout_ns
+                                                                  : &o.align_warmup_ns) != 0) {
+        fprintf(stderr, "hoptrace: bad number of seconds '%s'\n", optarg);
+        return 2;
+      }
+      break;
+    case 'D': {
+      char *end;
+      unsigned long n = strtoul(optarg, &end, 10);
+      if (*end || n < 1 || n > STREAM_SPLIT_MAX_GROUPS) {
+        fprintf(stderr, "hoptrace: --decoders wants 1 to %d\n", STREAM_SPLIT_MAX_GROUPS);
+        return 2;
+      }
+      o.decoders = (unsigned)n;
+      break;
+    }
+    case 'q': o.quiet = true; break;
+    case 'h': usage(stdout); return 0;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (o.format == NULL) {
+    fprintf(stderr, "hoptrace export: --format zipkin|otlp|chrome is required\n");
+    return 2;
+  }
+  if (optind >= argc) {
+    usage(stderr);
+    return 2;
+  }
+  o.inputs = (const char *const *)&argv[optind];
+  o.n_inputs = (size_t)(argc - optind);
+  int live = strncmp(o.inputs[0], "net://", 6) == 0;
+  for (size_t i = 1; i < o.n_inputs; i++)
+    if ((strncmp(o.inputs[i], "net://", 6) == 0) != live) {
+      fprintf(stderr, "hoptrace: inputs are all trace directories or all live URLs\n");
+      return 2;
+    }
+  if (o.follow && !live) {
+    fprintf(stderr, "hoptrace: --follow needs a live input (net://...)\n");
+    return 2;
+  }
+  o.out = stdout;
+  if (path != NULL && strcmp(path, "-") != 0 && (o.out = fopen(path, "w")) == NULL) {
+    perror(path);
+    return 2;
+  }
+  /* One thread writes the output: stdio's per-call locking was a tenth of
+   * an export's time. A big buffer outside --follow (which flushes each
+   * trace as it is written). */
+  __fsetlocking(o.out, FSETLOCKING_BYCALLER);
+  if (!o.follow)
+    setvbuf(o.out, NULL, _IOFBF, (size_t)1 << 18);
+  int rc = pipeline_run(&o);
+  if (o.out != stdout && fclose(o.out) != 0 && rc == 0) {
+    perror(path);
+    rc = 2;
+  }
+  if (rc == 0 && path != NULL && o.out != stdout && !o.quiet)
+    fprintf(stderr, "hoptrace: wrote %s\n", path);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *command = argv[1];
+  if (strcmp(command, "export") == 0 || strcmp(command, "report") == 0 ||
+      strcmp(command, "view") == 0)
+    return run_reader(argc - 1, argv + 1, command);
+  if (strcmp(command, "record") == 0)
+    return record_main(argc - 1, argv + 1);
+  if (strcmp(command, "ctl") == 0)
+    return ctl_main(argc - 1, argv + 1);
+  if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
+    printf("hoptrace %s\n", HOPTRACE_TOOL_VERSION);
+    return 0;
+  }
+  if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 ||
+      strcmp(command, "-h") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  fprintf(stderr, "hoptrace: unknown command '%s'\n", command);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,315 @@
+/* Wires the babeltrace2 source to the assembler and an output format,
+ * and prints the loss and completeness summary on stderr. */
+#include "cli/pipeline.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "assemble/align.h"
+#include "assemble/assemble.h"
+#include "assemble/host_health.h"
+#include "output/writer.h"
+#include "read/bt_hosts.h"
+#include "read/bt_source.h"
+
+#define TICK_EVERY 4096u
+
+typedef struct run {
+  const pipeline_options *opts;
+  assembler *asm_;
+  output *out;
+  obuf *buf;
+  trace_writer *writer; /* NULL: traces are written on this thread */
+  uint64_t since_tick;
+  host_health *hosts;
+  /* clock alignment (NULL: none); live: fitted as it goes */
+  align_state *align;
+  bool align_live, warm;
+  int64_t first_event_ns, last_fit_ns;
+  uint64_t rpcs_at_fit;
+  trace **held; /* live: traces emitted during the warm-up, in order */
+  size_t n_held, cap_held;
+} run;
+
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+static void release_trace(void *user, trace *t) {
+  assembler_release(((run *)user)->asm_, t);
+}
+
+static void write_trace(run *r, const trace *t) {
+  if (r->writer != NULL) { /* the assembler keeps t for the writer */
+    writer_submit(r->writer, (trace *)t, release_trace, r);
+    return;
+  }
+  r->opts->format->trace(r->out, t);
+  if (r->opts->follow)
+    obuf_flush(r->buf);
+}
+
+static void fit(run *r) {
+  char err[256];
+  if (align_solve(r->align, err, sizeof(err)) != 0 && !r->opts->quiet)
+    fprintf(stderr, "hoptrace: %s\n", err);
+  r->last_fit_ns = assembler_now(r->asm_);
+  r->rpcs_at_fit = align_rpcs(r->align);
+}
+
+/* Every host seen so far has a clock map. */
+static bool all_aligned(const run *r) {
+  clock_sync_summary sum;
+  clock_sync_get_summary(align_clock(r->align), &sum);
+  return sum.aligned == sum.hosts && (size_t)sum.hosts >= host_health_count(r->hosts);
+}
+
+/* Live: the first fit once the warm-up has passed and it aligns every
+ * host seen (or, failing that, 4 warm-ups, or the input ended); the
+ * traces held until then are written with it, in their order. */
+static void end_warmup(run *r, bool at_end) {
+  if (r->align == NULL || r->warm || (r->first_event_ns == 0 && !at_end))
+    return; /* the warm-up starts with the first event */
+  int64_t waited = assembler_now(r->asm_) - r->first_event_ns;
+  if (!at_end && waited < r->opts->align_warmup_ns)
+    return;
+  fit(r);
+  if (!at_end && !all_aligned(r) && waited < 4 * r->opts->align_warmup_ns)
+    return;
+  r->warm = true;
+  for (size_t i = 0; i < r->n_held; i++) {
+    align_apply(r->align, r->held[i]);
+    write_trace(r, r->held[i]);
+  }
+  free(r->held);
+  r->held = NULL;
+  r->n_held = r->cap_held = 0;
+}
+
+static bool hold(run *r, const trace *t) {
+  if (r->n_held == r->cap_held) {
+    size_t cap = r->cap_held ? 2 * r->cap_held : 256;
+    trace **grown = realloc(r->held, cap * sizeof(*grown));
+    if (grown == NULL)
+      return false;
+    r->held = grown;
+    r->cap_held = cap;
+  }
+  r->held[r->n_held++] = (trace *)t;
+  return true;
+}
+
+static void on_trace(void *user, const trace *t) {
+  run *r = user;
+  if (r->align != NULL && r->align_live) {
+    align_collect(r->align, t);
+    /* traces can wait only when the assembler keeps them for a writer */
+    if (!r->warm && r->writer != NULL && hold(r, t))
+      return;
+    r->warm = true;
+    if (align_rpcs(r->align) > r->rpcs_at_fit &&
+        assembler_now(r->asm_) - r->last_fit_ns >= 1000000000)
+      fit(r);
+  }
+  if (r->align != NULL)
+    align_apply(r->align, (trace *)t);
+  write_trace(r, t);
+}
+
+static int64_t wall_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int on_event(void *user, const hop_event *ev) {
+  run *r = user;
+  const pipeline_options *o = r->opts;
+  if (o->filter_trace && (ev->trace_hi != o->trace_hi || ev->trace_lo != o->trace_lo))
+    return 0;
+  if (assembler_add(r->asm_, ev) != 0) {
+    fprintf(stderr, "hoptrace: out of memory\n");
+    return 1;
+  }
+  if (r->first_event_ns == 0)
+    r->first_event_ns = ev->ts_ns;
+  host_health_event(r->hosts, ev);
+  if (++r->since_tick >= TICK_EVERY) {
+    r->since_tick = 0;
+    end_warmup(r, false);
+    assembler_tick(r->asm_, assembler_now(r->asm_));
+    if (r->writer != NULL)
+      writer_collect(r->writer, release_trace, r);
+  }
+  return 0;
+}
+
+static void on_discarded(void *user, const hop_loss *loss) {
+  run *r = user;
+  host_health_discarded(r->hosts, loss->hostname, loss->events, loss->packets);
+  assembler_discarded(r->asm_, loss->begin_ns, loss->end_ns);
+}
+
+static void check_trace(void *user, trace *t) { host_health_check(((run *)user)->hosts, t); }
+
+static void on_idle(void *user) {
+  run *r = user;
+  /* live: the session's clock follows the wall clock */
+  end_warmup(r, false);
+  assembler_tick(r->asm_, wall_ns());
+  if (r->writer != NULL)
+    writer_collect(r->writer, release_trace, r);
+}
+
+static void summary(const bt_source_stats *src, const assembler_stats *st) {
+  fprintf(stderr,
+          "hoptrace: %" PRIu64 " events, %" PRIu64 " traces (%" PRIu64 " incomplete: %" PRIu64
+          " spans without parent, %" PRIu64 " unfinished, %" PRIu64 " touched by loss), %" PRIu64
+          " events discarded by LTTng, %" PRIu64 " packets lost, %" PRIu64 " malformed\n",
+          src->hop_events, st->traces, st->incomplete_traces, st->orphan_spans,
+          st->unfinished_spans, st->lossy_traces, src->discarded_events,
+          src->discarded_packets, src->malformed_events);
+}
+
+/* First pass over a file input: every trace's cross-host RPCs into the
+ * clock fit, nothing written. */
+static void collect_only(void *user, const trace *t) { align_collect(user, t); }
+static int collect_event(void *user, const hop_event *ev) {
+  return assembler_add(user, ev) != 0 ? (fprintf(stderr, "hoptrace: out of memory\n"), 1) : 0;
+}
+static void collect_discarded(void *user, const hop_loss *loss) { (void)user, (void)loss; }
+
+static int alignment_pass(const pipeline_options *opts, align_state *al) {
+  bt_source *source = bt_source_open(opts->inputs, opts->n_inputs, opts->decoders);
+  assembler *a = source ? assembler_new(collect_only, al, opts->grace_ns, opts->timeout_ns) : NULL;
+  if (a == NULL) {
+    fprintf(stderr, "hoptrace: out of memory\n");
+    bt_source_close(source);
+    return 1;
+  }
+  bt_source_callbacks cb = {collect_event, collect_discarded, NULL};
+  bt_source_stats src;
+  char err[512];
+  int rc = bt_source_read(source, &cb, a, &src, &interrupted, err, sizeof(err));
+  if (rc != 0)
+    fprintf(stderr, "hoptrace: %s\n", err);
+  bt_source_close(source);
+  assembler_flush(a);
+  assembler_free(a);
+  if (rc == 0 && !interrupted && align_solve(al, err, sizeof(err)) != 0) {
+    fprintf(stderr, "hoptrace: %s\n", err);
+    rc = -1;
+  }
+  return rc != 0 || interrupted ? 1 : 0;
+}
+
+/* Alignment when asked for and the input holds several hosts: NULL
+ * otherwise. *failed on an error of the first pass. */
+static align_state *start_alignment(const pipeline_options *opts, int *hosts, int *failed) {
+  *failed = 0;
+  *hosts = opts->align ? bt_count_hosts(opts->inputs, opts->n_inputs) : 0;
+  if (*hosts < 2)
+    return NULL;
+  align_state *al = align_new(opts->align_reference);
+  if (al == NULL) {
+    fprintf(stderr, "hoptrace: out of memory\n");
+    *failed = 1;
+    return NULL;
+  }
+  if (!opts->follow && alignment_pass(opts, al) != 0) {
+    align_free(al);
+    *failed = 1;
+    return NULL;
+  }
+  return al;
+}
+
+/* A host is called stalled when its last event came this long before the
+ * input's last: twice the grace period, at least 5 s (a host of a busy
+ * cluster is never quiet that long; an idle one is said to be, honestly). */
+static int64_t host_stall_ns(const pipeline_options *opts) {
+  return 2 * opts->grace_ns > 5000000000 ? 2 * opts->grace_ns : 5000000000;
+}
+
+static void align_summary(const align_state *al, int hosts) {
+  fprintf(stderr, "hoptrace: clocks of %d hosts aligned from %" PRIu64 " cross-host RPCs:\n",
+          hosts, align_rpcs(al));
+  clock_sync_print(align_clock(al), stderr);
+}
+
+int pipeline_run(const pipeline_options *opts) {
+  run r = {.opts = opts};
+  /* before the decoders start: a SIGINT or SIGTERM from then on ends the
+   * run through its cleanup (decoders stopped, link directories gone) */
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  int hosts = 0, failed = 0;
+  r.align = start_alignment(opts, &hosts, &failed);
+  if (failed)
+    return 1;
+  r.align_live = r.align != NULL && opts->follow;
+  output_info info = {.align = r.align, .n_hosts = hosts, .stall_ns = host_stall_ns(opts)};
+  /* decoder processes next: they fork, before any thread starts */
+  bt_source *source = bt_source_open(opts->inputs, opts->n_inputs, opts->decoders);
+  r.hosts = host_health_new();
+  info.hosts = r.hosts;
+  r.asm_ = source && r.hosts ? assembler_new(on_trace, &r, opts->grace_ns, opts->timeout_ns)
+                             : NULL;
+  if (r.asm_ != NULL)
+    assembler_set_check(r.asm_, check_trace, &r);
+  r.buf = r.asm_ ? obuf_new(opts->out) : NULL;
+  r.out = r.buf ? opts->format->open(r.buf, &info) : NULL;
+  if (r.out == NULL) {
+    fprintf(stderr, "hoptrace: out of memory\n");
+    obuf_free(r.buf);
+    assembler_free(r.asm_);
+    bt_source_close(source);
+    align_free(r.align);
+    host_health_free(r.hosts);
+    return 2;
+  }
+  /* a writer thread when one can start; else this thread writes */
+  r.writer = writer_new(opts->format, r.out, r.buf, opts->follow);
+  if (r.writer != NULL)
+    assembler_keep_traces(r.asm_);
+  bt_source_callbacks cb = {on_event, on_discarded, on_idle};
+  bt_source_stats src;
+  char err[512];
+  int rc = bt_source_read(source, &cb, &r, &src, &interrupted, err, sizeof(err));
+  if (rc != 0)
+    fprintf(stderr, "hoptrace: %s\n", err);
+  bt_source_close(source);
+  assembler_flush(r.asm_);
+  end_warmup(&r, true);
+  if (r.writer != NULL)
+    writer_finish(r.writer, release_trace, &r);
+  const assembler_stats *st = assembler_get_stats(r.asm_);
+  int write_rc = opts->format->close(r.out, &src, st);
+  if (obuf_flush(r.buf) != 0)
+    write_rc = -1;
+  obuf_free(r.buf);
+  if (!opts->quiet) {
+    summary(&src, st);
+    if (host_health_count(r.hosts) > 1)
+      host_health_print(r.hosts, host_stall_ns(opts), stderr);
+    if (r.align != NULL)
+      align_summary(r.align, hosts);
+  }
+  assembler_free(r.asm_);
+  align_free(r.align);
+  host_health_free(r.hosts);
+  if (rc != 0)
+    return 1;
+  if (write_rc != 0) {
+    fprintf(stderr, "hoptrace: write error: %s\n", strerror(errno));
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,35 @@
+/* INPUT -> babeltrace2 -> assembler -> one output format. */
+#ifndef HT_TOOL_PIPELINE_H
+#define HT_TOOL_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "output/output.h"
+
+typedef struct pipeline_options {
+  const char *const *inputs; /* directories, or live URLs (bt_source_run_many) */
+  size_t n_inputs;
+  const output_format *format;
+  FILE *out;
+  bool filter_trace; /* only the trace below */
+  uint64_t trace_hi, trace_lo;
+  bool follow;        /* live: flush each trace as it is emitted */
+  int64_t grace_ns;   /* see assembler_new */
+  int64_t timeout_ns;
+  bool quiet;         /* no summary on stderr */
+  unsigned decoders;  /* processes decoding a trace directory (bt_source.h) */
+  /* Clock alignment when the input holds several hosts (align.h): a
+   * first pass over a file input fits the clocks, the second writes; a
+   * live input fits from the first `align_warmup_ns` of events on and
+   * refits as it goes. */
+  bool align;
+  const char *align_reference; /* NULL: the fit's choice */
+  int64_t align_warmup_ns;
+} pipeline_options;
+
+/* 0 ok, 1 input error (message on stderr), 2 output error. */
+int pipeline_run(const pipeline_options *opts);
+
+#endif

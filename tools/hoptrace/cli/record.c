@@ -1,0 +1,226 @@
+/* `hoptrace record [-o DIR] [--live URL] -- COMMAND...`
+ *
+ * Starts lttng-sessiond (and, for a live session to this host,
+ * lttng-relayd) when absent; creates a session with a user-space channel
+ * sized for high event rates (default 8 sub-buffers of 2 MiB per CPU,
+ * per-user buffers), enables hoptrace:* with vpid, vtid and procname
+ * contexts, runs COMMAND, then stops and destroys the session and stops
+ * only the daemons it started. Prints the trace path and how many events
+ * LTTng discarded. Exits with COMMAND's status. */
+#include "cli/record.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/spawn.h"
+#include "read/bt_source.h"
+
+/* net://HOST[:PORT]... names this machine: a relay we may start. */
+static int url_is_local(const char *url) {
+  const char *host = strstr(url, "://");
+  host = host != NULL ? host + 3 : url;
+  static const char *const local[] = {"127.", "localhost", "[::1]", "::1"};
+  for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+    if (strncmp(host, local[i], strlen(local[i])) == 0)
+      return 1;
+  return 0;
+}
+
+/* A relay daemon we started outlives the session by this much, so that a
+ * live viewer still gets the last packets before it goes. */
+#define RELAYD_LINGER_S 5
+
+typedef struct record_options {
+  const char *name;
+  const char *filter;
+  const char *output;
+  const char *live_url;
+  const char *subbuf_size;
+  const char *num_subbuf;
+  char **command;
+} record_options;
+
+static pid_t command_pid;
+static void forward_signal(int sig) {
+  if (command_pid > 0)
+    kill(command_pid, sig);
+}
+
+static pid_t start_daemon(const char *name, char *const argv[]) {
+  if (process_running(name))
+    return 0;
+  if (spawn_quiet(argv) != 0)
+    return -1;
+  for (int i = 0; i < 50; i++) { /* --daemonize returns once it is ready */
+    pid_t pid = process_find(name);
+    if (pid > 0) {
+      fprintf(stderr, "hoptrace: started %s (pid %d)\n", name, (int)pid);
+      return pid;
+    }
+    usleep(100000);
+  }
+  return -1;
+}
+
+static void stop_daemon(const char *name, pid_t pid) {
+  if (pid <= 0)
+    return;
+  kill(pid, SIGTERM);
+  for (int i = 0; i < 100 && kill(pid, 0) == 0; i++)
+    usleep(50000);
+  fprintf(stderr, "hoptrace: stopped %s (pid %d)\n", name, (int)pid);
+}
+
+static int lttng(const char *a, const char *b, const char *c, const char *d,
+                 const char *e, const char *f) {
+  char *argv[] = {"lttng", "--quiet", (char *)a, (char *)b, (char *)c,
+                  (char *)d, (char *)e, (char *)f, NULL};
+  return spawn_quiet(argv);
+}
+
+static int setup_session(const char *name, const record_options *o, const char *dir) {
+  char arg1[PATH_MAX + 32], arg2[256], sub[64], num[64];
+  int rc;
+  if (o->live_url) {
+    snprintf(arg1, sizeof(arg1), "--set-url=%s", o->live_url);
+    rc = lttng("create", name, "--live", arg1, NULL, NULL);
+  } else {
+    snprintf(arg1, sizeof(arg1), "--output=%s", dir);
+    rc = lttng("create", name, arg1, NULL, NULL, NULL);
+  }
+  if (rc != 0)
+    return -1;
+  snprintf(arg2, sizeof(arg2), "--session=%s", name);
+  snprintf(sub, sizeof(sub), "--subbuf-size=%s", o->subbuf_size);
+  snprintf(num, sizeof(num), "--num-subbuf=%s", o->num_subbuf);
+  if (lttng("enable-channel", arg2, "--userspace", sub, num, "hoptrace") != 0)
+    return -1;
+  char *ctx[] = {"lttng", "--quiet", "add-context", arg2, "--userspace",
+                 "--channel=hoptrace", "--type=vpid", "--type=vtid",
+                 "--type=procname", NULL};
+  char filter[1024];
+  snprintf(filter, sizeof(filter), "--filter=%s", o->filter ? o->filter : "");
+  if (spawn_quiet(ctx) != 0 ||
+      lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*",
+            o->filter ? filter : NULL) != 0 ||
+      lttng("start", name, NULL, NULL, NULL, NULL) != 0)
+    return -1;
+  return 0;
+}
+
+static int count_events(void *user, const hop_event *ev) {
+  (void)user;
+  (void)ev;
+  return 0;
+}
+
+static void report_trace(const char *dir) {
+  bt_source_callbacks cb = {count_events, NULL, NULL};
+  bt_source_stats stats;
+  char err[512];
+  if (bt_source_run(dir, &cb, NULL, &stats, NULL, err, sizeof(err)) != 0) {
+    fprintf(stderr, "hoptrace: trace in %s (%s)\n", dir, err);
+    return;
+  }
+  fprintf(stderr,
+          "hoptrace: trace in %s: %llu hoptrace events, %llu discarded by LTTng, "
+          "%llu packets lost\n",
+          dir, (unsigned long long)stats.hop_events,
+          (unsigned long long)stats.discarded_events,
+          (unsigned long long)stats.discarded_packets);
+}
+
+static int parse(int argc, char **argv, record_options *o) {
+  static const struct option longopts[] = {
+      {"output", required_argument, NULL, 'o'}, {"live", required_argument, NULL, 'l'},
+      {"subbuf-size", required_argument, NULL, 's'},
+      {"num-subbuf", required_argument, NULL, 'n'},
+      {"name", required_argument, NULL, 'N'},
+      {"filter", required_argument, NULL, 'f'}, {0, 0, 0, 0}};
+  *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+o:", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'o': o->output = optarg; break;
+    case 'l': o->live_url = optarg; break;
+    case 's': o->subbuf_size = optarg; break;
+    case 'n': o->num_subbuf = optarg; break;
+    case 'N': o->name = optarg; break;
+    case 'f': o->filter = optarg; break;
+    default: return -1;
+    }
+  }
+  if (optind >= argc)
+    return -1;
+  o->command = argv + optind;
+  return 0;
+}
+
+int record_main(int argc, char **argv) {
+  record_options o;
+  if (parse(argc, argv, &o) != 0) {
+    fputs("usage: hoptrace record [-o DIR] [--live URL] [--name SESSION] "
+          "[--filter EXPR] [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
+          stderr);
+    return 2;
+  }
+  char name[64], dir[PATH_MAX];
+  if (o.name != NULL)
+    snprintf(name, sizeof(name), "%s", o.name);
+  else
+    snprintf(name, sizeof(name), "hoptrace-%d-%ld", (int)getpid(), (long)time(NULL));
+  if (o.output == NULL)
+    snprintf(dir, sizeof(dir), "%s", name);
+  else
+    snprintf(dir, sizeof(dir), "%s", o.output);
+  char absolute[PATH_MAX];
+  if (!o.live_url) {
+    mkdir(dir, 0755);
+    if (realpath(dir, absolute) == NULL) {
+      perror(dir);
+      return 2;
+    }
+  }
+  char *sessiond_argv[] = {"lttng-sessiond", "--daemonize", NULL};
+  char *relayd_argv[] = {"lttng-relayd", "--daemonize", NULL};
+  pid_t sessiond = start_daemon("lttng-sessiond", sessiond_argv);
+  /* a relay elsewhere (a cluster's central one) is not ours to start */
+  pid_t relayd = o.live_url && url_is_local(o.live_url)
+                     ? start_daemon("lttng-relayd", relayd_argv) : 0;
+  int status = 2;
+  if (sessiond < 0 || relayd < 0) {
+    fprintf(stderr, "hoptrace: cannot start the LTTng daemons\n");
+    goto out;
+  }
+  if (setup_session(name, &o, absolute) != 0) {
+    lttng("destroy", name, NULL, NULL, NULL, NULL);
+    goto out;
+  }
+  struct sigaction sa = {.sa_handler = forward_signal};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  command_pid = spawn_child(o.command);
+  status = command_pid > 0 ? spawn_wait(command_pid) : 127;
+  command_pid = 0;
+  lttng("stop", name, NULL, NULL, NULL, NULL);
+  lttng("destroy", name, NULL, NULL, NULL, NULL);
+  if (o.live_url)
+    fprintf(stderr, "hoptrace: live session %s streamed to %s (read it at "
+                    "net://RELAY/host/HOSTNAME/%s)\n", name, o.live_url, name);
+  else
+    report_trace(absolute);
+out:
+  if (relayd > 0) /* let live viewers (hoptrace --follow) read the tail */
+    sleep(RELAYD_LINGER_S);
+  stop_daemon("lttng-relayd", relayd);
+  stop_daemon("lttng-sessiond", sessiond);
+  return status;
+}

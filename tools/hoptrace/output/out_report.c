@@ -1,0 +1,359 @@
+/* `hoptrace report`: per-hop and per-phase latency table, the slowest
+ * traces with their critical path, and what was lost. Keeps a bounded
+ * histogram per hop and phase (latency_hist.h), not the traces nor the
+ * samples: memory does not grow with the input. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assemble/align.h"
+#include "assemble/host_health.h"
+#include "output/latency_hist.h"
+#include "output/output.h"
+
+#define SLOWEST 5
+#define PATH_MAX_LINES 16
+
+typedef struct hop_row {
+  char *label;
+  latency_hist phase[4]; /* request, service, reply, round trip */
+} hop_row;
+
+enum { PH_REQUEST, PH_SERVICE, PH_REPLY, PH_TOTAL };
+static const char *const phase_names[] = {"request net+queue", "service",
+                                          "reply net+queue", "round trip"};
+
+/* RPCs between two hosts and the phases their clocks made negative. */
+typedef struct host_pair {
+  char *client_host, *server_host;
+  uint64_t rpcs, negative_request, negative_reply;
+} host_pair;
+
+typedef struct slow_trace {
+  int64_t duration;
+  char id[40];
+  char path[PATH_MAX_LINES][160];
+  int lines;
+  int incomplete;
+} slow_trace;
+
+struct output {
+  obuf *out;
+  hop_row *rows;
+  size_t n_rows;
+  hop_row *fanout;
+  size_t n_fanout;
+  host_pair *pairs;
+  size_t n_pairs;
+  const output_info *info;
+  uint64_t unmatched_client_spans;
+  uint64_t unrecorded_samples; /* out of memory: said in the report */
+  slow_trace slowest[SLOWEST];
+  int n_slowest;
+};
+
+static output *report_open(obuf *out, const output_info *info) {
+  output *o = calloc(1, sizeof(*o));
+  if (o != NULL) {
+    o->out = out;
+    o->info = info;
+  }
+  return o;
+}
+
+static void push(output *o, latency_hist *h, int64_t v) {
+  /* v < 0: clocks of two hosts disagree, not a latency */
+  if (latency_hist_add(h, v) < 0)
+    o->unrecorded_samples++;
+}
+
+static hop_row *row_for(hop_row **rows, size_t *n, const char *label) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*rows)[i].label, label) == 0)
+      return &(*rows)[i];
+  hop_row *grown = realloc(*rows, (*n + 1) * sizeof(hop_row));
+  if (grown == NULL)
+    return NULL;
+  *rows = grown;
+  hop_row *r = &grown[(*n)++];
+  memset(r, 0, sizeof(*r));
+  r->label = strdup(label);
+  return r;
+}
+
+static const char *host_name(const span *s) { return s->hostname ? s->hostname : ""; }
+
+static host_pair *pair_for(output *o, const span *client, const span *server) {
+  for (size_t i = 0; i < o->n_pairs; i++)
+    if (strcmp(o->pairs[i].client_host, host_name(client)) == 0 &&
+        strcmp(o->pairs[i].server_host, host_name(server)) == 0)
+      return &o->pairs[i];
+  host_pair *grown = realloc(o->pairs, (o->n_pairs + 1) * sizeof(host_pair));
+  if (grown == NULL)
+    return NULL;
+  o->pairs = grown;
+  host_pair *p = &grown[o->n_pairs];
+  *p = (host_pair){strdup(host_name(client)), strdup(host_name(server)), 0, 0, 0};
+  if (p->client_host == NULL || p->server_host == NULL) {
+    free(p->client_host);
+    free(p->server_host);
+    return NULL;
+  }
+  o->n_pairs++;
+  return p;
+}
+
+/* A negative request or reply phase is two clocks disagreeing, not a
+ * latency: counted per host pair and said, never put in the table. */
+static void count_cross_host(output *o, const span *client, const span *server,
+                             int64_t request, int64_t reply) {
+  if (strcmp(host_name(client), host_name(server)) == 0)
+    return;
+  host_pair *p = pair_for(o, client, server);
+  if (p == NULL)
+    return;
+  p->rpcs++;
+  p->negative_request += server->started && request < 0;
+  p->negative_reply += client->ended && server->ended && reply < 0;
+}
+
+static int64_t mark(const span *s, const char *name, int at_end) {
+  int64_t t = span_annotation_ns(s, name);
+  if (t != 0)
+    return t;
+  return at_end ? s->end_ns : s->start_ns;
+}
+
+static const char *or_unknown(const char *s) { return s ? s : "?"; }
+
+static void measure_hop(output *o, const span *client, const span *server) {
+  char label[256];
+  snprintf(label, sizeof(label), "%s -> %s %s", or_unknown(client->service),
+           or_unknown(server->service), or_unknown(server->name));
+  hop_row *r = row_for(&o->rows, &o->n_rows, label);
+  if (r == NULL)
+    return;
+  int64_t cs = mark(client, "cs", 0), cr = mark(client, "cr", 1);
+  int64_t sr = mark(server, "sr", 0), ss = mark(server, "ss", 1);
+  if (server->started)
+    push(o, &r->phase[PH_REQUEST], sr - cs);
+  if (server->started && server->ended)
+    push(o, &r->phase[PH_SERVICE], ss - sr);
+  if (client->ended && server->ended)
+    push(o, &r->phase[PH_REPLY], cr - ss);
+  if (client->started && client->ended)
+    push(o, &r->phase[PH_TOTAL], cr - cs);
+  count_cross_host(o, client, server, sr - cs, cr - ss);
+}
+
+static void measure_fanout(output *o, const span *server) {
+  int64_t first = 0, last = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < server->n_children; i++) {
+    const span *c = server->children[i];
+    if (c->kind != HOP_KIND_CLIENT || !c->started || !c->ended)
+      continue;
+    if (n == 0 || c->start_ns < first)
+      first = c->start_ns;
+    if (n == 0 || c->end_ns > last)
+      last = c->end_ns;
+    n++;
+  }
+  if (n == 0)
+    return;
+  char label[256];
+  snprintf(label, sizeof(label), "%s %s: first child sent -> last child answered",
+           or_unknown(server->service), or_unknown(server->name));
+  hop_row *r = row_for(&o->fanout, &o->n_fanout, label);
+  if (r != NULL)
+    push(o, &r->phase[PH_TOTAL], last - first);
+}
+
+/* Follows, from the root, the child that finishes last. */
+static void critical_path(const trace *t, slow_trace *out) {
+  const span *s = NULL;
+  for (size_t i = 0; i < t->n_roots; i++)
+    if (s == NULL || span_duration_ns(t->roots[i]) > span_duration_ns(s))
+      s = t->roots[i];
+  for (int depth = 0; s != NULL && out->lines < PATH_MAX_LINES; depth++) {
+    snprintf(out->path[out->lines++], sizeof(out->path[0]), "%*s%s %s/%s %.1f us",
+             depth * 2, "", depth ? "`-" : "", or_unknown(s->service),
+             or_unknown(s->name), (double)span_duration_ns(s) / 1000.0);
+    const span *next = NULL;
+    for (size_t i = 0; i < s->n_children; i++)
+      if (next == NULL || s->children[i]->end_ns > next->end_ns)
+        next = s->children[i];
+    s = next;
+  }
+}
+
+static void keep_if_slow(output *o, const trace *t) {
+  int64_t duration = 0;
+  for (size_t i = 0; i < t->n_roots; i++)
+    if (span_duration_ns(t->roots[i]) > duration)
+      duration = span_duration_ns(t->roots[i]);
+  int slot = o->n_slowest < SLOWEST ? o->n_slowest++ : -1;
+  if (slot < 0) {
+    slot = 0;
+    for (int i = 1; i < SLOWEST; i++)
+      if (o->slowest[i].duration < o->slowest[slot].duration)
+        slot = i;
+    if (o->slowest[slot].duration >= duration)
+      return;
+  }
+  slow_trace *st = &o->slowest[slot];
+  memset(st, 0, sizeof(*st));
+  st->duration = duration;
+  st->incomplete = t->incomplete;
+  snprintf(st->id, sizeof(st->id), "%016" PRIx64 "%016" PRIx64, t->trace_hi, t->trace_lo);
+  critical_path(t, st);
+}
+
+static void report_trace(output *o, const trace *t) {
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    if (s->kind == HOP_KIND_SERVER && s->parent && s->parent->kind == HOP_KIND_CLIENT)
+      measure_hop(o, s->parent, s);
+    if (s->kind == HOP_KIND_CLIENT) {
+      int matched = 0;
+      for (size_t c = 0; c < s->n_children; c++)
+        matched |= s->children[c]->kind == HOP_KIND_SERVER;
+      o->unmatched_client_spans += !matched;
+    }
+    if (s->kind == HOP_KIND_SERVER)
+      measure_fanout(o, s);
+  }
+  keep_if_slow(o, t);
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static void print_rows(obuf *out, hop_row *rows, size_t n, int first_phase) {
+  for (size_t i = 0; i < n; i++) {
+    ob_printf(out, "%s\n", rows[i].label);
+    for (int p = first_phase; p <= PH_TOTAL; p++) {
+      const latency_hist *h = &rows[i].phase[p];
+      if (h->count == 0)
+        continue;
+      ob_printf(out, "  %-20s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f\n",
+              first_phase == PH_TOTAL && n ? "wait" : phase_names[p], h->count,
+              us(latency_hist_quantile(h, 0.5)), us(latency_hist_quantile(h, 0.9)),
+              us(latency_hist_quantile(h, 0.99)), us(h->max));
+    }
+  }
+}
+
+static void free_rows(hop_row *rows, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(rows[i].label);
+    for (int p = 0; p < 4; p++)
+      latency_hist_free(&rows[i].phase[p]);
+  }
+  free(rows);
+}
+
+static int cmp_slow(const void *a, const void *b) {
+  int64_t x = ((const slow_trace *)a)->duration, y = ((const slow_trace *)b)->duration;
+  return (x < y) - (x > y);
+}
+
+/* Text a printer writes to a FILE, into the output. */
+static void print_via_file(obuf *out, void (*print)(const void *, FILE *), const void *what) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (mem != NULL) {
+    print(what, mem);
+    fclose(mem);
+    ob_write(out, text, len);
+  }
+  free(text);
+}
+
+static void print_health(const void *info, FILE *f) {
+  const output_info *i = info;
+  host_health_print(i->hosts, i->stall_ns, f);
+}
+static void print_clock(const void *al, FILE *f) { clock_sync_print(align_clock(al), f); }
+
+static void print_hosts(output *o) {
+  obuf *out = o->out;
+  const align_state *al = o->info != NULL ? o->info->align : NULL;
+  const host_health *health = o->info != NULL ? o->info->hosts : NULL;
+  if (health != NULL && host_health_count(health) > 1) {
+    ob_printf(out, "\nPer host: events, LTTng losses, server spans it never recorded\n");
+    print_via_file(out, print_health, o->info);
+  }
+  if (o->n_pairs == 0 && al == NULL)
+    return;
+  ob_printf(out, "\nHost pairs: RPCs between hosts (client host -> server host) and the phases\n"
+                 "their clocks made negative (not counted above: a clock offset, not a latency)\n");
+  ob_printf(out, "  %-32s %10s %18s %18s\n", "pair", "RPCs", "negative request", "negative reply");
+  uint64_t negative = 0;
+  for (size_t i = 0; i < o->n_pairs; i++) {
+    const host_pair *p = &o->pairs[i];
+    char label[160];
+    snprintf(label, sizeof(label), "%s -> %s", p->client_host, p->server_host);
+    ob_printf(out, "  %-32s %10" PRIu64 " %18" PRIu64 " %18" PRIu64 "\n", label, p->rpcs,
+              p->negative_request, p->negative_reply);
+    negative += p->negative_request + p->negative_reply;
+  }
+  if (al == NULL && negative > 0)
+    ob_printf(out, "  %" PRIu64 " negative phases: these hosts' clocks disagree and were not"
+                   " aligned (--align off); their request and reply phases above mix clock"
+                   " offset into latency\n", negative);
+  if (al == NULL)
+    return;
+  ob_printf(out, "\nClock alignment (times above are on the reference host's clock)\n");
+  print_via_file(out, print_clock, al);
+}
+
+static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
+  obuf *out = o->out;
+  ob_printf(out, "hoptrace report: %" PRIu64 " traces, %" PRIu64 " spans\n\n", st->traces, st->spans);
+  ob_printf(out, "Per hop (client span -> server span), microseconds"
+               " (quantiles within 0.4 %%, max exact)\n");
+  ob_printf(out, "  %-20s %8s %10s %10s %10s %10s\n", "phase", "count", "p50", "p90", "p99", "max");
+  print_rows(out, o->rows, o->n_rows, PH_REQUEST);
+  if (o->n_fanout) {
+    ob_printf(out, "\nFan-out (server spans that call others), microseconds\n");
+    print_rows(out, o->fanout, o->n_fanout, PH_TOTAL);
+  }
+  qsort(o->slowest, (size_t)o->n_slowest, sizeof(slow_trace), cmp_slow);
+  ob_printf(out, "\nSlowest traces and their critical path\n");
+  for (int i = 0; i < o->n_slowest; i++) {
+    ob_printf(out, "trace %s  %.1f us%s\n", o->slowest[i].id,
+            (double)o->slowest[i].duration / 1000.0,
+            o->slowest[i].incomplete ? "  [incomplete]" : "");
+    for (int l = 0; l < o->slowest[i].lines; l++)
+      ob_printf(out, "  %s\n", o->slowest[i].path[l]);
+  }
+  print_hosts(o);
+  ob_printf(out, "\nCompleteness\n");
+  ob_printf(out, "  traces: %" PRIu64 " complete, %" PRIu64 " incomplete\n",
+          st->traces - st->incomplete_traces, st->incomplete_traces);
+  ob_printf(out, "  spans whose parent never arrived: %" PRIu64 "\n", st->orphan_spans);
+  ob_printf(out, "  spans never started or finished:  %" PRIu64 "\n", st->unfinished_spans);
+  ob_printf(out, "  client spans with no server span: %" PRIu64 "\n", o->unmatched_client_spans);
+  ob_printf(out, "  of which a host never recorded:   %" PRIu64 " (answered; see Per host)\n",
+            st->missing_spans);
+  ob_printf(out, "  events discarded by LTTng:        %" PRIu64 " (%" PRIu64
+          " packets lost), traces affected: %" PRIu64 "\n",
+          src->discarded_events, src->discarded_packets, st->lossy_traces);
+  ob_printf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
+  if (o->unrecorded_samples)
+    ob_printf(out, "  latency samples not counted (out of memory): %" PRIu64 "\n",
+            o->unrecorded_samples);
+  int rc = obuf_error(out) ? -1 : 0;
+  free_rows(o->rows, o->n_rows);
+  free_rows(o->fanout, o->n_fanout);
+  for (size_t i = 0; i < o->n_pairs; i++) {
+    free(o->pairs[i].client_host);
+    free(o->pairs[i].server_host);
+  }
+  free(o->pairs);
+  free(o);
+  return rc;
+}
+
+const output_format output_report = {"report", report_open, report_trace, report_close};

@@ -1,0 +1,25 @@
+/* What every format shares (output.h): the reason a trace is incomplete,
+ * in the same words in every output. Must never write to the output
+ * itself, nor know which format asks. */
+#include "output/output.h"
+
+#include <stdio.h>
+
+const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
+  buf[0] = '\0';
+  size_t n = 0;
+  if (t->orphans)
+    n += (size_t)snprintf(buf + n, cap - n, "%zu span(s) without parent; ", t->orphans);
+  if (t->unfinished && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n, "%zu span(s) unfinished; ", t->unfinished);
+  if (t->lossy && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n, "LTTng discarded events; ");
+  if (t->timed_out && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n, "timed out; ");
+  if (t->missing_spans && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n, "%u server span(s) missing from host %s; ",
+                          t->missing_spans, t->missing_host ? t->missing_host : "?");
+  if (n >= 2 && n < cap)
+    buf[n - 2] = '\0';
+  return buf;
+}

@@ -1,0 +1,41 @@
+/* Output formats. Each writes a valid document even for zero traces,
+ * streaming one trace at a time (memory does not grow with the input). */
+#ifndef HT_TOOL_OUTPUT_H
+#define HT_TOOL_OUTPUT_H
+
+#include <stdio.h>
+
+#include "assemble/assemble.h"
+#include "output/obuf.h"
+#include "read/bt_source.h"
+
+typedef struct output output;
+typedef struct align_state align_state;
+typedef struct host_health host_health;
+
+/* What a format may want to know about the run; valid until close. */
+typedef struct output_info {
+  const align_state *align; /* NULL: clocks not aligned (one host, or --align off) */
+  int n_hosts;              /* distinct hosts in the input (0: unknown) */
+  const host_health *hosts; /* per host: events, losses, missing spans */
+  int64_t stall_ns;         /* a host quiet this long before the end stalled */
+} output_info;
+
+typedef struct output_format {
+  const char *name;
+  output *(*open)(obuf *out, const output_info *info); /* both stay the caller's */
+  void (*trace)(output *o, const trace *t);
+  /* Writes the closing part and frees o. 0, or -1 on a write error. */
+  int (*close)(output *o, const bt_source_stats *src, const assembler_stats *asm_stats);
+} output_format;
+
+extern const output_format output_zipkin;
+extern const output_format output_otlp;
+extern const output_format output_chrome;
+extern const output_format output_report;
+extern const output_format output_html;
+
+/* Shared by the formats: why a trace is incomplete ("" when complete). */
+const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,145 @@
+/* One ring of trace pointers: [head, written) written and waiting to be
+ * collected, [written, tail) waiting to be written. Indices only grow.
+ * Wake-ups go in batches (a futex wake per trace cost more than the
+ * overlap gained): the writer is woken once WAKE_BATCH traces wait (each
+ * one with --follow), at every collect, and when the reader must wait;
+ * the reader once a quarter of the ring is written or the writer caught
+ * up. */
+#include "output/writer.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define WAKE_BATCH 32u
+
+struct trace_writer {
+  const output_format *fmt;
+  output *out;
+  obuf *buf;
+  bool follow;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t work;  /* writer: something to write, or stop */
+  pthread_cond_t space; /* reader: a trace was written */
+  trace *ring[WRITER_QUEUE];
+  uint64_t head, written, tail;
+  bool stop;
+  bool writer_idle;    /* waiting on work */
+  bool reader_waiting; /* waiting on space */
+};
+
+static void *writer_main(void *arg) {
+  trace_writer *w = arg;
+  pthread_setname_np(pthread_self(), "hoptrace-write"); /* for top, perf */
+  pthread_mutex_lock(&w->lock);
+  for (;;) {
+    while (w->written == w->tail && !w->stop) {
+      w->writer_idle = true;
+      pthread_cond_wait(&w->work, &w->lock);
+      w->writer_idle = false;
+    }
+    if (w->written == w->tail)
+      break; /* stop, and everything written */
+    trace *t = w->ring[w->written % WRITER_QUEUE];
+    pthread_mutex_unlock(&w->lock);
+    w->fmt->trace(w->out, t);
+    if (w->follow)
+      obuf_flush(w->buf);
+    pthread_mutex_lock(&w->lock);
+    w->written++;
+    if (w->reader_waiting &&
+        (w->written - w->head >= WRITER_QUEUE / 4 || w->written == w->tail))
+      pthread_cond_signal(&w->space);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return NULL;
+}
+
+trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
+                         bool follow) {
+  trace_writer *w = calloc(1, sizeof(*w));
+  if (w == NULL)
+    return NULL;
+  w->fmt = fmt;
+  w->out = out;
+  w->buf = buf;
+  w->follow = follow;
+  if (pthread_mutex_init(&w->lock, NULL) != 0)
+    goto no_lock;
+  if (pthread_cond_init(&w->work, NULL) != 0)
+    goto no_work;
+  if (pthread_cond_init(&w->space, NULL) != 0)
+    goto no_space;
+  if (pthread_create(&w->thread, NULL, writer_main, w) != 0)
+    goto no_thread;
+  return w;
+no_thread:
+  pthread_cond_destroy(&w->space);
+no_space:
+  pthread_cond_destroy(&w->work);
+no_work:
+  pthread_mutex_destroy(&w->lock);
+no_lock:
+  free(w);
+  return NULL;
+}
+
+/* Called with the lock held, returns with it released: takes [head,
+ * written) out under the lock and releases them outside it. */
+static void collect_and_unlock(trace_writer *w, writer_release_fn release,
+                               void *arg) {
+  trace *done[64];
+  for (;;) {
+    size_t n = 0;
+    while (w->head < w->written && n < sizeof(done) / sizeof(done[0]))
+      done[n++] = w->ring[w->head++ % WRITER_QUEUE];
+    pthread_mutex_unlock(&w->lock);
+    for (size_t i = 0; i < n; i++)
+      release(arg, done[i]);
+    if (n < sizeof(done) / sizeof(done[0]))
+      return;
+    pthread_mutex_lock(&w->lock);
+  }
+}
+
+void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
+                   void *arg) {
+  pthread_mutex_lock(&w->lock);
+  while (w->tail - w->head == WRITER_QUEUE) {
+    if (w->head < w->written) { /* room once the written ones go back */
+      collect_and_unlock(w, release, arg);
+      pthread_mutex_lock(&w->lock);
+      continue;
+    }
+    w->reader_waiting = true;
+    pthread_cond_signal(&w->work);
+    pthread_cond_wait(&w->space, &w->lock);
+    w->reader_waiting = false;
+  }
+  w->ring[w->tail++ % WRITER_QUEUE] = t;
+  if (w->writer_idle && (w->follow || w->tail - w->written >= WAKE_BATCH))
+    pthread_cond_signal(&w->work);
+  pthread_mutex_unlock(&w->lock);
+}
+
+void writer_collect(trace_writer *w, writer_release_fn release, void *arg) {
+  pthread_mutex_lock(&w->lock);
+  if (w->writer_idle && w->written < w->tail) /* the last partial batch */
+    pthread_cond_signal(&w->work);
+  collect_and_unlock(w, release, arg);
+}
+
+void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
+  pthread_mutex_lock(&w->lock);
+  w->stop = true;
+  pthread_cond_signal(&w->work);
+  pthread_mutex_unlock(&w->lock);
+  pthread_join(w->thread, NULL);
+  pthread_mutex_lock(&w->lock);
+  collect_and_unlock(w, release, arg);
+  pthread_cond_destroy(&w->space);
+  pthread_cond_destroy(&w->work);
+  pthread_mutex_destroy(&w->lock);
+  free(w);
+}

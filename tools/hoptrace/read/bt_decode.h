@@ -1,0 +1,23 @@
+/* Decodes babeltrace2 event messages into hop_events, with the field
+ * layout of each event class looked up once and cached. */
+#ifndef HT_TOOL_BT_DECODE_H
+#define HT_TOOL_BT_DECODE_H
+
+#include <babeltrace2/babeltrace.h>
+
+#include "read/event.h"
+
+typedef struct bt_decoder bt_decoder;
+
+bt_decoder *bt_decoder_new(void);
+void bt_decoder_free(bt_decoder *decoder);
+
+/* 1: *out is a hoptrace event (valid until the next call); 0: not a
+ * hoptrace event; -1: a hoptrace event missing required fields. */
+int bt_decoder_decode(bt_decoder *decoder, const bt_message *msg,
+                      hop_event *out);
+
+/* ns since the Unix epoch of a clock snapshot, or 0. */
+int64_t bt_snapshot_ns(const bt_clock_snapshot *snapshot);
+
+#endif

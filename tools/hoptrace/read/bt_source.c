@@ -1,0 +1,106 @@
+/* The reading facade (bt_source.h): an input read either by one graph in
+ * this process (bt_graph.c) or, for a trace directory with several
+ * stream files, by decoder processes over groups of its streams
+ * (stream_split.h, bt_parallel.h), merged back in time order: the same
+ * events either way. Must never touch an event itself (decoding is
+ * bt_decode.c's, merging bt_parallel.c's), nor leave a decoder process or
+ * a link directory behind once closed. */
+#include "read/bt_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read/bt_parallel.h"
+#include "read/stream_split.h"
+#include "read/trace_dirs.h"
+
+struct bt_source {
+  char **inputs;
+  size_t n_inputs;
+  bt_parallel *decoders; /* NULL: one graph in this process */
+  stream_split split;
+  uint64_t trace_dirs;
+};
+
+/* Decoder processes for a trace directory with several stream files. A
+ * split that cannot be made leaves the one in-process graph: the same
+ * result, slower. */
+static void start_decoders(bt_source *s, unsigned decoders) {
+  char **dirs = NULL;
+  size_t n = 0;
+  char err[512];
+  int found = 0;
+  for (size_t i = 0; found == 0 && i < s->n_inputs; i++)
+    found = bt_find_trace_dirs(s->inputs[i], &dirs, &n, 0);
+  if (found == 0 && n > 0 &&
+      stream_split_make(dirs, n, decoders, &s->split, err, sizeof(err)) == 0) {
+    s->decoders = bt_parallel_start(s->split.roots, s->split.n_groups, bt_source_run,
+                                    err, sizeof(err));
+    if (s->decoders == NULL)
+      stream_split_remove(&s->split);
+    s->trace_dirs = n;
+  }
+  for (size_t i = 0; i < n; i++)
+    free(dirs[i]);
+  free(dirs);
+}
+
+bt_source *bt_source_open(const char *const *inputs, size_t n_inputs, unsigned decoders) {
+  bt_source *s = calloc(1, sizeof(*s));
+  if (s == NULL || n_inputs == 0 || (s->inputs = calloc(n_inputs, sizeof(char *))) == NULL) {
+    free(s);
+    return NULL;
+  }
+  for (size_t i = 0; i < n_inputs; i++) {
+    if ((s->inputs[s->n_inputs] = strdup(inputs[i])) == NULL) {
+      bt_source_close(s);
+      return NULL;
+    }
+    s->n_inputs++;
+  }
+  if (decoders > 1 && strncmp(inputs[0], "net://", 6) != 0)
+    start_decoders(s, decoders);
+  return s;
+}
+
+/* A decoder's message names its group's link directory: name the user's
+ * input instead. */
+static void name_input(const bt_source *s, char *err, size_t err_len) {
+  for (size_t g = 0; g < s->split.n_groups; g++) {
+    const char *root = s->split.roots[g];
+    char *at = root != NULL ? strstr(err, root) : NULL;
+    if (at == NULL)
+      continue;
+    char rest[512];
+    snprintf(rest, sizeof(rest), "%s", at + strlen(root));
+    *at = '\0';
+    size_t used = strlen(err);
+    snprintf(err + used, err_len - used, "%s%s", s->inputs[0], rest);
+    return;
+  }
+}
+
+int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
+                   bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
+                   size_t err_len) {
+  if (s->decoders == NULL)
+    return bt_source_run_many((const char *const *)s->inputs, s->n_inputs, callbacks, user,
+                              stats, stop, err, err_len);
+  int rc = bt_parallel_read(s->decoders, callbacks, user, stats, stop, err, err_len);
+  stats->trace_dirs = s->trace_dirs;
+  if (rc != 0)
+    name_input(s, err, err_len);
+  return rc;
+}
+
+void bt_source_close(bt_source *s) {
+  if (s == NULL)
+    return;
+  bt_parallel_stop(s->decoders);
+  stream_split_remove(&s->split);
+  for (size_t i = 0; i < s->n_inputs; i++)
+    free(s->inputs[i]);
+  free(s->inputs);
+  free(s);
+}

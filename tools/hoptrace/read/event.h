@@ -1,0 +1,84 @@
+/* One hoptrace event as the tool sees it, decoded from CTF by
+ * bt_decode.c. Names follow the provider header shim/hoptrace_tp.h, the
+ * contract with the library. Strings are borrowed: valid only during the
+ * callback that receives the event. */
+#ifndef HT_TOOL_EVENT_H
+#define HT_TOOL_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum hop_event_kind {
+  HOP_SPAN_START,
+  HOP_SPAN_END,
+  HOP_ANNOTATION,
+  HOP_KV_STR,
+  HOP_KV_INT,
+  HOP_KVS,
+  HOP_STATUS,
+  HOP_MSG_SEND,
+  HOP_MSG_RECV,
+  HOP_HOP_SEND, /* msg_send + the annotation in `name` ("cs", "ss") */
+  HOP_HOP_RECV, /* msg_recv + the annotation in `name` ("sr", "cr") */
+  /* A span's start (end) and its first (last) hop: span_start (span_end)
+   * + the annotation in `annotation` + msg_send / msg_recv. */
+  HOP_SPAN_START_SEND,
+  HOP_SPAN_START_RECV,
+  HOP_SPAN_END_SEND,
+  HOP_SPAN_END_RECV,
+} hop_event_kind;
+
+/* Span kinds as the provider writes them. */
+enum { HOP_KIND_INTERNAL, HOP_KIND_CLIENT, HOP_KIND_SERVER, HOP_KIND_PRODUCER,
+       HOP_KIND_CONSUMER };
+
+typedef struct hop_kv {
+  const char *key;
+  bool is_int;
+  int64_t int_value;
+  const char *str_value;
+} hop_kv;
+
+typedef struct hop_event {
+  hop_event_kind kind;
+  int64_t ts_ns; /* nanoseconds since the Unix epoch */
+  uint64_t trace_hi, trace_lo, span_id, parent_id;
+  /* context fields; -1 / "" when the session did not record them */
+  int64_t vpid, vtid;
+  const char *procname;
+  const char *hostname;
+  /* span_start */
+  uint32_t flags;
+  int span_kind;
+  const char *name; /* span_start name, annotation name (also hop_*) */
+  const char *service, *endpoint;
+  /* span_end status, status code */
+  int32_t status;
+  const char *message; /* status */
+  /* kv_str, kv_int */
+  const char *key;
+  const char *str_value;
+  int64_t int_value;
+  /* kvs */
+  const hop_kv *kvs;
+  size_t n_kvs;
+  /* span_start_send/recv, span_end_send/recv: the hop's annotation */
+  const char *annotation;
+  /* msg_send, msg_recv, hop_send, hop_recv, span_start_*, span_end_* */
+  int msg_type;
+  uint64_t seq, size;
+  const char *peer;
+} hop_event;
+
+/* LTTng lost events (ring buffer full) or whole packets of one stream,
+ * between two times (0 when unknown), on the host that recorded them
+ * ("" when unknown). Borrowed like an event. */
+typedef struct hop_loss {
+  const char *hostname;
+  uint64_t events; /* 0: unknown (a lost packet's events are never known) */
+  uint64_t packets;
+  int64_t begin_ns, end_ns;
+} hop_loss;
+
+#endif
