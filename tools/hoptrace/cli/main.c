@@ -17,12 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hoptrace/version.h"
+
 #include "cli/ctl.h"
 #include "cli/pipeline.h"
 #include "cli/record.h"
 #include "read/stream_split.h"
 
-#define HOPTRACE_TOOL_VERSION "0.1.0"
 
 static void usage(FILE *out) {
   fputs("usage:\n"
@@ -220,7 +221,7 @@ int main(int argc, char **argv) {
   if (strcmp(command, "ctl") == 0)
     return ctl_main(argc - 1, argv + 1);
   if (strcmp(command, "--version") == 0 || strcmp(command, "version") == 0) {
-    printf("hoptrace %s\n", HOPTRACE_TOOL_VERSION);
+    printf("hoptrace %s\n", HT_VERSION_STRING);
     return 0;
   }
   if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 ||
