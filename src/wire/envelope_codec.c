@@ -1,7 +1,7 @@
 /* Envelope decoding: the canonical fast path (envelope_fast.c) first,
  * else the general decoder (envelope_general.c). Encoding is in
- * envelope_encode.c. Must never hand out a view the arena or the input
- * does not hold, nor decode differently from protobuf-c's unpack.
+ * envelope_encode.c. Must never: hand out a view the arena or the input
+ * does not hold, decode differently from protobuf-c's unpack.
  *
  * Why two decoders and not protobuf-c's unpack as the general one: the
  * error classes of hoptrace/wire.h (HT_ETRUNCATED, HT_EVARINT,

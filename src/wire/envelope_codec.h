@@ -1,6 +1,6 @@
 /* The envelope decoders: the canonical fast path with the general one
- * behind it, and the general one alone. Internal to src/wire/. Must
- * never be reached from outside the library but by tests. */
+ * behind it, and the general one alone. Internal to src/wire/.
+ * Must never: be reached from outside the library but by tests. */
 #ifndef HT_WIRE_ENVELOPE_CODEC_H
 #define HT_WIRE_ENVELOPE_CODEC_H
 

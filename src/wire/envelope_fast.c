@@ -4,9 +4,9 @@
  * that order) and payload, optional, in that order, nothing after.
  * Anything else, and anything invalid (bad version, type or context,
  * overlong varint, truncation), goes to the general decoder, which keeps
- * every error class: this file must never accept bytes the general
- * decoder refuses, never decode them differently, and never allocate
- * except the operation's copy from the arena. tests/wire/test_fast_path.c
+ * every error class. Must never: accept bytes the general decoder
+ * refuses, decode them differently, allocate anything but the
+ * operation's copy from the arena. tests/wire/test_fast_path.c
  * checks both decoders agree with each other and with protobuf-c's unpack
  * on canonical, reordered, cut and mutated inputs. */
 #include "envelope_fast.h"

@@ -5,9 +5,9 @@
  * protobuf-c merges it, which for proto3 scalars (no presence) keeps
  * nothing of the earlier one; unknown fields are skipped (at most
  * HT_ENVELOPE_MAX_UNKNOWN_FIELDS); the payload is handed out in place.
- * Must never accept bytes protobuf-c's unpack refuses (tests and
- * tests/fuzz/fuzz_envelope.c compare the two), never allocate but the
- * operation's copy, and must stay in step with hoptrace.proto. */
+ * Must never: accept bytes protobuf-c's unpack refuses (tests and
+ * tests/fuzz/fuzz_envelope.c compare the two), allocate anything but the
+ * operation's copy, drift from hoptrace.proto. */
 #include <string.h>
 
 #include "envelope_codec.h"

@@ -1,7 +1,7 @@
 /* protobuf-c's generated unpack as the oracle of the library's envelope
  * decoders (the canonical fast path and the general decoder): the same
- * accept/reject, the same values, the payload in place. Test code only:
- * must never be linked into the library (tests link ht_wire_pb_oracle). */
+ * accept/reject, the same values, the payload in place. Test code only.
+ * Must never: be linked into the library (tests link ht_wire_pb_oracle). */
 #ifndef HT_TEST_ENVELOPE_ORACLE_H
 #define HT_TEST_ENVELOPE_ORACLE_H
 

@@ -2,7 +2,7 @@
  * production decoder (fast path, then the general one) and the general
  * decoder alone give the same answer, and both agree with protobuf-c's
  * generated unpack (tests/common/envelope_oracle.h); whatever decodes
- * re-encodes, and decoding that again gives the same values. Must never
+ * re-encodes, and decoding that again gives the same values. Must never:
  * let a disagreement pass quietly. */
 #include <string.h>
 

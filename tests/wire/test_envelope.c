@@ -1,8 +1,8 @@
 /* Envelope encoding: exact byte costs, zero-copy payload, seeded round
  * trips checked against protobuf-c's unpack, preserved reserved flags,
  * foreign field orders, protobuf-c's merge and prefix rules, bad
- * arguments. Must never let the encoder's bytes differ from protobuf-c's
- * pack. */
+ * arguments. Must never: let the encoder's bytes differ from
+ * protobuf-c's pack. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * and every field, on canonical frames, on non-canonical encodings of the
  * same envelopes (reordered, explicit zeros, overlong varints, unknown or
  * repeated fields), on every truncation and on byte mutations; and the
- * fast path really takes the canonical frames. Must never compare a
+ * fast path really takes the canonical frames. Must never: compare a
  * decoder with itself only. */
 #include <setjmp.h>
 #include <stdarg.h>
