@@ -1,6 +1,10 @@
 /* Wire benchmark: encode and decode cost per message (no payload, 64 B,
  * 4 KiB; full trace context), bytes a context adds, malloc calls per
- * decode. Prints a table and writes bench/results/wire.txt. */
+ * decode; the rows marked "gen" carry flags above 127 (a two-byte
+ * varint, which the canonical fast path leaves to the general decoder).
+ * Prints a table and writes bench/results/wire.txt. BENCH_iterations
+ * (environment) sets the loop count, e.g. small under callgrind. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +27,7 @@ void free(void *ptr) { __libc_free(ptr); }
 #define MALLOC_CALLS() ((size_t)0)
 #endif
 
-#define ITERATIONS 2000000u
+static unsigned iterations = 2000000u;
 
 static volatile size_t sink;
 
@@ -44,11 +48,11 @@ static double encode_ns(const ht_envelope *env) {
   uint8_t header[256];
   size_t len = 0;
   uint64_t start = bench_now_ns();
-  for (unsigned i = 0; i < ITERATIONS; i++) {
+  for (unsigned i = 0; i < iterations; i++) {
     ht_frame_encode_header(env, header, sizeof(header), &len);
     sink += len;
   }
-  return (double)(bench_now_ns() - start) / ITERATIONS;
+  return (double)(bench_now_ns() - start) / iterations;
 }
 
 static double decode_ns(const uint8_t *frame, size_t frame_len, double *allocs) {
@@ -60,32 +64,38 @@ static double decode_ns(const uint8_t *frame, size_t frame_len, double *allocs) 
   ht_frame_reader_feed(reader, frame, frame_len, &used, &env); /* warm-up */
   size_t calls_before = MALLOC_CALLS();
   uint64_t start = bench_now_ns();
-  for (unsigned i = 0; i < ITERATIONS; i++) {
+  for (unsigned i = 0; i < iterations; i++) {
     if (ht_frame_reader_feed(reader, frame, frame_len, &used, &env) != 0)
       abort();
     sink += env.payload_len;
   }
-  double ns = (double)(bench_now_ns() - start) / ITERATIONS;
-  *allocs = (double)(MALLOC_CALLS() - calls_before) / ITERATIONS;
+  double ns = (double)(bench_now_ns() - start) / iterations;
+  *allocs = (double)(MALLOC_CALLS() - calls_before) / iterations;
   ht_frame_reader_free(reader);
   return ns;
 }
 
 int main(void) {
+  const char *n = getenv("BENCH_ITERATIONS");
+  if (n != NULL && atoi(n) > 0)
+    iterations = (unsigned)atoi(n);
   bench_report *report = bench_report_open("wire");
   static uint8_t payload[4096], frame[8192];
   memset(payload, 0xab, sizeof(payload));
-  static const size_t sizes[] = {0, 64, 4096};
+  static const size_t sizes[] = {0, 64, 4096, 0, 64, 4096};
   bench_report_line(report, "\n%-10s %12s %12s %14s %12s\n", "payload", "frame B",
                     "encode ns", "decode ns", "mallocs/dec");
-  for (size_t i = 0; i < 3; i++) {
+  for (size_t i = 0; i < 6; i++) {
     ht_envelope env = traced_envelope(payload, sizes[i]);
+    bool general = i >= 3;
+    if (general)
+      env.trace.flags |= 0x80; /* a reserved bit: not canonical */
     size_t frame_len;
     if (ht_frame_encode(&env, frame, sizeof(frame), &frame_len) != 0)
       abort();
     double allocs, enc = encode_ns(&env), dec = decode_ns(frame, frame_len, &allocs);
-    bench_report_line(report, "%-10zu %12zu %12.1f %14.1f %12.3f\n", sizes[i],
-                      frame_len, enc, dec, allocs);
+    bench_report_line(report, "%-6zu%-4s %12zu %12.1f %14.1f %12.3f\n", sizes[i],
+                      general ? "gen" : "", frame_len, enc, dec, allocs);
   }
 #ifndef BENCH_COUNT_MALLOC
   bench_report_line(report, "(malloc counting off in sanitizer builds)\n");

@@ -1,6 +1,6 @@
-/* Bump allocator behind the envelope decoder. Never frees single
- * allocations (protobuf-c's free calls are no-ops): everything goes at
- * reset. Must never hand out memory that overlaps a live allocation. */
+/* Bump allocator behind the envelope decoder (the operation's copy).
+ * Never frees single allocations: everything goes at reset. Must never
+ * hand out memory that overlaps a live allocation. */
 #include "arena.h"
 
 #include <stdint.h>

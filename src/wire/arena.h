@@ -1,5 +1,7 @@
 /* Bump allocator for decoded envelopes: one block reused per message, so
- * steady-state decoding calls malloc zero times. Internal to src/wire/. */
+ * steady-state decoding calls malloc zero times. Internal to src/wire/.
+ * Must never: hand out memory that is not 16-byte aligned, or fail
+ * without setting `failed`. */
 #ifndef HT_WIRE_ARENA_H
 #define HT_WIRE_ARENA_H
 

@@ -1,5 +1,5 @@
 /* B3 single header <-> ht_trace_context (openzipkin b3-propagation).
- * Never reads past `len`; writes nothing on error. */
+ * Must never: read past `len`, write anything on error. */
 #include <string.h>
 
 #include "common/hex.h"

@@ -1,5 +1,6 @@
-/* The only bridge between protobuf-c's generated structs and ht_envelope.
- * Internal to src/wire/. */
+/* The envelope decoders: the canonical fast path with the general one
+ * behind it, and the general one alone. Internal to src/wire/.
+ * Must never: be reached from outside the library but by tests. */
 #ifndef HT_WIRE_ENVELOPE_CODEC_H
 #define HT_WIRE_ENVELOPE_CODEC_H
 
@@ -11,8 +12,9 @@
 int ht_wire_envelope_decode(ht_arena *arena, const uint8_t *data, size_t len,
                             ht_envelope *env);
 
-/* The same without the canonical fast path (for tests comparing the
- * two). */
+/* The general decoder alone (envelope_general.c): any valid encoding;
+ * what ht_wire_envelope_decode falls back to, and what tests compare the
+ * fast path with. */
 int ht_wire_envelope_decode_general(ht_arena *arena, const uint8_t *data,
                                     size_t len, ht_envelope *env);
 

@@ -4,10 +4,11 @@
  * that order) and payload, optional, in that order, nothing after.
  * Anything else, and anything invalid (bad version, type or context,
  * overlong varint, truncation), goes to the general decoder, which keeps
- * every error class: this file must never accept bytes the general
- * decoder refuses, never decode them differently, and never allocate
- * except the operation's copy from the arena. tests/wire/test_fast_path.c
- * checks both decoders agree on canonical, reordered and cut inputs. */
+ * every error class. Must never: accept bytes the general decoder
+ * refuses, decode them differently, allocate anything but the
+ * operation's copy from the arena. tests/wire/test_fast_path.c
+ * checks both decoders agree with each other and with protobuf-c's unpack
+ * on canonical, reordered, cut and mutated inputs. */
 #include "envelope_fast.h"
 
 #include <stdbool.h>
@@ -23,8 +24,9 @@ enum {
   TAG_PARENT = 0x21, TAG_FLAGS = 0x28
 };
 
-/* A varint of at most max_bytes bytes (10: any uint64); false when it is
- * cut, longer, or over 64 bits. */
+/* A varint of at most max_bytes bytes (10: any uint64; 5 for a length,
+ * as protobuf-c reads them); false when it is cut, longer, or over 64
+ * bits. */
 static inline bool get_varint(const uint8_t **pp, const uint8_t *end,
                               unsigned max_bytes, uint64_t *out) {
   const uint8_t *p = *pp;
@@ -115,7 +117,7 @@ int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
   size_t op_len = 0;
   if (p < end && *p == TAG_OPERATION) {
     p++;
-    if (!get_varint(&p, end, 10, &v) || v > (uint64_t)(end - p))
+    if (!get_varint(&p, end, 5, &v) || v > (uint64_t)(end - p))
       return ENVELOPE_NOT_CANONICAL;
     op = p;
     op_len = (size_t)v;
@@ -136,7 +138,7 @@ int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
   }
   if (p < end && *p == TAG_PAYLOAD) {
     p++;
-    if (!get_varint(&p, end, 10, &v) || v != (uint64_t)(end - p))
+    if (!get_varint(&p, end, 5, &v) || v != (uint64_t)(end - p))
       return ENVELOPE_NOT_CANONICAL;
     env->payload_len = (size_t)v;
     env->payload = v != 0 ? p : NULL;

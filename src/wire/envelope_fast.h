@@ -1,6 +1,7 @@
 /* The canonical-layout decoder: recognises what our encoder (and
  * protobuf-c's pack) writes with a few compares and decodes it without
- * the general scanner and protobuf-c. Internal to src/wire/. */
+ * the general decoder's walk. Internal to src/wire/. Must never answer
+ * differently from the general decoder (envelope_fast.c says how). */
 #ifndef HT_WIRE_ENVELOPE_FAST_H
 #define HT_WIRE_ENVELOPE_FAST_H
 

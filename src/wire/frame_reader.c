@@ -108,7 +108,7 @@ static int deliver(ht_frame_reader *reader, const uint8_t *body,
  * once let a peer that announces 16 MiB and drips a few bytes (or stalls)
  * cost 16 MiB of address space per connection, and the heap pages glibc
  * reused for such buffers stayed resident (sim-hostile's slowloris made a
- * server's RSS climb by 0.6 MiB/s, issue 9). */
+ * server's RSS climb by 0.6 MiB/s). */
 static int reserve_body(ht_frame_reader *reader, size_t need) {
   if (reader->body_cap >= need)
     return 0;

@@ -1,4 +1,5 @@
-/* Counters of a frame reader for tests and benchmarks. Internal. */
+/* Counters of a frame reader for tests and benchmarks. Internal.
+ * Must never: change what the reader does. */
 #ifndef HT_WIRE_FRAME_READER_STATS_H
 #define HT_WIRE_FRAME_READER_STATS_H
 

@@ -1,5 +1,5 @@
 /* W3C traceparent <-> ht_trace_context. Follows the Trace Context
- * recommendation's parsing rules; never reads past `len`. */
+ * recommendation's parsing rules. Must never: read past `len`. */
 #include <string.h>
 
 #include "common/hex.h"

@@ -76,6 +76,10 @@ ENVELOPES = {
     "payload_first": tag(15, 2) + varint(3) + b"abc" + envelope(),
     "unknown_fields": envelope() + tag(99, 0) + varint(5) + tag(100, 5) + b"\1\2\3\4",
     "version2": envelope(version=2),
+    # a repeated trace context: protobuf-c keeps only the later one whole
+    "trace_twice": envelope(ctx=FULL) + tag(6, 2) + varint(2) + trace(0, 0, 0, 0, 1),
+    # a length prefix padded to 6 bytes: protobuf-c refuses it
+    "padded_length": envelope() + tag(15, 2) + bytes([0x83, 0x80, 0x80, 0x80, 0x80, 0]) + b"abc",
 }
 
 

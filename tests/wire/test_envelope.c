@@ -1,5 +1,8 @@
 /* Envelope encoding: exact byte costs, zero-copy payload, seeded round
- * trips, preserved reserved flags, foreign field orders, bad arguments. */
+ * trips checked against protobuf-c's unpack, preserved reserved flags,
+ * foreign field orders, protobuf-c's merge and prefix rules, bad
+ * arguments. Must never: let the encoder's bytes differ from
+ * protobuf-c's pack. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +10,7 @@
 #include <stdlib.h>
 
 #include "envelope_gen.h"
-#include "hoptrace.pb-c.h"
+#include "envelope_oracle.h"
 #include "hoptrace/error.h"
 #include "hoptrace/wire.h"
 #include "pb_builder.h"
@@ -97,6 +100,10 @@ static void random_envelopes_round_trip(void **state) {
     assert_int_equal(used, len);
     if (!envelope_matches(&g.env, &out))
       fail_msg("case %d differs after round trip", i);
+    const char *why = oracle_disagrees(frame_buf + HT_FRAME_PREFIX_LEN,
+                                       len - HT_FRAME_PREFIX_LEN, rc, &out);
+    if (why != NULL)
+      fail_msg("case %d: %s", i, why);
   }
 }
 
@@ -164,6 +171,7 @@ static void foreign_field_order_and_unknown_fields_decode(void **state) {
   pb_tag(&b, 1, 0), pb_varint(&b, 1);
   ht_envelope out;
   assert_int_equal(ht_envelope_decode(reader, b.buf, b.len, &out), 0);
+  assert_null(oracle_disagrees(b.buf, b.len, 0, &out));
   assert_int_equal(out.type, HT_MSG_REPLY);
   assert_string_equal(out.operation, "op");
   assert_int_equal(out.payload_len, 3);
@@ -171,6 +179,64 @@ static void foreign_field_order_and_unknown_fields_decode(void **state) {
   assert_true(out.has_trace);
   assert_true(out.trace.trace_id_lo == 0x22 && out.trace.span_id == 0x33);
   assert_int_equal(out.trace.flags, HT_FLAG_SAMPLED);
+}
+
+/* Version 1 and `type`, the start of a hand-built envelope. */
+static pb_builder envelope_start(ht_msg_type type) {
+  pb_builder b = {0};
+  pb_tag(&b, 1, 0), pb_varint(&b, 1);
+  pb_tag(&b, 2, 0), pb_varint(&b, type);
+  return b;
+}
+
+/* Decodes b, checks protobuf-c agrees, returns the rc. */
+static int decode_checked(ht_frame_reader *reader, const pb_builder *b,
+                          ht_envelope *out) {
+  int rc = ht_envelope_decode(reader, b->buf, b->len, out);
+  const char *why = oracle_disagrees(b->buf, b->len, rc, out);
+  if (why != NULL)
+    fail_msg("%s: %s", ht_err_name(rc), why);
+  return rc;
+}
+
+/* protobuf-c merges a repeated trace context field by field, and for
+ * proto3 scalars (no presence) the later occurrence replaces all of it. */
+static void repeated_trace_context_is_replaced_as_protobuf_c_does(void **state) {
+  ht_frame_reader *reader = *state;
+  pb_builder ids = {0}, flags = {0};
+  pb_tag(&ids, 2, 1), pb_fixed64(&ids, 5);
+  pb_tag(&ids, 3, 1), pb_fixed64(&ids, 6);
+  pb_tag(&flags, 5, 0), pb_varint(&flags, HT_FLAG_SAMPLED);
+  pb_builder b = envelope_start(HT_MSG_REQUEST);
+  pb_submessage(&b, 6, &ids);
+  pb_submessage(&b, 6, &flags);
+  ht_envelope out;
+  /* the ids of the first are gone: an invalid context */
+  assert_int_equal(decode_checked(reader, &b, &out), HT_EBADCONTEXT);
+  b = envelope_start(HT_MSG_REQUEST);
+  pb_submessage(&b, 6, &flags);
+  pb_submessage(&b, 6, &ids);
+  assert_int_equal(decode_checked(reader, &b, &out), 0);
+  assert_int_equal(out.trace.flags, 0);
+  assert_true(out.trace.trace_id_lo == 5 && out.trace.span_id == 6);
+}
+
+/* protobuf-c reads a length prefix of at most 5 bytes: a padded one is
+ * refused wherever it stands, the last payload included. */
+static void overlong_length_prefix_is_refused(void **state) {
+  ht_frame_reader *reader = *state;
+  static const uint8_t padded_3[] = {0x83, 0x80, 0x80, 0x80, 0x80, 0x00};
+  ht_envelope out;
+  for (size_t prefix_len = 6; prefix_len >= 5; prefix_len--) {
+    pb_builder b = envelope_start(HT_MSG_ONEWAY);
+    pb_tag(&b, 15, 2);
+    pb_bytes(&b, padded_3, prefix_len - 1), pb_byte(&b, 0);
+    pb_bytes(&b, "abc", 3);
+    /* five bytes are still read */
+    assert_int_equal(decode_checked(reader, &b, &out),
+                     prefix_len > 5 ? HT_EMALFORMED : 0);
+  }
+  assert_int_equal(out.payload_len, 3);
 }
 
 static void encoder_refuses_bad_arguments(void **state) {
@@ -210,6 +276,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(reserved_flag_bits_survive, setup_reader,
                                       teardown_reader),
       cmocka_unit_test_setup_teardown(foreign_field_order_and_unknown_fields_decode,
+                                      setup_reader, teardown_reader),
+      cmocka_unit_test_setup_teardown(repeated_trace_context_is_replaced_as_protobuf_c_does,
+                                      setup_reader, teardown_reader),
+      cmocka_unit_test_setup_teardown(overlong_length_prefix_is_refused,
                                       setup_reader, teardown_reader),
       cmocka_unit_test(encoder_refuses_bad_arguments),
       cmocka_unit_test(encoder_matches_protobuf_c),

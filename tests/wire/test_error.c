@@ -1,4 +1,5 @@
-/* ht_strerror / ht_err_name cover every error code, distinctly. */
+/* ht_strerror / ht_err_name cover every error code, distinctly.
+ * Must never: list the codes by hand (HT_ERRNO_MAP is the list). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

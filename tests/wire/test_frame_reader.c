@@ -1,6 +1,7 @@
 /* Frame reader: any chunking gives the same envelopes, the maximum is
  * enforced on the prefix, truncation is reported at every offset, and
- * steady-state decoding does not allocate. */
+ * steady-state decoding does not allocate. Must never: depend on
+ * unseeded randomness or on timing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,7 +215,7 @@ static void big_frame_buffers_are_released(void **state) {
 }
 
 /* A peer announcing a big frame and sending little makes the reader hold
- * about what arrived, not what was announced (slowloris, issue 9); the
+ * about what arrived, not what was announced (a slowloris peer); the
  * bytes survive every growth of the buffer. */
 static void announced_length_is_not_allocated(void **state) {
   (void)state;

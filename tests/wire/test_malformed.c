@@ -1,6 +1,7 @@
 /* Every class of malformed envelope gets its own error, both through
  * ht_envelope_decode and through a frame reader (which then stays
- * poisoned). Counter-examples are built by hand, not by the encoder. */
+ * poisoned). Must never: build counter-examples with the encoder (they
+ * are built by hand). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
 /* W3C traceparent and B3 single header: spec examples, every rejection
- * rule, and seeded round trips with the binary context. */
+ * rule, and seeded round trips with the binary context. Must never:
+ * depend on unseeded randomness. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
