@@ -46,8 +46,9 @@ typedef enum ht_msg_type {
   HT_MSG_REQUEST = 1,
   HT_MSG_REPLY = 2,
   HT_MSG_ONEWAY = 3,
-  HT_MSG_ERROR = 4,
-  HT_MSG_CONTROL = 5
+  HT_MSG_ERROR = 4
+  /* 5 was a "control" type nothing sent or handled: refused
+   * (HT_EMSGTYPE), never to be reused */
 } ht_msg_type;
 
 /* A plain view of one envelope. When encoding, the caller owns every

@@ -34,7 +34,6 @@ const char *ht_msg_type_name(int type) {
   case HT_MSG_REPLY: return "reply";
   case HT_MSG_ONEWAY: return "one-way";
   case HT_MSG_ERROR: return "error";
-  case HT_MSG_CONTROL: return "control";
   default: return "unknown";
   }
 }

@@ -35,7 +35,7 @@ static uint32_t zigzag32(int32_t v) {
 
 /* The checks every encoding makes, and the operation's length. */
 static int check_envelope(const ht_envelope *env, size_t *operation_len) {
-  if (env == NULL || env->type < HT_MSG_REQUEST || env->type > HT_MSG_CONTROL)
+  if (env == NULL || env->type < HT_MSG_REQUEST || env->type > HT_MSG_ERROR)
     return HT_EINVAL;
   if (env->payload_len > 0 && env->payload == NULL)
     return HT_EINVAL;

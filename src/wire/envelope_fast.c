@@ -102,7 +102,7 @@ int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
                                       size_t len, ht_envelope *env) {
   const uint8_t *p = data, *end = data + len;
   if (len < 4 || p[0] != 0x08 || p[1] == 0 || p[1] > HT_WIRE_VERSION ||
-      p[2] != 0x10 || p[3] < HT_MSG_REQUEST || p[3] > HT_MSG_CONTROL)
+      p[2] != 0x10 || p[3] < HT_MSG_REQUEST || p[3] > HT_MSG_ERROR)
     return ENVELOPE_NOT_CANONICAL;
   *env = (ht_envelope){.version = p[1], .type = (ht_msg_type)p[3],
                        .operation = ""};

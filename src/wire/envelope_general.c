@@ -211,7 +211,7 @@ int ht_wire_envelope_decode_general(ht_arena *arena, const uint8_t *data,
     return HT_EMALFORMED;
   if (version > HT_WIRE_VERSION)
     return HT_EVERSION;
-  if (type < HT_MSG_REQUEST || type > HT_MSG_CONTROL)
+  if (type < HT_MSG_REQUEST || type > HT_MSG_ERROR)
     return HT_EMSGTYPE;
   if (f.has_trace && ht_context_validate(&f.trace) != 0)
     return HT_EBADCONTEXT;

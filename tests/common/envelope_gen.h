@@ -23,7 +23,7 @@ static inline void gen_envelope_fill(gen_envelope *g, test_rng *rng) {
     g->payload[i] = (uint8_t)test_rng_next(rng);
   g->env = (ht_envelope){
       .version = HT_WIRE_VERSION,
-      .type = (ht_msg_type)(1 + test_rng_below(rng, 5)),
+      .type = (ht_msg_type)(1 + test_rng_below(rng, HT_MSG_ERROR)),
       .sequence = test_rng_below(rng, 2) ? test_rng_next(rng) : 0,
       .operation = g->operation,
       .status = (int32_t)(uint32_t)test_rng_next(rng) >> test_rng_below(rng, 32),

@@ -23,7 +23,7 @@ static inline int oracle_verdict(const Hoptrace__Wire__Envelope *pb,
     return HT_EMALFORMED;
   if (pb->version > HT_WIRE_VERSION)
     return HT_EVERSION;
-  if ((int)pb->type < HT_MSG_REQUEST || (int)pb->type > HT_MSG_CONTROL)
+  if ((int)pb->type < HT_MSG_REQUEST || (int)pb->type > HT_MSG_ERROR)
     return HT_EMSGTYPE;
   *env = (ht_envelope){
       .version = pb->version, .type = (ht_msg_type)pb->type,

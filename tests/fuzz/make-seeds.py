@@ -71,7 +71,7 @@ ENVELOPES = {
                              payload=b"x" * 64),
     "traced_64bit_root": envelope(mtype=3, ctx=trace(0, 42, 43, 0, 3)),
     "reserved_flags": envelope(ctx=trace(1, 2, 3, 4, 0xFFFFFFF1)),
-    "control": envelope(mtype=5, op=b"ctl.sample", payload=b"0.1"),
+    "retired_type5": envelope(mtype=5, op=b"ctl.sample", payload=b"0.1"),
     "error": envelope(mtype=4, seq=9, status=-14),
     "payload_first": tag(15, 2) + varint(3) + b"abc" + envelope(),
     "unknown_fields": envelope() + tag(99, 0) + varint(5) + tag(100, 5) + b"\1\2\3\4",

@@ -202,6 +202,12 @@ static void version_type_and_context_rules(void **state) {
   pb_tag(&type9, 2, 0), pb_varint(&type9, 9);
   assert_int_equal(decode(&type9), HT_EMSGTYPE);
 
+  /* 5, the retired "control" type, is refused like any unknown type */
+  pb_builder type5 = {0};
+  pb_tag(&type5, 1, 0), pb_varint(&type5, 1);
+  pb_tag(&type5, 2, 0), pb_varint(&type5, 5);
+  assert_int_equal(decode(&type5), HT_EMSGTYPE);
+
   pb_builder inner = {0}, zero_span = {0};
   pb_tag(&inner, 2, 1), pb_fixed64(&inner, 7);
   pb_tag(&zero_span, 1, 0), pb_varint(&zero_span, 1);
