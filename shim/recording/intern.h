@@ -1,0 +1,51 @@
+/* Per-process intern tables of the span records (hoptrace_schema.h): a
+ * span's description (kind, name, service, endpoint) and its peer's
+ * address become 32-bit ids, each written once as a desc / peer event
+ * and again after every re-enable of tracing (the epoch).
+ * Internal to libhoptrace.
+ *
+ * Lookups take no lock (the table is published with release/acquire and
+ * entries never move or die); a new string takes a mutex and one
+ * allocation. Each table holds at most HT_INTERN_MAX strings: past that,
+ * lookups return NULL and the caller writes the names inline (span_s). */
+#ifndef HT_SHIM_INTERN_H
+#define HT_SHIM_INTERN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HT_INTERN_MAX 65536
+
+typedef struct ht_intern_entry {
+  uint32_t id;   /* >= 1 */
+  uint32_t hash;
+  atomic_uint emitted_epoch; /* the epoch its event was last written in */
+  uint8_t kind;
+  const char *name, *service, *endpoint; /* desc; a peer uses name only */
+} ht_intern_entry;
+
+/* The description's entry, created if new; NULL when the table is full
+ * or memory ran out. Strings are copied. */
+const ht_intern_entry *ht_intern_desc(uint8_t kind, const char *name,
+                                      const char *service,
+                                      const char *endpoint);
+
+/* The peer's entry (same rules); peer must not be empty. */
+const ht_intern_entry *ht_intern_peer(const char *peer);
+
+/* The current epoch (>= 1 once tracing has been seen enabled). */
+uint32_t ht_intern_epoch(void);
+
+/* Starts a new epoch: every entry is written again at its next use. */
+uint32_t ht_intern_new_epoch(void);
+
+/* true once per entry and epoch: the caller writes its event now. */
+static inline bool ht_intern_claim(const ht_intern_entry *e, uint32_t epoch) {
+  atomic_uint *seen = (atomic_uint *)&e->emitted_epoch;
+  if (atomic_load_explicit(seen, memory_order_relaxed) == epoch)
+    return false;
+  return atomic_exchange_explicit(seen, epoch, memory_order_relaxed) != epoch;
+}
+
+#endif /* HT_SHIM_INTERN_H */
