@@ -113,13 +113,17 @@ static void on_hop(const ht_trace_context *c, int dir, const char *ann,
 
 /* --- schema 2: one event per span side (hoptrace_schema.h) */
 
-/* Tracing seen enabled since it was last seen disabled: a new epoch
- * starts (and every name is written again) when that becomes true. */
-static atomic_bool tracing_seen;
+/* The sessions recording `span` as last seen: lttng-ust publishes a new
+ * probe array for the tracepoint whenever a session enabling it comes or
+ * goes (NULL: none). A new array starts a new epoch, and every name is
+ * written again at its next use, so a session started while the process
+ * runs (beside others or not) gets the tables. */
+static _Atomic(const void *) seen_probes;
 
 static uint32_t epoch_now(void) {
-  if (atomic_load_explicit(&tracing_seen, memory_order_relaxed) ||
-      atomic_exchange_explicit(&tracing_seen, true, memory_order_relaxed))
+  const void *probes = *(const void *volatile *)&lttng_ust_tracepoint_hoptrace___span.probes;
+  if (atomic_load_explicit(&seen_probes, memory_order_relaxed) == probes ||
+      atomic_exchange_explicit(&seen_probes, probes, memory_order_relaxed) == probes)
     return ht_intern_epoch();
   uint32_t epoch = ht_intern_new_epoch();
   char name[17] = "";
@@ -130,7 +134,7 @@ static uint32_t epoch_now(void) {
 }
 
 /* The trace flags, and which ends were frames (hoptrace_schema.h). */
-static uint8_t ht_side_flags(const ht_span_side *s) {
+static uint8_t side_flags(const ht_span_side *s) {
   return (uint8_t)((s->ctx->flags & 0x0fu) |
                    ((s->frames & HT_SIDE_START_FRAME) ? HT_SCHEMA_FLAG_START_FRAME : 0) |
                    ((s->frames & HT_SIDE_END_FRAME) ? HT_SCHEMA_FLAG_END_FRAME : 0));
@@ -139,7 +143,7 @@ static uint8_t ht_side_flags(const ht_span_side *s) {
 static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
   const ht_trace_context *c = s->ctx;
   ht_rec_span_s r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
-                     c->parent_span_id, s->start, ht_side_flags(s),
+                     c->parent_span_id, s->start, side_flags(s),
                      s->status, (uint8_t)s->info.kind, s->info.name,
                      s->info.service, s->info.endpoint,
                      p != NULL ? p->name : ""};
@@ -169,12 +173,12 @@ static void write_side(const ht_span_side *s) {
   if (s->status == 0) {
     ht_rec_span r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
                      c->parent_span_id, s->start, d->id,
-                     p != NULL ? p->id : 0, ht_side_flags(s)};
+                     p != NULL ? p->id : 0, side_flags(s)};
     lttng_ust_tracepoint(hoptrace, span, &r);
   } else {
     ht_rec_span_x r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
                        c->parent_span_id, s->start, d->id,
-                       p != NULL ? p->id : 0, ht_side_flags(s), s->status};
+                       p != NULL ? p->id : 0, side_flags(s), s->status};
     lttng_ust_tracepoint(hoptrace, span_x, &r);
   }
 }
@@ -182,8 +186,6 @@ static void write_side(const ht_span_side *s) {
 static void on_span_side(const ht_span_side *s) {
   if (lttng_ust_tracepoint_enabled(hoptrace, span))
     write_side(s);
-  else if (atomic_load_explicit(&tracing_seen, memory_order_relaxed))
-    atomic_store_explicit(&tracing_seen, false, memory_order_relaxed);
   if (HT_USDT_ENABLED(span)) {
     const ht_intern_entry *p = s->peer, *d = s->desc;
     const ht_trace_context *c = s->ctx;
