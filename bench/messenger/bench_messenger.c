@@ -20,10 +20,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "bench_pair.h"
 #include "bench_report.h"
-#include "hoptrace/error.h"
-#include "hoptrace/messenger.h"
-#include "hoptrace/sampler.h"
 #include "hoptrace/tracing.h"
 
 #define DEPTH 16
@@ -106,26 +104,6 @@ static void send_one(run *r, slot *s) {
   }
 }
 
-static void on_echo(void *arg, ht_request *req, const ht_envelope *msg) {
-  (void)arg;
-  ht_payload p = {msg->payload, msg->payload_len, NULL, NULL};
-  ht_request_reply(req, 0, &p);
-}
-
-static ht_messenger *make(int traced, const char *name) {
-  ht_messenger_options o;
-  ht_messenger_options_init(&o);
-  o.flavour = traced ? HT_MESSENGER_TRACED : HT_MESSENGER_PLAIN;
-  o.name = name;
-  ht_messenger *m = NULL;
-  int rc = ht_messenger_new(&m, &o);
-  if (rc != 0) {
-    fprintf(stderr, "messenger: %s\n", ht_strerror(rc));
-    exit(1);
-  }
-  return m;
-}
-
 static int cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -147,21 +125,12 @@ static double cpu_seconds(void) {
 }
 
 static result measure(const cell *c, double seconds, uint32_t *lat) {
-  ht_sampling_config cfg;
-  ht_sampling_config_default(&cfg);
-  cfg.kind = HT_SAMPLER_RATIO; /* roots and remote contexts alike */
-  cfg.ratio = c->ratio;
-  ht_sampling_set(&cfg);
-  ht_messenger *srv = make(c->traced, "bench-server");
-  ht_messenger *cli = make(c->traced, "bench-client");
-  char url[128];
-  ht_messenger_handle(srv, "echo", on_echo, NULL);
-  ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, sizeof(url));
-  run r = {.lat_ns = lat};
+  bench_pair pair;
+  bench_pair_open(&pair, c->traced, c->ratio);
+  run r = {.lat_ns = lat, .peer = pair.peer};
   pthread_mutex_init(&r.lock, NULL);
   pthread_cond_init(&r.cond, NULL);
   memset(r.payload, 'x', PAYLOAD);
-  ht_messenger_connect(cli, url, &r.peer);
   if (c->session)
     session_ctl("start");
   double cpu0 = cpu_seconds();
@@ -183,8 +152,7 @@ static result measure(const cell *c, double seconds, uint32_t *lat) {
   double cpu1 = cpu_seconds();
   if (c->session)
     session_ctl("stop");
-  ht_messenger_close(cli, 1000);
-  ht_messenger_close(srv, 1000);
+  bench_pair_close(&pair);
   pthread_mutex_destroy(&r.lock);
   pthread_cond_destroy(&r.cond);
   result out = {0, 0, 0, 0, r.failed == 0 && r.n > 0, r.n};

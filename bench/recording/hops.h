@@ -1,0 +1,18 @@
+/* The recorded hops bench_recording measures. Each runs `warm` hops
+ * first (connection set-up, first events, lazy binding: not the cost of
+ * a hop), then `n` hops with callgrind's instrumentation on, so that
+ * callgrind --instr-atstart=no counts exactly those n (outside callgrind
+ * the toggles are a few no-op instructions). */
+#ifndef HT_BENCH_HOPS_H
+#define HT_BENCH_HOPS_H
+
+/* n child spans of one sampled root, each: cs, sr, one integer
+ * key-value, ss, cr, finish. */
+void hops_span(unsigned warm, unsigned n);
+
+/* n requests and their replies, one at a time, between a client and a
+ * server messenger (traced at sampling 100 %, or plain). Exits on a
+ * failed request. */
+void hops_messenger(int traced, unsigned warm, unsigned n);
+
+#endif
