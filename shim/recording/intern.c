@@ -29,23 +29,37 @@ static atomic_uint epoch;
 typedef struct key {
   uint8_t kind;
   const char *name, *service, *endpoint;
+  size_t name_len, service_len, endpoint_len;
 } key;
 
-static uint32_t fnv(uint32_t h, const char *s) {
-  for (; *s; s++)
-    h = (h ^ (uint8_t)*s) * 16777619u;
-  return (h ^ 0xffu) * 16777619u; /* a terminator: "a","b" != "ab","" */
+/* 8 bytes at a time (the tail zero-padded): names are short, so a few
+ * multiplies, where a byte-wise hash took one per byte. */
+static uint64_t mix(uint64_t h, const char *s, size_t n) {
+  for (; n >= 8; s += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0x9e3779b97f4a7c15u;
+    h ^= h >> 29;
+  }
+  uint64_t w = 0;
+  memcpy(&w, s, n);
+  h = (h ^ w ^ ((uint64_t)n << 56)) * 0x9e3779b97f4a7c15u;
+  return h ^ (h >> 29);
 }
 
 static uint32_t hash_of(const key *k) {
-  uint32_t h = (2166136261u ^ k->kind) * 16777619u;
-  return fnv(fnv(fnv(h, k->name), k->service), k->endpoint);
+  uint64_t h = mix(0xcbf29ce484222325u ^ k->kind, k->name, k->name_len);
+  h = mix(h, k->service, k->service_len);
+  h = mix(h, k->endpoint, k->endpoint_len);
+  return (uint32_t)(h ^ (h >> 32));
 }
 
 static bool same(const ht_intern_entry *e, uint32_t h, const key *k) {
-  return e->hash == h && e->kind == k->kind && strcmp(e->name, k->name) == 0 &&
-         strcmp(e->service, k->service) == 0 &&
-         strcmp(e->endpoint, k->endpoint) == 0;
+  return e->hash == h && e->kind == k->kind && e->name_len == k->name_len &&
+         e->service_len == k->service_len && e->endpoint_len == k->endpoint_len &&
+         memcmp(e->name, k->name, k->name_len) == 0 &&
+         memcmp(e->service, k->service, k->service_len) == 0 &&
+         memcmp(e->endpoint, k->endpoint, k->endpoint_len) == 0;
 }
 
 static const ht_intern_entry *find(const table *t, uint32_t h, const key *k) {
@@ -83,8 +97,7 @@ static table *grown(table *old) {
 }
 
 static ht_intern_entry *new_entry(uint32_t id, uint32_t h, const key *k) {
-  size_t n = strlen(k->name) + 1, s = strlen(k->service) + 1,
-         p = strlen(k->endpoint) + 1;
+  size_t n = k->name_len + 1, s = k->service_len + 1, p = k->endpoint_len + 1;
   ht_intern_entry *e = malloc(sizeof(*e) + n + s + p);
   if (e == NULL)
     return NULL;
@@ -96,6 +109,9 @@ static ht_intern_entry *new_entry(uint32_t id, uint32_t h, const key *k) {
   e->hash = h;
   atomic_init(&e->emitted_epoch, 0);
   e->kind = k->kind;
+  e->name_len = (uint32_t)k->name_len;
+  e->service_len = (uint32_t)k->service_len;
+  e->endpoint_len = (uint32_t)k->endpoint_len;
   e->name = text;
   e->service = text + n;
   e->endpoint = text + n + s;
@@ -131,16 +147,53 @@ static const ht_intern_entry *lookup(intern_set *set, const key *k) {
   return e != NULL ? e : insert(set, h, k);
 }
 
+/* The descriptions this thread looked up last, by the addresses of their
+ * strings (an operation given as a literal, a messenger's service name,
+ * a frame buffer's position), checked by content: a few short compares
+ * where hashing three strings costs more. */
+static _Thread_local struct {
+  const char *name, *service, *endpoint;
+  const ht_intern_entry *e;
+} recent_descs[8];
+
 const ht_intern_entry *ht_intern_desc(uint8_t kind, const char *name,
                                       const char *service,
                                       const char *endpoint) {
-  key k = {kind, name, service, endpoint};
-  return lookup(&descs, &k);
+  unsigned i = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)service >> 5) ^ kind) & 7u;
+  const ht_intern_entry *e = recent_descs[i].e;
+  if (e != NULL && recent_descs[i].name == name && recent_descs[i].service == service &&
+      recent_descs[i].endpoint == endpoint && e->kind == kind &&
+      strcmp(e->name, name) == 0 && strcmp(e->service, service) == 0 &&
+      strcmp(e->endpoint, endpoint) == 0)
+    return e;
+  key k = {kind, name, service, endpoint, strlen(name), strlen(service),
+           strlen(endpoint)};
+  e = lookup(&descs, &k);
+  recent_descs[i].name = name;
+  recent_descs[i].service = service;
+  recent_descs[i].endpoint = endpoint;
+  recent_descs[i].e = e;
+  return e;
 }
 
+/* The peers this thread looked up last, by address: a connection's name
+ * stays put while it lives, and the text is compared anyway (an address
+ * reused by another connection's name). */
+static _Thread_local struct {
+  const char *at;
+  const ht_intern_entry *e;
+} recent_peers[4];
+
 const ht_intern_entry *ht_intern_peer(const char *peer) {
-  key k = {0, peer, "", ""};
-  return lookup(&peers, &k);
+  unsigned i = (unsigned)((uintptr_t)peer >> 4) & 3u;
+  const ht_intern_entry *e = recent_peers[i].e;
+  if (recent_peers[i].at == peer && e != NULL && strcmp(e->name, peer) == 0)
+    return e;
+  key k = {0, peer, "", "", strlen(peer), 0, 0};
+  e = lookup(&peers, &k);
+  recent_peers[i].at = peer;
+  recent_peers[i].e = e;
+  return e;
 }
 
 uint32_t ht_intern_epoch(void) {

@@ -22,6 +22,7 @@ typedef struct ht_intern_entry {
   uint32_t hash;
   atomic_uint emitted_epoch; /* the epoch its event was last written in */
   uint8_t kind;
+  uint32_t name_len, service_len, endpoint_len;
   const char *name, *service, *endpoint; /* desc; a peer uses name only */
 } ht_intern_entry;
 
