@@ -29,7 +29,11 @@
 #define USDT(n, name, ...) USDT_(n, name, __VA_ARGS__)
 #define USDT_(n, name, ...) STAP_PROBE##n(hoptrace, name, __VA_ARGS__)
 
+static uint32_t epoch_now(void);
+
 static void on_span_start(const ht_trace_context *c, const ht_span_info *i) {
+  if (lttng_ust_tracepoint_enabled(hoptrace, span_start))
+    epoch_now(); /* the process's name, once per set of sessions */
   lttng_ust_tracepoint(hoptrace, span_start, c, (uint8_t)i->kind, i->name,
                        i->service, i->endpoint);
   if (HT_USDT_ENABLED(span_start))
