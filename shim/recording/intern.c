@@ -108,6 +108,7 @@ static ht_intern_entry *new_entry(uint32_t id, uint32_t h, const key *k) {
   e->id = id;
   e->hash = h;
   atomic_init(&e->emitted_epoch, 0);
+  atomic_init(&e->emitted_at, 0);
   e->kind = k->kind;
   e->name_len = (uint32_t)k->name_len;
   e->service_len = (uint32_t)k->service_len;

@@ -165,11 +165,11 @@ static void write_side(const ht_span_side *s) {
     write_side_inline(s, p);
     return;
   }
-  if (ht_intern_claim(d, epoch)) {
+  if (ht_intern_claim(d, epoch, s->start)) {
     ht_rec_desc r = {d->id, d->kind, d->name, d->service, d->endpoint};
     lttng_ust_tracepoint(hoptrace, desc, &r);
   }
-  if (p != NULL && ht_intern_claim(p, epoch)) {
+  if (p != NULL && ht_intern_claim(p, epoch, s->start)) {
     ht_rec_peer r = {p->id, p->name};
     lttng_ust_tracepoint(hoptrace, peer, &r);
   }

@@ -1,7 +1,8 @@
 /* The recorder's intern tables (shim/recording/intern.c): one entry per
  * distinct description or peer, stable ids and addresses across growth,
  * lookups from several threads agree, the cap is a NULL (the recorder then
- * writes names inline), and each entry is claimed once per epoch. */
+ * writes names inline), and each entry is claimed once per epoch and
+ * again after HT_INTERN_REFRESH. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,12 +62,17 @@ static void claimed_once_per_epoch(void **state) {
   (void)state;
   const ht_intern_entry *e = ht_intern_peer("claim-me");
   uint32_t epoch = ht_intern_new_epoch();
-  assert_true(ht_intern_claim(e, epoch));
-  assert_false(ht_intern_claim(e, epoch));
+  uint64_t t = 5000000000u;
+  assert_true(ht_intern_claim(e, epoch, t));
+  assert_false(ht_intern_claim(e, epoch, t));
   assert_int_equal(ht_intern_epoch(), epoch);
   uint32_t next = ht_intern_new_epoch();
-  assert_true(ht_intern_claim(e, next));
-  assert_false(ht_intern_claim(e, next));
+  assert_true(ht_intern_claim(e, next, t + 1));
+  assert_false(ht_intern_claim(e, next, t + 2));
+  /* in use a refresh later: written again (a late live viewer) */
+  assert_false(ht_intern_claim(e, next, t + 1 + HT_INTERN_REFRESH - 1));
+  assert_true(ht_intern_claim(e, next, t + 1 + HT_INTERN_REFRESH));
+  assert_false(ht_intern_claim(e, next, t + 2 + HT_INTERN_REFRESH));
 }
 
 /* Past HT_INTERN_MAX peers: NULL, never an unbounded table. */

@@ -38,6 +38,16 @@ static hop_event side(const char *host, int64_t vpid, uint32_t desc, uint32_t pe
 
 static void put(names *n, hop_event e) { assert_int_equal(names_apply(n, &e), 0); }
 
+static int n_collected;
+static char collected_name[32], collected_peer[32];
+static int collect(void *arg, const hop_event *ev) {
+  (void)arg;
+  n_collected++;
+  snprintf(collected_name, sizeof(collected_name), "%s", ev->name);
+  snprintf(collected_peer, sizeof(collected_peer), "%s", ev->peer);
+  return 0;
+}
+
 static void ids_resolve_per_host_and_process(void **state) {
   (void)state;
   names *n = names_new();
@@ -70,12 +80,32 @@ static void ids_resolve_per_host_and_process(void **state) {
   names_apply(n, &e);
   assert_string_equal(e.name, "osd_write2");
 
-  /* unknown ids: unnamed and counted; another process's tables do not apply */
+  /* unknown ids: held until the tables come (a live viewer attached
+   * late), or NAMES_HOLD_NS, or the end; then unnamed and counted.
+   * Another process's tables do not apply. */
   e = side("h1", 11, 1, 0, 3);
-  assert_int_equal(names_apply(n, &e), 1);
-  assert_string_equal(e.name, "");
+  e.ts_ns = 1000;
+  assert_int_equal(names_apply(n, &e), 0);
   e = side("h1", 10, 1, 99, 3);
-  names_apply(n, &e);
+  e.ts_ns = 2000;
+  assert_int_equal(names_apply(n, &e), 0);
+  assert_false(names_waiting(n, 1000 + NAMES_HOLD_NS));
+  assert_int_equal(names_release(n, 3000, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 0);
+  put(n, table(HOP_PEER, "h1", 10, 99, "tcp://late:1")); /* now known */
+  assert_int_equal(names_release(n, 3000, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 1);
+  assert_string_equal(collected_name, "osd_write2");
+  assert_string_equal(collected_peer, "tcp://late:1");
+  assert_true(names_waiting(n, 1001 + NAMES_HOLD_NS));
+  assert_int_equal(names_release(n, 1001 + NAMES_HOLD_NS, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 2);
+  assert_string_equal(collected_name, "");
+  assert_int_equal(names_unresolved(n), 1);
+  e = side("h1", 12, 1, 0, 3); /* and at the end, every one */
+  assert_int_equal(names_apply(n, &e), 0);
+  assert_int_equal(names_release(n, 0, true, collect, NULL), 0);
+  assert_int_equal(n_collected, 3);
   assert_int_equal(names_unresolved(n), 2);
 
   /* a schema 1 event of a named process gets its name */

@@ -93,13 +93,26 @@ typedef struct naming {
   bool out_of_memory;
 } naming;
 
+static int pass_on(void *arg, const hop_event *ev) {
+  naming *w = arg;
+  return w->cb->on_event(w->user, ev);
+}
+
 static int named_event(void *arg, const hop_event *ev) {
   naming *w = arg;
   hop_event named = *ev;
   int rc = names_apply(w->names, &named);
-  if (rc < 0)
+  if (rc < 0) {
     w->out_of_memory = true;
-  return rc < 0 ? -1 : rc == 0 ? 0 : w->cb->on_event(w->user, &named);
+    return -1;
+  }
+  if (rc == 1 && (rc = w->cb->on_event(w->user, &named)) != 0)
+    return rc;
+  /* a table entry may name held sides; the oldest may have waited enough */
+  bool table = ev->kind == HOP_DESC || ev->kind == HOP_PEER;
+  if (table || names_waiting(w->names, ev->ts_ns))
+    return names_release(w->names, ev->ts_ns, false, pass_on, w);
+  return 0;
 }
 
 static void named_discarded(void *arg, const hop_loss *loss) {
@@ -133,6 +146,8 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
     if (rc != 0)
       name_input(s, err, err_len);
   }
+  if (rc == 0) /* the end: whatever still waits, named or not */
+    rc = names_release(w.names, 0, true, pass_on, &w);
   stats->unresolved_names = names_unresolved(w.names);
   if (w.out_of_memory) {
     snprintf(err, err_len, "out of memory for the name tables");

@@ -19,10 +19,18 @@ typedef struct entry {
   char *text[3]; /* process: name; desc: name, service, endpoint; peer: text */
 } entry;
 
+/* A span side waiting for its names, with its own copy of its strings. */
+typedef struct held {
+  hop_event ev;
+  char *hostname, *procname;
+} held;
+
 struct names {
   entry **slots;
   size_t cap, n;
   uint64_t unresolved;
+  held *held;  /* oldest first */
+  size_t n_held, cap_held;
 };
 
 names *names_new(void) { return calloc(1, sizeof(names)); }
@@ -36,9 +44,17 @@ static void entry_free(entry *e) {
   free(e);
 }
 
+static void held_free(held *h) {
+  free(h->hostname);
+  free(h->procname);
+}
+
 void names_free(names *s) {
   if (s == NULL)
     return;
+  for (size_t i = 0; i < s->n_held; i++)
+    held_free(&s->held[i]);
+  free(s->held);
   for (size_t i = 0; i < s->cap; i++)
     entry_free(s->slots[i]);
   free(s->slots);
@@ -115,6 +131,34 @@ static int put(names *s, const char *host, int64_t vpid, uint8_t table,
 static const char *const start_frame[] = {"", "cs", "sr", "cs", "sr"};
 static const char *const end_frame[] = {"", "cr", "ss", "", ""};
 
+static bool resolvable(names *s, const hop_event *ev) {
+  return find(s, ev->hostname, ev->vpid, T_DESC, ev->desc_id) != NULL &&
+         (ev->peer_id == 0 || find(s, ev->hostname, ev->vpid, T_PEER, ev->peer_id) != NULL);
+}
+
+static int hold(names *s, const hop_event *ev) {
+  if (s->n_held == s->cap_held) {
+    size_t cap = s->cap_held ? s->cap_held * 2 : 64;
+    held *grown = realloc(s->held, cap * sizeof(*grown));
+    if (grown == NULL)
+      return -1;
+    s->held = grown;
+    s->cap_held = cap;
+  }
+  held *h = &s->held[s->n_held];
+  h->ev = *ev;
+  h->hostname = strdup(ev->hostname);
+  h->procname = strdup(ev->procname != NULL ? ev->procname : "");
+  if (h->hostname == NULL || h->procname == NULL) {
+    held_free(h);
+    return -1;
+  }
+  h->ev.hostname = h->hostname;
+  h->ev.procname = h->procname;
+  s->n_held++;
+  return 0;
+}
+
 /* desc and peer ids -> names, and the frames' annotations; unknown ids
  * leave "" and are counted. */
 static void resolve(names *s, hop_event *ev) {
@@ -130,6 +174,36 @@ static void resolve(names *s, hop_event *ev) {
   ev->peer = p != NULL ? p->text[0] : "";
 }
 
+static void frames(hop_event *ev) {
+  int k = ev->span_kind >= 0 && ev->span_kind <= 4 ? ev->span_kind : 0;
+  ev->annotation = (ev->frames & 1) ? start_frame[k] : "";
+  ev->end_annotation = (ev->frames & 2) ? end_frame[k] : "";
+}
+
+int names_release(names *s, int64_t now_ns, bool all,
+                  int (*emit)(void *arg, const hop_event *ev), void *arg) {
+  size_t kept = 0;
+  int rc = 0;
+  for (size_t i = 0; i < s->n_held; i++) {
+    held *h = &s->held[i];
+    bool ready = resolvable(s, &h->ev);
+    if (rc != 0 || (!ready && !all && now_ns - h->ev.ts_ns <= NAMES_HOLD_NS)) {
+      s->held[kept++] = *h; /* still waiting (or the run stopped) */
+      continue;
+    }
+    resolve(s, &h->ev); /* counted as unresolved when not ready */
+    frames(&h->ev);
+    rc = emit(arg, &h->ev);
+    held_free(h);
+  }
+  s->n_held = kept;
+  return rc;
+}
+
+bool names_waiting(const names *s, int64_t now_ns) {
+  return s->n_held > 0 && now_ns - s->held[0].ev.ts_ns > NAMES_HOLD_NS;
+}
+
 int names_apply(names *s, hop_event *ev) {
   const char *host = ev->hostname != NULL ? ev->hostname : "";
   ev->hostname = host;
@@ -142,13 +216,12 @@ int names_apply(names *s, hop_event *ev) {
   case HOP_PEER:
     return put(s, host, ev->vpid, T_PEER, ev->peer_id, 0, ev->peer, NULL, NULL) == 0 ? 0 : -1;
   case HOP_SPAN_SIDE:
-    if (ev->name == NULL) /* span_s carries its names */
+    if (ev->name == NULL) { /* span_s carries its names */
+      if (!resolvable(s, ev))
+        return hold(s, ev) == 0 ? 0 : -1; /* names_release passes it on */
       resolve(s, ev);
-    {
-      int k = ev->span_kind >= 0 && ev->span_kind <= 4 ? ev->span_kind : 0;
-      ev->annotation = (ev->frames & 1) ? start_frame[k] : "";
-      ev->end_annotation = (ev->frames & 2) ? end_frame[k] : "";
     }
+    frames(ev);
     break;
   default:
     break;
