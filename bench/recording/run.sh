@@ -37,7 +37,8 @@ trap cleanup EXIT
 ht_sessiond_ensure
 
 # session_new CTX: a created, not yet started session ($session, trace in
-# $trace), with vpid, vtid and procname on every event when CTX is 1.
+# $trace), with vpid and vtid on every event when CTX is 1 (what `hoptrace
+# record` adds).
 session_new() {
   n_sessions=$((n_sessions + 1))
   session="ht-bench-rec-$$-$n_sessions" trace="$out/trace-$n_sessions"
@@ -45,7 +46,7 @@ session_new() {
   lttng enable-channel -u -s "$session" --subbuf-size=$subbuf --num-subbuf=$nsubbuf \
     hoptrace >/dev/null
   if (($1)); then
-    lttng add-context -u -s "$session" -c hoptrace -t vpid -t vtid -t procname >/dev/null
+    lttng add-context -u -s "$session" -c hoptrace -t vpid -t vtid >/dev/null
   fi
   lttng enable-event -u -s "$session" -c hoptrace 'hoptrace:*' >/dev/null
 }

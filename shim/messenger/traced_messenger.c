@@ -1,15 +1,15 @@
 /* The traced messenger: the transport's hook table filled with spans.
  * Client side: before_encode starts a client span (root or child of the
  * thread's current context) and stamps the envelope; on_message(SEND)
- * records its start with "cs" and the frame (span_start_send);
- * on_reply records the error if any and the end with "cr" and the reply
- * (span_end_recv). Server side: before_dispatch continues the sender's
- * trace in a server span, recorded with "sr" and the frame
- * (span_start_recv), and makes it the current context while the handler
- * runs; the reply's before_encode stamps it, on_message(SEND) keeps the
- * frame's figures and request_done records the end with "ss"
- * (span_end_send). 4 events per sampled request and reply (shim/README).
- * One-ways and the unusual paths record the separate events.
+ * notes its start ("cs": the frame went out) and peer; on_reply records
+ * the error if any and the whole span in one event, ending at "cr".
+ * Server side: before_dispatch continues the sender's trace in a server
+ * span started at "sr" and makes it the current context while the handler
+ * runs; the reply's before_encode stamps it, and request_done records it
+ * in one event, ending at "ss" (the reply was encoded just before, on the
+ * same thread). 2 events per sampled request and reply (schema 2,
+ * shim/recording/hoptrace_schema.h). One-ways' producers and the error
+ * paths' details record the separate events of schema 1.
  *
  * Must never: call back into the messenger, block (one short lock per
  * sampled span, to find leftovers at close), lock or allocate for an
@@ -26,6 +26,7 @@
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
+#include "common/clock.h"
 #include "common/counters.h"
 #include "propagate/current.h"
 #include "propagate/events.h"
@@ -41,16 +42,16 @@ typedef struct ts_state ts_state;
  * that close records what was never finished. */
 typedef struct ts_slot {
   ht_span span;
-  bool replied;        /* server: the reply was encoded ("ss") ... */
+  bool replied;        /* server: the reply was encoded ... */
   bool linked;         /* in the live list */
   bool owned;          /* malloc'd here (client); else transport storage */
-  bool started;        /* client: span_start recorded (with "cs") */
-  bool hop_pending;    /* server: the reply's frame, recorded with the end */
-  uint8_t hop_type;
+  bool sent;           /* client: its frame went out */
   int32_t sent_status; /* ... with this status */
-  uint64_t hop_seq, hop_size;
-  const char *hop_peer; /* the request's connection name: lives past the end */
-  char op[40];          /* client: the operation, if the start comes late */
+  ht_span_kind kind;
+  uint64_t start_ns;   /* "cs" (or creation, if never sent) / "sr" */
+  const void *desc;    /* the span's names (ht_span_desc_ref) ... */
+  char *name;          /* ... or, when none could be kept, a copy */
+  const void *peer;    /* ht_span_peer_ref of the connection, or NULL */
   ts_state *st;
   struct ts_slot *prev, *next;
 } ts_slot;
@@ -59,10 +60,6 @@ struct ts_state {
   char *service;
   pthread_mutex_t lock;
   ts_slot live; /* sentinel of the live list */
-  /* Loop thread only: the frame on_message(RECV) just saw, so the span
-   * that receives it (decided after) can record its size. */
-  const ht_envelope *rx_env;
-  size_t rx_len;
 };
 
 /* The context the thread had before the handler running on it. */
@@ -71,6 +68,7 @@ static _Thread_local bool tl_saved_has;
 
 /* --- live list */
 
+/* kind, start_ns, desc, name and peer are the caller's to set. */
 static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
                       bool owned) {
   s->span = *span;
@@ -78,8 +76,10 @@ static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
   s->replied = false;
   s->linked = false;
   s->owned = owned;
-  s->started = !owned; /* server spans are recorded at once */
-  s->hop_pending = false;
+  s->sent = false;
+  s->desc = NULL;
+  s->name = NULL;
+  s->peer = NULL;
   if (!ht_span_is_sampled(span))
     return; /* records nothing at close: no need to find it */
   s->linked = true;
@@ -101,6 +101,8 @@ static void slot_release(ts_slot *s) {
     pthread_mutex_unlock(&st->lock);
     s->linked = false;
   }
+  free(s->name);
+  s->name = NULL;
   if (s->owned)
     free(s);
 }
@@ -111,42 +113,20 @@ static const char *op_of(const ht_envelope *env) {
   return env->operation != NULL ? env->operation : "";
 }
 
-/* --- folded events (shim/README): a span's start with its first hop, its
- * end with its last */
+/* --- span sides (schema 2) */
 
-static void record_start(const ht_span *span, const ht_span_info *info) {
-  const ht_event_ops *ops = ht_events_current();
-  if (ops != NULL && ht_span_is_sampled(span))
-    ops->span_start(&span->ctx, info);
+/* Keeps what names the span, while the strings are at hand. */
+static void slot_name(ts_slot *s, const ht_span_info *info) {
+  s->kind = info->kind;
+  s->desc = ht_span_desc_ref(&s->span, info);
+  if (s->desc == NULL && ht_span_is_sampled(&s->span))
+    s->name = strdup(info->name); /* NULL: recorded unnamed */
 }
 
-static void record_start_hop(const ht_span *span, const ht_span_info *info,
-                             int dir, const char *annotation,
-                             const ht_envelope *env, size_t size,
-                             const char *peer) {
-  const ht_event_ops *ops = ht_events_current();
-  if (ops != NULL && ht_span_is_sampled(span))
-    ops->span_start_hop(&span->ctx, info, dir, annotation, (uint32_t)env->type,
-                        env->sequence, size, peer != NULL ? peer : "");
-}
-
-static void finish_with_hop(ht_span *span, int dir, const char *annotation,
-                            uint32_t type, uint64_t seq, uint64_t size,
-                            const char *peer) {
-  int32_t status;
-  const ht_event_ops *ops = ht_events_current();
-  if (ht_span_finish_quiet(span, &status) && ops != NULL)
-    ops->span_end_hop(&span->ctx, status, dir, annotation, type, seq, size,
-                      peer != NULL ? peer : "");
-}
-
-/* A client span whose frame never went out: its start, late. */
-static void record_late_start(ts_slot *s) {
-  if (s->started)
-    return;
-  s->started = true;
-  ht_span_info info = {s->op, HT_SPAN_CLIENT, s->st->service, ""};
-  record_start(&s->span, &info);
+/* The slot's span, recorded in one event from start_ns to now. */
+static void finish_side(ts_slot *s, uint8_t frames) {
+  ht_span_info info = {s->name, s->kind, s->st->service, ""};
+  ht_span_finish_side(&s->span, s->desc, &info, s->start_ns, s->peer, frames);
 }
 
 /* The annotation of a hop and its message in one event (shim/README). */
@@ -201,8 +181,8 @@ static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
   ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
                        st->service, ""};
   ht_span span;
-  /* A request's start goes with its frame, once encoded (h_on_message);
-   * a one-way's span ends here, and its "cs" goes with the frame. */
+  /* A request is recorded when it ends (on_reply); a one-way's span ends
+   * here, and its "cs" goes with the frame. */
   start_client(&span, &info, !oneway);
   env->has_trace = true;
   env->trace = span.ctx;
@@ -210,19 +190,16 @@ static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
     ht_span_finish(&span); /* nothing to wait for (or nothing recorded) */
     return;
   }
+  uint64_t now = ht_clock_now();
   ts_slot *s = malloc(sizeof(*s));
   if (s == NULL) {
-    record_start(&span, &info);
     ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
-    ht_span_finish(&span);
+    ht_span_finish_side(&span, NULL, &info, now, NULL, 0);
     return;
   }
   slot_init(s, st, &span, true);
-  size_t n = strlen(info.name);
-  if (n >= sizeof(s->op))
-    n = sizeof(s->op) - 1;
-  memcpy(s->op, info.name, n);
-  s->op[n] = '\0';
+  s->start_ns = now; /* until the frame goes out */
+  slot_name(s, &info);
   *slot = s;
 }
 
@@ -234,7 +211,7 @@ static void encode_reply(ht_envelope *env, void **slot) {
     return;
   if (env->status != 0)
     ht_span_set_error(&s->span, env->status, ht_strerror(env->status));
-  /* "ss" goes with the frame, once it is encoded (h_on_message) */
+  /* request_done records the span, ending at "ss" */
   s->replied = true;
   s->sent_status = env->status;
   env->has_trace = true;
@@ -243,7 +220,7 @@ static void encode_reply(ht_envelope *env, void **slot) {
 
 static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
                             void **slot) {
-  (void)peer; /* recorded by on_message with the send event */
+  (void)peer; /* noted by on_message, once the frame is out */
   if (env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR)
     encode_reply(env, slot);
   else
@@ -252,7 +229,7 @@ static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
 
 static void h_on_reply(void *arg, int status, const ht_envelope *reply,
                        void *slot) {
-  ts_state *st = arg;
+  (void)arg;
   ts_slot *s = slot;
   if (s == NULL) {
     if (status != 0)
@@ -260,7 +237,6 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     return;
   }
   ht_span *span = &s->span;
-  record_late_start(s);
   if (status == HT_EPEERERROR && reply != NULL) {
     ht_span_kv_int(span, "error.status", reply->status);
     ht_span_set_error(span, reply->status, ht_strerror(reply->status));
@@ -270,15 +246,10 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
   }
   if (status != 0)
     ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
-  if (reply != NULL && reply == st->rx_env && ht_span_is_sampled(span)) {
-    finish_with_hop(span, 1, HT_ANN_CLIENT_RECV, (uint32_t)reply->type,
-                    reply->sequence, st->rx_len, NULL);
+  if (reply != NULL) /* "cr": the span's end */
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
-  } else {
-    if (reply != NULL)
-      ht_span_annotate(span, HT_ANN_CLIENT_RECV);
-    ht_span_finish(span);
-  }
+  finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
+                     (reply != NULL ? HT_SIDE_END_FRAME : 0));
   slot_release(s);
 }
 
@@ -287,6 +258,7 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
 static void h_before_dispatch(void *arg, const ht_envelope *env,
                               const char *peer, void **dispatch_slot) {
   ts_state *st = arg;
+  uint64_t now = ht_clock_now(); /* "sr" */
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_CONSUMER
                                        : HT_SPAN_SERVER,
@@ -295,22 +267,21 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   if (!env->has_trace ||
       ht_span_start_remote_quiet(&span, &env->trace, &info) != 0)
     ht_span_start_root_quiet(&span, &info, HT_SAMPLE_DEFAULT);
-  if (ht_span_is_sampled(&span) && env == st->rx_env) {
-    record_start_hop(&span, &info, 1, HT_ANN_SERVER_RECV, env, st->rx_len, peer);
+  if (ht_span_is_sampled(&span))
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
-  } else if (ht_span_is_sampled(&span)) {
-    record_start(&span, &info);
-    ht_span_annotate(&span, HT_ANN_SERVER_RECV);
-  }
   tl_saved_has = ht_current_get(&tl_saved);
   ht_current_set(&span.ctx);
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
-    ht_span_finish(&span); /* the handler still runs in its context */
-    return;
+    ht_span_finish_side(&span, NULL, &info, now, ht_span_peer_ref(&span, peer),
+                        HT_SIDE_START_FRAME);
+    return; /* the handler still runs in its context */
   }
   slot_init(s, st, &span, false);
+  s->start_ns = now;
+  s->peer = ht_span_peer_ref(&span, peer);
+  slot_name(s, &info);
 }
 
 static void h_after_dispatch(void *arg, const ht_envelope *env,
@@ -320,7 +291,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   ht_current_set(tl_saved_has ? &tl_saved : NULL);
   ts_slot *s = oneway_slot;
   if (s != NULL) {
-    ht_span_finish(&s->span);
+    finish_side(s, HT_SIDE_START_FRAME);
     slot_release(s);
   }
 }
@@ -336,13 +307,8 @@ static void h_request_done(void *arg, void *dispatch_slot, int status) {
   } else if (!s->replied || status != s->sent_status) {
     ht_span_set_error(&s->span, status, ht_strerror(status));
   }
-  if (s->hop_pending) { /* "ss": the reply just encoded on this thread */
-    s->hop_pending = false;
-    finish_with_hop(&s->span, 0, HT_ANN_SERVER_SEND, s->hop_type, s->hop_seq,
-                    s->hop_size, s->hop_peer);
-  } else {
-    ht_span_finish(&s->span);
-  }
+  /* "ss": the reply was just encoded on this thread */
+  finish_side(s, HT_SIDE_START_FRAME | (s->replied && status != 1 ? HT_SIDE_END_FRAME : 0));
   slot_release(s);
 }
 
@@ -350,10 +316,8 @@ static void h_request_done(void *arg, void *dispatch_slot, int status) {
 
 static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
                          size_t frame_len, const char *peer, void *slot) {
-  ts_state *st = arg;
+  (void)arg;
   if (dir == HT_HOOK_RECV) {
-    st->rx_env = env;
-    st->rx_len = frame_len;
     ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
     return;
   }
@@ -365,21 +329,16 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
   ts_slot *s = slot;
   bool own = s != NULL && s->span.ctx.span_id == env->trace.span_id;
-  if (own && reply) { /* request_done follows on this thread: "ss" there */
-    s->hop_pending = true;
-    s->hop_type = (uint8_t)env->type;
-    s->hop_seq = env->sequence;
-    s->hop_size = frame_len;
-    s->hop_peer = peer;
-  } else if (own && !s->started) {
-    s->started = true;
-    ht_span_info info = {op_of(env), HT_SPAN_CLIENT, st->service, ""};
-    record_start_hop(&s->span, &info, 0, HT_ANN_CLIENT_SEND, env, frame_len,
-                     peer);
-  } else {
-    record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
-               env, frame_len, peer);
+  if (own && reply)
+    return; /* request_done follows on this thread: "ss" there */
+  if (own && !s->sent) { /* "cs": the client span starts now */
+    s->sent = true;
+    s->start_ns = ht_clock_now();
+    s->peer = ht_span_peer_ref(&s->span, peer);
+    return;
   }
+  record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
+             env, frame_len, peer);
 }
 
 /* --- life cycle */
@@ -390,9 +349,8 @@ static void h_destroy(void *arg) {
   ts_state *st = arg;
   while (st->live.next != &st->live) {
     ts_slot *s = st->live.next;
-    record_late_start(s);
     ht_span_set_error(&s->span, HT_ESHUTDOWN, "messenger closed");
-    ht_span_finish(&s->span);
+    finish_side(s, s->owned && !s->sent ? 0 : HT_SIDE_START_FRAME);
     slot_release(s);
   }
   pthread_mutex_destroy(&st->lock);

@@ -2,7 +2,9 @@
  * between libhoptrace and the `hoptrace` tool (which reads these field
  * names; change both together).
  *
- * Every event starts with the same four id fields:
+ * Schema 2's span records (span, span_x, span_s, process, desc, peer) are
+ * generated from hoptrace_schema.h, which documents them. The events
+ * below (schema 1) each start with the same four id fields:
  *   trace_id_hi, trace_id_lo  128-bit trace id (hi = 0 for 64-bit ids)
  *   span_id                   the span the event belongs to (never 0)
  *   parent_span_id            its parent span, 0 for a root
@@ -26,18 +28,9 @@
  *                record, at the moment the frame was encoded / decoded.
  *                A reader treats one as the annotation and the message
  *                event together.
- *   span_start_send, span_start_recv: the span_start fields (flags,
- *                kind, name, service, endpoint), then annotation, type,
- *                seq, size, peer: a span_start and the span's first hop
- *                (hop_send / hop_recv) in one event, at the hop's time.
- *   span_end_send, span_end_recv: status, then annotation, type, seq,
- *                size, peer: the span's last hop and its span_end.
- *                The traced messenger writes a sampled request and its
- *                reply as 4 events: span_start_send (client, "cs"),
- *                span_start_recv (server, "sr"), span_end_send (server,
- *                "ss"), span_end_recv (client, "cr"); 12 before any
- *                folding. One-ways, failed sends and spans of the span
- *                API use the separate events.
+ *   (span_start_send/recv and span_end_send/recv, the traced messenger's
+ *   folded events before schema 2, are no longer written; the tool still
+ *   reads them.)
  * Timestamps are the tracer's. Must never: contain logic beyond the event
  * description (it is compiled into two objects: libhoptrace's call sites
  * and libhoptrace-tp.so's probes).
@@ -57,7 +50,27 @@
 
 #include "hoptrace/context.h"
 
+#include "recording/hoptrace_schema.h"
 #include "recording/hoptrace_tp_types.h"
+
+/* Schema 2 (hoptrace_schema.h): each event takes its ht_rec_* struct.
+ * Declared first: the first events of a channel get the compact header. */
+#define HOPTRACE_TP_X64(name) lttng_ust_field_integer_hex(uint64_t, name, r->name)
+#define HOPTRACE_TP_U64(name) lttng_ust_field_integer(uint64_t, name, r->name)
+#define HOPTRACE_TP_U32(name) lttng_ust_field_integer(uint32_t, name, r->name)
+#define HOPTRACE_TP_U8(name) lttng_ust_field_integer(uint8_t, name, r->name)
+#define HOPTRACE_TP_I32(name) lttng_ust_field_integer(int32_t, name, r->name)
+#define HOPTRACE_TP_STR(name) lttng_ust_field_string(name, r->name)
+#define HOPTRACE_TP_FIELD(type, name) HOPTRACE_TP_##type(name)
+#define HOPTRACE_TP_EVENT(event, fields)                                        \
+  LTTNG_UST_TRACEPOINT_EVENT(hoptrace, event,                                  \
+    LTTNG_UST_TP_ARGS(const ht_rec_##event *, r),                              \
+    LTTNG_UST_TP_FIELDS(fields(HOPTRACE_TP_FIELD)))
+
+HT_SCHEMA_EVENTS(HOPTRACE_TP_EVENT)
+
+/* Schema 1 events: still written by the span API, one-ways and the rare
+ * paths of the traced messenger (errors, spans never finished). */
 
 #define HOPTRACE_TP_ID_FIELDS(c)                                               \
   lttng_ust_field_integer_hex(uint64_t, trace_id_hi, (c)->trace_id_hi)          \
@@ -162,66 +175,6 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, hop, hoptrace, hop_recv,
   LTTNG_UST_TP_ARGS(const ht_trace_context *, c, const char *, name,
                     uint8_t, type, uint64_t, seq, uint64_t, size,
                     const char *, peer))
-
-LTTNG_UST_TRACEPOINT_EVENT_CLASS(hoptrace, span_start_hop,
-  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
-                    const char *, name, const char *, service,
-                    const char *, endpoint, const char *, annotation,
-                    uint8_t, type, uint64_t, seq, uint64_t, size,
-                    const char *, peer),
-  LTTNG_UST_TP_FIELDS(
-    HOPTRACE_TP_ID_FIELDS(c)
-    lttng_ust_field_integer(uint8_t, flags, (uint8_t)(c)->flags)
-    lttng_ust_field_integer(uint8_t, kind, kind)
-    lttng_ust_field_string(name, name)
-    lttng_ust_field_string(service, service)
-    lttng_ust_field_string(endpoint, endpoint)
-    lttng_ust_field_string(annotation, annotation)
-    lttng_ust_field_integer(uint8_t, type, type)
-    lttng_ust_field_integer(uint64_t, seq, seq)
-    lttng_ust_field_integer(uint64_t, size, size)
-    lttng_ust_field_string(peer, peer)))
-
-LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_start_hop, hoptrace,
-  span_start_send,
-  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
-                    const char *, name, const char *, service,
-                    const char *, endpoint, const char *, annotation,
-                    uint8_t, type, uint64_t, seq, uint64_t, size,
-                    const char *, peer))
-
-LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_start_hop, hoptrace,
-  span_start_recv,
-  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, uint8_t, kind,
-                    const char *, name, const char *, service,
-                    const char *, endpoint, const char *, annotation,
-                    uint8_t, type, uint64_t, seq, uint64_t, size,
-                    const char *, peer))
-
-LTTNG_UST_TRACEPOINT_EVENT_CLASS(hoptrace, span_end_hop,
-  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
-                    const char *, annotation, uint8_t, type, uint64_t, seq,
-                    uint64_t, size, const char *, peer),
-  LTTNG_UST_TP_FIELDS(
-    HOPTRACE_TP_ID_FIELDS(c)
-    lttng_ust_field_integer(int32_t, status, status)
-    lttng_ust_field_string(annotation, annotation)
-    lttng_ust_field_integer(uint8_t, type, type)
-    lttng_ust_field_integer(uint64_t, seq, seq)
-    lttng_ust_field_integer(uint64_t, size, size)
-    lttng_ust_field_string(peer, peer)))
-
-LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_end_hop, hoptrace,
-  span_end_send,
-  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
-                    const char *, annotation, uint8_t, type, uint64_t, seq,
-                    uint64_t, size, const char *, peer))
-
-LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(hoptrace, span_end_hop, hoptrace,
-  span_end_recv,
-  LTTNG_UST_TP_ARGS(const ht_trace_context *, c, int32_t, status,
-                    const char *, annotation, uint8_t, type, uint64_t, seq,
-                    uint64_t, size, const char *, peer))
 
 #endif /* HOPTRACE_TP_H */
 

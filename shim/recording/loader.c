@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "hoptrace/sampler.h"
 #include "hoptrace/tracing.h"
+#include "common/clock.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
 #include "recording/recorder.h"
@@ -72,6 +74,17 @@ static void *open_provider(void) {
   return h;
 }
 
+/* Span sides are timed with the clock LTTng stamps events with (a clock
+ * plugin's, if LTTNG_UST_CLOCK_PLUGIN loaded one): lttng-ust, loaded with
+ * the provider, says which. */
+static void use_tracer_clock(void *provider) {
+  typedef int (*get_fn)(ht_clock_fn *read);
+  get_fn get = (get_fn)(uintptr_t)dlsym(provider, "lttng_ust_trace_clock_get_read64_cb");
+  ht_clock_fn read = NULL;
+  if (get != NULL && get(&read) == 0 && read != NULL)
+    ht_clock_use(read);
+}
+
 /* A mistyped HT_SAMPLER=... must not pass silently: the default applies,
  * and we say so once. */
 static void warn_bad_sampling_env(void) {
@@ -90,6 +103,8 @@ static void do_init(void) {
   }
   /* The handle is kept for the life of the process, never closed. */
   void *h = open_provider();
+  if (h)
+    use_tracer_clock(h);
   atomic_store(&provider_state, h ? HT_PROVIDER_LOADED : HT_PROVIDER_MISSING);
   if (!h && getenv("HT_LTTNG_VERBOSE"))
     fprintf(stderr, "hoptrace: tracing off (%s)\n", provider_error);

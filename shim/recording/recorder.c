@@ -3,7 +3,8 @@
  * session enables it) and its USDT twin (a no-op until a tool sets the
  * semaphore). Compiled into libhoptrace, which does not link lttng-ust:
  * the tracepoint definitions use dynamic linkage.
- * Must never: allocate, block, or build arguments nobody will read.
+ * Must never: block, allocate (but once per new name or peer, intern.c),
+ * or build arguments nobody will read.
  */
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
@@ -12,9 +13,13 @@
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
 #include "recording/hoptrace_tp.h"
 
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/prctl.h>
 
+#include "common/clock.h"
 #include "propagate/events.h"
+#include "recording/intern.h"
 #include "recording/recorder.h"
 #include "recording/usdt.h"
 
@@ -24,7 +29,11 @@
 #define USDT(n, name, ...) USDT_(n, name, __VA_ARGS__)
 #define USDT_(n, name, ...) STAP_PROBE##n(hoptrace, name, __VA_ARGS__)
 
+static uint32_t epoch_now(void);
+
 static void on_span_start(const ht_trace_context *c, const ht_span_info *i) {
+  if (lttng_ust_tracepoint_enabled(hoptrace, span_start))
+    epoch_now(); /* the process's name, once per set of sessions */
   lttng_ust_tracepoint(hoptrace, span_start, c, (uint8_t)i->kind, i->name,
                        i->service, i->endpoint);
   if (HT_USDT_ENABLED(span_start))
@@ -106,48 +115,96 @@ static void on_hop(const ht_trace_context *c, int dir, const char *ann,
   }
 }
 
-/* The USDT twins of the folded events are the probes of their parts
- * (span_start/span_end and hop_send/hop_recv): a probe has at most 12
- * arguments, and USDT users see the same probes as before the fold. */
-static void usdt_hop(const ht_trace_context *c, int dir, const char *ann,
-                     uint32_t type, uint64_t seq, uint64_t size,
-                     const char *peer) {
-  if (dir == 0 && HT_USDT_ENABLED(hop_send))
-    USDT(9, hop_send, IDS(c), ann, type, seq, size, peer);
-  if (dir != 0 && HT_USDT_ENABLED(hop_recv))
-    USDT(9, hop_recv, IDS(c), ann, type, seq, size, peer);
+/* --- schema 2: one event per span side (hoptrace_schema.h) */
+
+/* The sessions recording `span` as last seen: lttng-ust publishes a new
+ * probe array for the tracepoint whenever a session enabling it comes or
+ * goes (NULL: none). A new array starts a new epoch, and every name is
+ * written again at its next use, so a session started while the process
+ * runs (beside others or not) gets the tables. */
+static _Atomic(const void *) seen_probes;
+
+static uint32_t epoch_now(void) {
+  const void *probes = *(const void *volatile *)&lttng_ust_tracepoint_hoptrace___span.probes;
+  if (atomic_load_explicit(&seen_probes, memory_order_relaxed) == probes ||
+      atomic_exchange_explicit(&seen_probes, probes, memory_order_relaxed) == probes)
+    return ht_intern_epoch();
+  uint32_t epoch = ht_intern_new_epoch();
+  char name[17] = "";
+  prctl(PR_GET_NAME, name); /* what LTTng's procname context would say */
+  ht_rec_process r = {HT_SCHEMA_VERSION, name};
+  lttng_ust_tracepoint(hoptrace, process, &r);
+  return epoch;
 }
 
-static void on_span_start_hop(const ht_trace_context *c, const ht_span_info *i,
-                              int dir, const char *ann, uint32_t type,
-                              uint64_t seq, uint64_t size, const char *peer) {
-  if (dir == 0)
-    lttng_ust_tracepoint(hoptrace, span_start_send, c, (uint8_t)i->kind,
-                         i->name, i->service, i->endpoint, ann, (uint8_t)type,
-                         seq, size, peer);
-  else
-    lttng_ust_tracepoint(hoptrace, span_start_recv, c, (uint8_t)i->kind,
-                         i->name, i->service, i->endpoint, ann, (uint8_t)type,
-                         seq, size, peer);
-  if (HT_USDT_ENABLED(span_start))
-    USDT(9, span_start, IDS(c), c->flags, (int)i->kind, i->name, i->service,
-         i->endpoint);
-  usdt_hop(c, dir, ann, type, seq, size, peer);
+/* The trace flags, and which ends were frames (hoptrace_schema.h). */
+static uint8_t side_flags(const ht_span_side *s) {
+  return (uint8_t)((s->ctx->flags & 0x0fu) |
+                   ((s->frames & HT_SIDE_START_FRAME) ? HT_SCHEMA_FLAG_START_FRAME : 0) |
+                   ((s->frames & HT_SIDE_END_FRAME) ? HT_SCHEMA_FLAG_END_FRAME : 0));
 }
 
-static void on_span_end_hop(const ht_trace_context *c, int32_t status, int dir,
-                            const char *ann, uint32_t type, uint64_t seq,
-                            uint64_t size, const char *peer) {
-  if (dir == 0)
-    lttng_ust_tracepoint(hoptrace, span_end_send, c, status, ann,
-                         (uint8_t)type, seq, size, peer);
-  else
-    lttng_ust_tracepoint(hoptrace, span_end_recv, c, status, ann,
-                         (uint8_t)type, seq, size, peer);
-  usdt_hop(c, dir, ann, type, seq, size, peer);
-  if (HT_USDT_ENABLED(span_end))
-    USDT(5, span_end, IDS(c), status);
+static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
+  const ht_trace_context *c = s->ctx;
+  ht_rec_span_s r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
+                     c->parent_span_id, s->start, side_flags(s),
+                     s->status, (uint8_t)s->info.kind, s->info.name,
+                     s->info.service, s->info.endpoint,
+                     p != NULL ? p->name : ""};
+  lttng_ust_tracepoint(hoptrace, span_s, &r);
 }
+
+static void write_side(const ht_span_side *s) {
+  uint32_t epoch = epoch_now();
+  const ht_intern_entry *p = s->peer;
+  const ht_intern_entry *d = s->desc;
+  if (d == NULL)
+    d = ht_intern_desc((uint8_t)s->info.kind, s->info.name, s->info.service,
+                       s->info.endpoint);
+  if (d == NULL) { /* the table is full: names inline */
+    write_side_inline(s, p);
+    return;
+  }
+  if (ht_intern_claim(d, epoch, s->start)) {
+    ht_rec_desc r = {d->id, d->kind, d->name, d->service, d->endpoint};
+    lttng_ust_tracepoint(hoptrace, desc, &r);
+  }
+  if (p != NULL && ht_intern_claim(p, epoch, s->start)) {
+    ht_rec_peer r = {p->id, p->name};
+    lttng_ust_tracepoint(hoptrace, peer, &r);
+  }
+  const ht_trace_context *c = s->ctx;
+  if (s->status == 0) {
+    ht_rec_span r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
+                     c->parent_span_id, s->start, d->id,
+                     p != NULL ? p->id : 0, side_flags(s)};
+    lttng_ust_tracepoint(hoptrace, span, &r);
+  } else {
+    ht_rec_span_x r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
+                       c->parent_span_id, s->start, d->id,
+                       p != NULL ? p->id : 0, side_flags(s), s->status};
+    lttng_ust_tracepoint(hoptrace, span_x, &r);
+  }
+}
+
+static void on_span_side(const ht_span_side *s) {
+  if (lttng_ust_tracepoint_enabled(hoptrace, span))
+    write_side(s);
+  if (HT_USDT_ENABLED(span)) {
+    const ht_intern_entry *p = s->peer, *d = s->desc;
+    const ht_trace_context *c = s->ctx;
+    USDT(10, span, IDS(c), d != NULL ? (int)d->kind : (int)s->info.kind,
+         ht_clock_now() - s->start, s->status, d != NULL ? d->name : s->info.name,
+         d != NULL ? d->service : s->info.service, p != NULL ? p->name : "");
+  }
+}
+
+/* Interned entries: they live as long as the process. */
+static const void *on_desc_ref(const ht_span_info *i) {
+  return ht_intern_desc((uint8_t)i->kind, i->name, i->service, i->endpoint);
+}
+
+static const void *on_peer_ref(const char *peer) { return ht_intern_peer(peer); }
 
 const ht_event_ops ht_recorder_ops = {
     .span_start = on_span_start,
@@ -159,6 +216,7 @@ const ht_event_ops ht_recorder_ops = {
     .status = on_status,
     .msg = on_msg,
     .hop = on_hop,
-    .span_start_hop = on_span_start_hop,
-    .span_end_hop = on_span_end_hop,
+    .span_side = on_span_side,
+    .desc_ref = on_desc_ref,
+    .peer_ref = on_peer_ref,
 };

@@ -13,6 +13,23 @@
 #include "hoptrace/context.h"
 #include "hoptrace/span.h"
 
+/* A span side: the span's start and end, the hops around them ("cs"/"cr"
+ * for a client, "sr"/"ss" for a server: its start and end) and its
+ * names. Strings never NULL. */
+typedef struct ht_span_side {
+  const ht_trace_context *ctx;
+  const void *desc;     /* from desc_ref; NULL: info names the span */
+  ht_span_info info;
+  const void *peer;     /* from peer_ref, or NULL */
+  uint64_t start;       /* ht_clock_now() when it started */
+  int32_t status;
+  uint8_t frames;       /* HT_SIDE_*_FRAME */
+} ht_span_side;
+
+/* Which ends of a span side were a frame: a client's start is "cs" and
+ * its end "cr", a server's "sr" and "ss"; a timed-out call ends without. */
+enum { HT_SIDE_START_FRAME = 1, HT_SIDE_END_FRAME = 2 };
+
 /* Every hook gets the span's context; strings are never NULL (propagate
  * substitutes ""). Hooks run on the thread that called the span function. */
 typedef struct ht_event_ops {
@@ -33,14 +50,13 @@ typedef struct ht_event_ops {
    * event: what annotate + msg record, for half the cost. */
   void (*hop)(const ht_trace_context *ctx, int dir, const char *annotation,
               uint32_t type, uint64_t seq, uint64_t size, const char *peer);
-  /* A span's start (or end) and its first (or last) hop in one event:
-   * what span_start (span_end) + hop record. */
-  void (*span_start_hop)(const ht_trace_context *ctx, const ht_span_info *info,
-                         int dir, const char *annotation, uint32_t type,
-                         uint64_t seq, uint64_t size, const char *peer);
-  void (*span_end_hop)(const ht_trace_context *ctx, int32_t status, int dir,
-                       const char *annotation, uint32_t type, uint64_t seq,
-                       uint64_t size, const char *peer);
+  /* One side of a span in one event, when it finishes (schema 2). */
+  void (*span_side)(const struct ht_span_side *side);
+  /* References to a span's names and to a peer's name that stay valid
+   * for the life of the process, taken while the strings are at hand, for
+   * a later span_side; NULL when none can be kept. */
+  const void *(*desc_ref)(const ht_span_info *info);
+  const void *(*peer_ref)(const char *peer);
 } ht_event_ops;
 
 /* Installs the recorder (NULL: record nothing). ops must stay valid for

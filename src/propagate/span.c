@@ -200,12 +200,37 @@ void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
     ops->msg(&span->ctx, 1, type, seq, size, str(peer));
 }
 
-bool ht_span_finish_quiet(ht_span *span, int32_t *status) {
-  bool recorded = recorder(span) != NULL;
-  *status = span != NULL ? span->status_ : 0;
+void ht_span_finish_side(ht_span *span, const void *desc,
+                         const ht_span_info *info, uint64_t start,
+                         const void *peer, uint8_t frames) {
+  const ht_event_ops *ops = recorder(span);
+  if (ops) {
+    ht_span_side side = {&span->ctx,
+                         desc,
+                         {str(info->name), info->kind, str(info->service),
+                          str(info->endpoint)},
+                         peer,
+                         start,
+                         span->status_,
+                         frames};
+    ops->span_side(&side);
+  }
   if (span)
     span->state_ = 0;
-  return recorded;
+}
+
+const void *ht_span_desc_ref(const ht_span *span, const ht_span_info *info) {
+  const ht_event_ops *ops = recorder(span);
+  if (!ops)
+    return NULL;
+  ht_span_info safe = {str(info->name), info->kind, str(info->service),
+                       str(info->endpoint)};
+  return ops->desc_ref(&safe);
+}
+
+const void *ht_span_peer_ref(const ht_span *span, const char *peer) {
+  const ht_event_ops *ops = recorder(span);
+  return ops && peer && peer[0] ? ops->peer_ref(peer) : NULL;
 }
 
 void ht_span_finish(ht_span *span) {

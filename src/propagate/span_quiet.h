@@ -1,7 +1,7 @@
-/* Span starts and ends that record no event of their own: for the traced
- * messenger (shim/), which records a span's first and last hop in the
- * span's start and end events (span_start_send/recv, span_end_send/recv),
- * one event where there were two. Same decisions and ids as the
+/* Span starts that record no event of their own, and the end that records
+ * the whole span side in one event: for the traced messenger (shim/),
+ * which records a request's span as one event when it finishes (schema 2,
+ * shim/recording/hoptrace_schema.h). Same decisions and ids as the
  * ht_span_start_* functions of span.h. Internal to libhoptrace. */
 #ifndef HT_PROPAGATE_SPAN_QUIET_H
 #define HT_PROPAGATE_SPAN_QUIET_H
@@ -18,9 +18,19 @@ int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx,
 int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote,
                                const ht_span_info *info);
 
-/* Ends the span like ht_span_finish but records nothing: true when
- * ht_span_finish would have recorded span_end (live and sampled, with a
- * recorder installed); *status is the status it would have carried. */
-bool ht_span_finish_quiet(ht_span *span, int32_t *status);
+/* Ends the span like ht_span_finish, recording it as one span side
+ * (events.h): started at start (ht_clock_now), named by desc (from
+ * ht_span_desc_ref) or, when that is NULL, by info (strings may be NULL),
+ * with the peer from ht_span_peer_ref (may be NULL); frames: which of
+ * its ends were a frame (events.h HT_SIDE_*_FRAME). */
+void ht_span_finish_side(ht_span *span, const void *desc,
+                         const ht_span_info *info, uint64_t start,
+                         const void *peer, uint8_t frames);
+
+/* References to the span's names and to a peer's name, valid for the rest
+ * of the process, for ht_span_finish_side; NULL when the span records
+ * nothing or no reference can be kept (then keep the strings). */
+const void *ht_span_desc_ref(const ht_span *span, const ht_span_info *info);
+const void *ht_span_peer_ref(const ht_span *span, const char *peer);
 
 #endif

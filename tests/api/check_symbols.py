@@ -101,8 +101,13 @@ def main():
         ok = False
 
     globals_ = nm(a.nm, "-g", "--defined-only", a.static)
+    # one per event of provider `hoptrace`, named by lttng-ust's and
+    # sys/sdt.h's macros: in the provider's namespace, and as many as the
+    # schema has events
+    generated = re.compile(r"^(lttng_ust_tracepoint_hoptrace___\w+|hoptrace_\w+_semaphore)$")
     unprefixed = sorted(s for s in globals_ if not s.startswith("ht_")
-                        and not s.startswith(TOOLCHAIN_PREFIXES))
+                        and not s.startswith(TOOLCHAIN_PREFIXES)
+                        and not generated.match(s))
     allowed = set()
     for line in open(a.allow, encoding="utf-8"):
         line = line.split("#", 1)[0].strip()

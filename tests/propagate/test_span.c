@@ -12,6 +12,7 @@
 #include "hoptrace/sampler.h"
 #include "hoptrace/span.h"
 #include "propagate/events.h"
+#include "propagate/span_quiet.h"
 
 typedef struct rec {
   char what[32];
@@ -75,22 +76,30 @@ static void r_hop(const ht_trace_context *c, int dir, const char *ann,
   r_msg(c, dir, type, seq, size, peer);
 }
 
-static void r_start_hop(const ht_trace_context *c, const ht_span_info *i,
-                        int dir, const char *ann, uint32_t type, uint64_t seq,
-                        uint64_t size, const char *peer) {
-  r_start(c, i);
-  r_hop(c, dir, ann, type, seq, size, peer);
+/* Names kept by desc_ref / peer_ref: the test's own copies. */
+static ht_span_info kept_info;
+static char kept_name[64], kept_peer[64];
+
+static const void *r_desc_ref(const ht_span_info *i) {
+  snprintf(kept_name, sizeof(kept_name), "%s", i->name);
+  kept_info = (ht_span_info){kept_name, i->kind, "", ""};
+  return &kept_info;
 }
-static void r_end_hop(const ht_trace_context *c, int32_t st, int dir,
-                      const char *ann, uint32_t type, uint64_t seq,
-                      uint64_t size, const char *peer) {
-  r_hop(c, dir, ann, type, seq, size, peer);
-  r_end(c, st);
+static const void *r_peer_ref(const char *peer) {
+  snprintf(kept_peer, sizeof(kept_peer), "%s", peer);
+  return kept_peer;
+}
+static void r_side(const ht_span_side *side) {
+  rec *r = add("side", side->ctx);
+  const ht_span_info *i = side->desc ? side->desc : &side->info;
+  snprintf(r->a, 64, "%s", i->name);
+  snprintf(r->b, 64, "%s", side->peer ? (const char *)side->peer : "-");
+  r->n = side->status;
 }
 
 static const ht_event_ops recorder = {
     r_start, r_end, r_ann, r_kvs_, r_kvi, r_kvs, r_status, r_msg, r_hop,
-    r_start_hop, r_end_hop};
+    r_side, r_desc_ref, r_peer_ref};
 
 static void use(ht_sampler_kind kind, ht_sampler_kind root, int trust) {
   ht_sampling_config c;
@@ -256,6 +265,42 @@ static void no_recorder_installed_records_nothing(void **state) {
   assert_int_equal(nlog, 0);
 }
 
+/* The traced messenger's path: a quiet start, names and peer kept while at
+ * hand, one event at the end with the status; nothing when unsampled. */
+static void span_side_is_one_event_with_kept_names(void **state) {
+  (void)state;
+  ht_span s;
+  ht_span_info op = {"op.read", HT_SPAN_CLIENT, "svc", ""};
+  assert_int_equal(ht_span_start_root_quiet(&s, &op, HT_SAMPLE_YES), 0);
+  const void *desc = ht_span_desc_ref(&s, &op);
+  const void *peer = ht_span_peer_ref(&s, "tcp://127.0.0.1:1");
+  assert_non_null(desc);
+  assert_non_null(peer);
+  assert_null(ht_span_peer_ref(&s, "")); /* no peer: nothing to keep */
+  ht_span_set_error(&s, -7, "bad");
+  ht_span_finish_side(&s, desc, &(ht_span_info){0}, 0, peer, 3);
+  assert_int_equal(nlog, 2); /* the status event, then the side */
+  assert_string_equal(log_[1].what, "side");
+  assert_string_equal(log_[1].a, "op.read");
+  assert_string_equal(log_[1].b, "tcp://127.0.0.1:1");
+  assert_int_equal(log_[1].n, -7);
+  assert_int_equal(log_[1].ctx.span_id, s.ctx.span_id);
+  ht_span_finish_side(&s, desc, &op, 0, peer, 3); /* finished: nothing */
+  ht_span_annotate(&s, "late");
+  assert_int_equal(nlog, 2);
+  /* no desc: the info names it */
+  ht_span_start_root_quiet(&s, &op, HT_SAMPLE_YES);
+  ht_span_finish_side(&s, NULL, &op, 0, NULL, 0);
+  assert_string_equal(log_[2].a, "op.read");
+  assert_string_equal(log_[2].b, "-");
+  /* unsampled: ids, no references, no event */
+  ht_span_start_root_quiet(&s, &op, HT_SAMPLE_NO);
+  assert_null(ht_span_desc_ref(&s, &op));
+  assert_null(ht_span_peer_ref(&s, "tcp://127.0.0.1:1"));
+  ht_span_finish_side(&s, NULL, &op, 0, NULL, 0);
+  assert_int_equal(nlog, 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(sampled_tree_has_exact_ids_and_parents, setup),
@@ -264,6 +309,7 @@ int main(void) {
       cmocka_unit_test_setup(remote_debug_follows_policy_and_is_counted, setup),
       cmocka_unit_test_setup(bad_arguments_are_errors_not_crashes, setup),
       cmocka_unit_test_setup(no_recorder_installed_records_nothing, setup),
+      cmocka_unit_test_setup(span_side_is_one_event_with_kept_names, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,7 @@ if ! grep -q stapsdt <<<"$notes"; then
   echo "FAIL: no stapsdt notes in $lib" >&2
   exit 1
 fi
-for ev in span_start span_end annotation kv_str kv_int kvs status msg_send msg_recv hop_send hop_recv; do
+for ev in span span_start span_end annotation kv_str kv_int kvs status msg_send msg_recv hop_send hop_recv; do
   block=$(awk -v ev="$ev" '/Provider: /{p=$2} /Name: /{n=$2} /Semaphore: /{ if (p=="hoptrace" && n==ev) print $0 }' <<<"$notes")
   if [[ -z "$block" ]]; then
     echo "FAIL: no USDT probe hoptrace:$ev" >&2

@@ -5,7 +5,7 @@
 #
 # usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
 # MODE: rw | corrupt | kill | kill-traced | drop | restart | plain-events |
-#       traced-trees | slow-report
+#       traced-trees | mid-session | slow-report
 set -euo pipefail
 mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
 cluster=$src/examples/client-osd-sim/cluster.sh
@@ -148,6 +148,52 @@ traced-trees) # every sampled write: client -> primary -> every replica
   timeout 120 "$hoptrace" export --format zipkin -o "$work/zipkin.json" "$work/trace"
   python3 "$src/tests/sim/check_trees.py" "$work/zipkin.json" "$work/c/cluster.map" \
     "$work/c/pids" "$(field writes)"
+  ;;
+mid-session) # sessions started while the traced cluster runs: each one
+  # gets the processes' name tables (written again when tracing is seen
+  # enabled after being disabled), so every span side has its names
+  source "$src/scripts/lttng-env.sh"
+  ht_sessiond_ensure
+  sessions=()
+  cleanup_mid() {
+    for s in "${sessions[@]}"; do timeout 30 lttng destroy "$s" >/dev/null 2>&1 || true; done
+    ht_sessiond_release
+  }
+  trap cleanup_mid EXIT
+  run --messenger traced "${own[@]}" --osds 3 --clients 2 --duration 9 --rate 100 \
+    --sample-ratio 1 > "$work/run.log" 2>&1 &
+  cluster_pid=$!
+  for k in 1 2; do
+    sleep 2.5 # traffic with no session: tracing seen disabled
+    s="ht-mid-$tag-$k"
+    sessions+=("$s")
+    timeout 30 lttng create "$s" --output="$work/s$k" >/dev/null
+    timeout 30 lttng enable-event -u -s "$s" 'hoptrace:*' --filter "$own_filter" >/dev/null
+    timeout 30 lttng add-context -u -s "$s" -t vpid -t procname >/dev/null
+    timeout 30 lttng start "$s" >/dev/null
+    sleep 1.5
+    timeout 60 lttng stop "$s" >/dev/null
+    timeout 30 lttng destroy "$s" >/dev/null
+    sessions=("${sessions[@]/$s}")
+    timeout 120 "$hoptrace" export --format zipkin -o "$work/s$k.json" "$work/s$k" \
+      2> "$work/s$k.log"
+    cat "$work/s$k.log"
+    if grep -q "unnamed" "$work/s$k.log"; then
+      echo "session $k: span sides without names" >&2; exit 1
+    fi
+    python3 - "$work/s$k.json" "$((min_ops / 20))" <<'PY'
+import json, sys
+spans = json.load(open(sys.argv[1]))
+want = int(sys.argv[2])
+named = [s for s in spans if s.get("name") not in (None, "", "unknown")
+         and s.get("localEndpoint", {}).get("serviceName", "").startswith(("osd.", "client."))]
+print("mid-session: %d spans, %d named, from %d processes" % (
+    len(spans), len(named), len({s["tags"].get("hoptrace.pid") for s in spans})))
+if len(spans) < want or len(named) != len(spans):
+    sys.exit("FAIL: %d of %d spans named (want all, and at least %d)" % (len(named), len(spans), want))
+PY
+  done
+  wait "$cluster_pid"
   ;;
 slow-report) # --slow-osd: the slow replica stands out in `hoptrace report`
   timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M \

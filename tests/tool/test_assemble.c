@@ -270,6 +270,43 @@ static void folded_start_and_end_equal_the_separate_events(void **state) {
   assert_memory_equal(&apart, &folded, sizeof(apart));
 }
 
+/* A schema 2 span side (one event: start, end and their frames, names
+ * already resolved by read/names.c) gives what the folded start and end
+ * events give; without its end frame (a timed-out call) no "cr". */
+static void span_side_equals_the_folded_events(void **state) {
+  (void)state;
+  span_view folded, side, no_end;
+  for (int k = 0; k < 3; k++) {
+    assembler *a = assembler_new(on_one_span, k == 0 ? &folded : k == 1 ? &side : &no_end, 0, 0);
+    if (k == 0) {
+      hop_event start = msg(HOP_SPAN_START_SEND, 5, "op", 100, "tcp://a:1");
+      start.annotation = "cs";
+      hop_event end = msg(HOP_SPAN_END_RECV, 20, "op", 40, "");
+      end.annotation = "cr";
+      end.status = 7;
+      add(a, start);
+      add(a, end);
+    } else {
+      hop_event e = msg(HOP_SPAN_SIDE, 20, "op", 0, "tcp://a:1");
+      e.start_ns = 5;
+      e.annotation = "cs";
+      e.end_annotation = k == 1 ? "cr" : "";
+      e.status = 7;
+      add(a, e);
+    }
+    assembler_flush(a);
+    assembler_free(a);
+  }
+  assert_int_equal(side.n_annotations, 2);
+  assert_int_equal(side.annotation_ns[0], 5);
+  assert_int_equal(side.annotation_ns[1], 20);
+  assert_memory_equal(&folded, &side, sizeof(side));
+  assert_int_equal(no_end.n_annotations, 1);
+  assert_true(no_end.started && no_end.ended);
+  assert_int_equal(no_end.start_ns, 5);
+  assert_int_equal(no_end.end_ns, 20);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(complete_trace_waits_for_grace),
@@ -280,6 +317,7 @@ int main(void) {
       cmocka_unit_test(vectored_kvs_become_tags),
       cmocka_unit_test(folded_hop_events_equal_annotation_plus_message),
       cmocka_unit_test(folded_start_and_end_equal_the_separate_events),
+      cmocka_unit_test(span_side_equals_the_folded_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

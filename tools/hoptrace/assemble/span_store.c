@@ -260,6 +260,19 @@ int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   case HOP_MSG_SEND:
   case HOP_MSG_RECV:
     return apply_hop(mem, t, s, ev, NULL);
+  case HOP_SPAN_SIDE: /* a start, an end and their frames in one */
+    if (apply_start(mem, t, s, ev) != 0)
+      return -1;
+    s->start_ns = ev->start_ns;
+    if (ev->annotation != NULL && ev->annotation[0] != '\0' &&
+        add_annotation(mem, t, s, ev->start_ns, ev->annotation) != 0)
+      return -1;
+    apply_end(s, ev);
+    return apply_hop(mem, t, s, ev, ev->end_annotation);
+  case HOP_PROCESS:
+  case HOP_DESC:
+  case HOP_PEER:
+    return 0; /* tables: read/names.h keeps them, they never get here */
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
     /* one event for an annotation and a message: both, as if apart */

@@ -175,6 +175,11 @@ static void summary(const bt_source_stats *src, const assembler_stats *st) {
           src->hop_events, st->traces, st->incomplete_traces, st->orphan_spans,
           st->unfinished_spans, st->lossy_traces, src->discarded_events,
           src->discarded_packets, src->malformed_events);
+  if (src->unresolved_names > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
+            "(desc/peer events) are not in this trace\n",
+            src->unresolved_names);
 }
 
 /* First pass over a file input: every trace's cross-host RPCs into the

@@ -3,6 +3,7 @@
  * the per-event work is index lookups. Must never trust a field to exist:
  * a trace from another hoptrace version may lack some. */
 #include "read/bt_decode.h"
+#include "read/schema2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@ enum { T_NONE, T_UNSIGNED, T_SIGNED, T_STRING };
 
 typedef struct class_map {
   const bt_event_class *cls;
-  int hop;                 /* 0: not ours */
+  int hop;                 /* 0: not ours; 2: schema 2 (schema2.h) */
+  int s2_event;
+  int64_t s2_members[SCHEMA2_MAX_FIELDS];
   hop_event_kind kind;
   bool has_clock;          /* its stream class has a default clock */
   int64_t field[F_SLOTS];  /* member index, -1 absent */
@@ -148,8 +151,13 @@ static class_map *map_class(bt_decoder *d, const bt_event_class *cls) {
       map->kind = event_names[i].kind;
     }
   }
-  index_struct(bt_event_class_borrow_payload_field_class_const(cls), slot_names,
-               F_SLOTS, map->field, map->field_type);
+  const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(cls);
+  map->s2_event = schema2_event(name);
+  if (map->s2_event >= 0) {
+    map->hop = 2;
+    schema2_map(map->s2_event, payload, map->s2_members);
+  }
+  index_struct(payload, slot_names, F_SLOTS, map->field, map->field_type);
   const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
   index_struct(bt_stream_class_borrow_event_common_context_field_class_const(sc),
                context_names, C_SLOTS, map->context, map->context_type);
@@ -279,8 +287,8 @@ static void decode_context(bt_decoder *d, const bt_event *event,
   CONTEXT_INT(ctx, m, C_VPID, &out->vpid);
   CONTEXT_INT(ctx, m, C_VTID, &out->vtid);
   const char *procname = typed_str(ctx, m->context[C_PROCNAME], m->context_type[C_PROCNAME]);
-  out->procname = procname != NULL ? procname : "";
   out->hostname = hostname_of(d, event);
+  out->procname = procname != NULL ? procname : "";
 }
 
 static void decode_msg_fields(const bt_field *st, const class_map *m,
@@ -360,6 +368,11 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
   case HOP_MSG_RECV:
     decode_msg_fields(st, m, out);
     return 0;
+  case HOP_SPAN_SIDE: /* schema 2: schema2.c */
+  case HOP_PROCESS:
+  case HOP_DESC:
+  case HOP_PEER:
+    return -1;
   }
   return -1;
 }
@@ -373,6 +386,18 @@ int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
     return 0;
   const bt_field *st = bt_event_borrow_payload_field_const(event);
   *out = (hop_event){.kind = m->kind};
+  if (m->hop == 2) {
+    decode_context(d, event, m, out);
+    const bt_clock_snapshot *snap =
+        m->has_clock ? bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+    int rc = schema2_decode(m->s2_event, m->s2_members, st,
+                            snap != NULL ? bt_clock_snapshot_borrow_clock_class_const(snap) : NULL,
+                            bt_snapshot_ns(snap), out);
+    if (rc == 1 && out->kind == HOP_SPAN_SIDE &&
+        ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0))
+      return -1;
+    return rc;
+  }
   if (!get_u64(st, m, F_TRACE_HI, &out->trace_hi) ||
       !get_u64(st, m, F_TRACE_LO, &out->trace_lo) ||
       !get_u64(st, m, F_SPAN, &out->span_id) ||

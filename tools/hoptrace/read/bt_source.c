@@ -7,11 +7,13 @@
  * a link directory behind once closed. */
 #include "read/bt_source.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "read/bt_parallel.h"
+#include "read/names.h"
 #include "read/stream_split.h"
 #include "read/trace_dirs.h"
 
@@ -81,16 +83,77 @@ static void name_input(const bt_source *s, char *err, size_t err_len) {
   }
 }
 
+/* The user's callbacks behind schema 2's names (names.h), applied to the
+ * merged stream: a table entry and its first use may come from different
+ * decoders. */
+typedef struct naming {
+  names *names;
+  const bt_source_callbacks *cb;
+  void *user;
+  bool out_of_memory;
+} naming;
+
+static int pass_on(void *arg, const hop_event *ev) {
+  naming *w = arg;
+  return w->cb->on_event(w->user, ev);
+}
+
+static int named_event(void *arg, const hop_event *ev) {
+  naming *w = arg;
+  hop_event named = *ev;
+  int rc = names_apply(w->names, &named);
+  if (rc < 0) {
+    w->out_of_memory = true;
+    return -1;
+  }
+  if (rc == 1 && (rc = w->cb->on_event(w->user, &named)) != 0)
+    return rc;
+  /* a table entry may name held sides; the oldest may have waited enough */
+  bool table = ev->kind == HOP_DESC || ev->kind == HOP_PEER;
+  if (table || names_waiting(w->names, ev->ts_ns))
+    return names_release(w->names, ev->ts_ns, false, pass_on, w);
+  return 0;
+}
+
+static void named_discarded(void *arg, const hop_loss *loss) {
+  naming *w = arg;
+  if (w->cb->on_discarded != NULL)
+    w->cb->on_discarded(w->user, loss);
+}
+
+static void named_idle(void *arg) {
+  naming *w = arg;
+  if (w->cb->on_idle != NULL)
+    w->cb->on_idle(w->user);
+}
+
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
                    bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
                    size_t err_len) {
-  if (s->decoders == NULL)
-    return bt_source_run_many((const char *const *)s->inputs, s->n_inputs, callbacks, user,
-                              stats, stop, err, err_len);
-  int rc = bt_parallel_read(s->decoders, callbacks, user, stats, stop, err, err_len);
-  stats->trace_dirs = s->trace_dirs;
-  if (rc != 0)
-    name_input(s, err, err_len);
+  naming w = {names_new(), callbacks, user, false};
+  if (w.names == NULL) {
+    snprintf(err, err_len, "out of memory");
+    return -1;
+  }
+  bt_source_callbacks named = {named_event, named_discarded, named_idle};
+  int rc;
+  if (s->decoders == NULL) {
+    rc = bt_source_run_many((const char *const *)s->inputs, s->n_inputs, &named, &w,
+                            stats, stop, err, err_len);
+  } else {
+    rc = bt_parallel_read(s->decoders, &named, &w, stats, stop, err, err_len);
+    stats->trace_dirs = s->trace_dirs;
+    if (rc != 0)
+      name_input(s, err, err_len);
+  }
+  if (rc == 0) /* the end: whatever still waits, named or not */
+    rc = names_release(w.names, 0, true, pass_on, &w);
+  stats->unresolved_names = names_unresolved(w.names);
+  if (w.out_of_memory) {
+    snprintf(err, err_len, "out of memory for the name tables");
+    rc = -1;
+  }
+  names_free(w.names);
   return rc;
 }
 

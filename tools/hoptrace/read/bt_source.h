@@ -23,6 +23,8 @@ typedef struct bt_source_stats {
   uint64_t discarded_events;  /* lost by LTTng (ring buffer full) */
   uint64_t discarded_packets; /* lost by LTTng (whole packets) */
   uint64_t trace_dirs;        /* CTF traces found (file input) */
+  uint64_t unresolved_names;  /* span sides whose name or peer id had no
+                                 table entry (names.h) */
 } bt_source_stats;
 
 typedef struct bt_source_callbacks {

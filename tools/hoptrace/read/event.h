@@ -27,6 +27,16 @@ typedef enum hop_event_kind {
   HOP_SPAN_START_RECV,
   HOP_SPAN_END_SEND,
   HOP_SPAN_END_RECV,
+  /* Schema 2: a whole span side, from start_ns to ts_ns, with the frame
+   * annotations of its ends in `annotation` and `end_annotation` ("" when
+   * that end was no frame). */
+  HOP_SPAN_SIDE,
+  /* Schema 2's tables, consumed by names.h before anyone else sees them:
+   * a process (procname, schema version in seq), desc_id -> span_kind,
+   * name, service, endpoint, and peer_id -> peer. */
+  HOP_PROCESS,
+  HOP_DESC,
+  HOP_PEER,
 } hop_event_kind;
 
 /* Span kinds as the provider writes them. */
@@ -65,6 +75,11 @@ typedef struct hop_event {
   size_t n_kvs;
   /* span_start_send/recv, span_end_send/recv: the hop's annotation */
   const char *annotation;
+  /* span side: its start, and its end's annotation */
+  int64_t start_ns;
+  const char *end_annotation;
+  uint8_t frames; /* 1: the start was a frame, 2: the end was */
+  uint32_t desc_id, peer_id; /* schema 2's ids, until names.h resolves them */
   /* msg_send, msg_recv, hop_send, hop_recv, span_start_*, span_end_* */
   int msg_type;
   uint64_t seq, size;

@@ -9,7 +9,7 @@
 /* Every string field of a hop_event, for packing and restoring alike. */
 #define HOP_STRINGS(X)                                                      \
   X(procname) X(hostname) X(name) X(service) X(endpoint) X(message) X(key) \
-  X(str_value) X(annotation) X(peer)
+  X(str_value) X(annotation) X(end_annotation) X(peer)
 
 void event_block_init(event_block *b) {
   b->n_records = 0;
@@ -18,7 +18,7 @@ void event_block_init(event_block *b) {
 
 static size_t str_bytes(const char *s) { return s != NULL ? strlen(s) + 1 : 0; }
 
-#define N_STRINGS 10
+#define N_STRINGS 11
 #define X(f) +1
 _Static_assert(0 HOP_STRINGS(X) == N_STRINGS, "N_STRINGS counts HOP_STRINGS");
 #undef X

@@ -1,0 +1,84 @@
+/* The span-record events of provider `hoptrace` (schema 2): the one list
+ * from which libhoptrace's tracepoints (hoptrace_tp.h), the argument
+ * struct each of them takes, and the tool's decoder
+ * (tools/hoptrace/read/) are all generated. An event or field name is
+ * written here and nowhere else.
+ *
+ * A span side (client or server half of an RPC, or any span) is one event,
+ * written when it finishes: its timestamp is the end, `start` is the start
+ * read from the same clock (LTTng-UST's, a clock plugin's if one is
+ * loaded: lttng_ust_trace_clock_get_read64_cb), in that clock's cycles.
+ * Names and peers are interned per
+ * process: `desc` and `peer` events (id -> text) come before the first
+ * span that uses an id, again whenever tracing is (re)enabled in the
+ * process, and `process` says once which schema the process writes. The
+ * process is the event's vpid context (`hoptrace record` adds it); ids are
+ * only meaningful within one (host, vpid).
+ *
+ * Events (fields in order):
+ *   span:    a span side that ended ok; peer 0 = none
+ *   span_x:  the same, with a status (non-zero)
+ *   span_s:  self-contained (names inline): when an intern table is full
+ *   process: schema version, process name
+ *   desc:    id -> (kind, name, service, endpoint)
+ *   peer:    id -> the peer's address text
+ * Field types: X64 hex uint64, U64, U32, U8, I32, STR (NUL-terminated).
+ * Must never: include LTTng headers (the tool includes this).
+ */
+#ifndef HOPTRACE_SCHEMA_H
+#define HOPTRACE_SCHEMA_H
+
+#include <stdint.h>
+
+#define HT_SCHEMA_VERSION 2
+
+#define HT_SCHEMA_IDS(X)                                                       \
+  X(X64, trace_id_hi) X(X64, trace_id_lo) X(X64, span_id) X(X64, parent_span_id)
+
+#define HT_SCHEMA_SPAN(X)                                                      \
+  HT_SCHEMA_IDS(X) X(U64, start) X(U32, desc) X(U32, peer) X(U8, flags)
+
+#define HT_SCHEMA_SPAN_X(X)                                                    \
+  HT_SCHEMA_IDS(X) X(U64, start) X(U32, desc) X(U32, peer) X(U8, flags)        \
+  X(I32, status)
+
+#define HT_SCHEMA_SPAN_S(X)                                                    \
+  HT_SCHEMA_IDS(X) X(U64, start) X(U8, flags) X(I32, status)                   \
+  X(U8, kind) X(STR, name) X(STR, service) X(STR, endpoint) X(STR, peer_text)
+
+#define HT_SCHEMA_PROCESS(X) X(U32, schema) X(STR, procname)
+
+#define HT_SCHEMA_DESC(X)                                                      \
+  X(U32, id) X(U8, kind) X(STR, name) X(STR, service) X(STR, endpoint)
+
+#define HT_SCHEMA_PEER(X) X(U32, id) X(STR, text)
+
+/* E(event name, its field list). The first events get the smallest ids,
+ * which LTTng's compact event header needs: the hot ones come first. */
+#define HT_SCHEMA_EVENTS(E)                                                    \
+  E(span, HT_SCHEMA_SPAN) E(span_x, HT_SCHEMA_SPAN_X)                          \
+  E(span_s, HT_SCHEMA_SPAN_S) E(process, HT_SCHEMA_PROCESS)                    \
+  E(desc, HT_SCHEMA_DESC) E(peer, HT_SCHEMA_PEER)
+
+/* The C type of each field type, for the argument structs. */
+#define HT_SCHEMA_CTYPE_X64 uint64_t
+#define HT_SCHEMA_CTYPE_U64 uint64_t
+#define HT_SCHEMA_CTYPE_U32 uint32_t
+#define HT_SCHEMA_CTYPE_U8 uint8_t
+#define HT_SCHEMA_CTYPE_I32 int32_t
+#define HT_SCHEMA_CTYPE_STR const char *
+
+/* One argument struct per event: ht_rec_span, ht_rec_span_x, ... */
+#define HT_SCHEMA_MEMBER(type, name) HT_SCHEMA_CTYPE_##type name;
+#define HT_SCHEMA_STRUCT(event, fields)                                        \
+  typedef struct ht_rec_##event { fields(HT_SCHEMA_MEMBER) } ht_rec_##event;
+HT_SCHEMA_EVENTS(HT_SCHEMA_STRUCT)
+#undef HT_SCHEMA_STRUCT
+
+/* flags: bits 0-3 the trace's (HT_FLAG_SAMPLED, HT_FLAG_DEBUG), and which
+ * ends of the side were a frame: a client starts at "cs" and ends at
+ * "cr", a server at "sr" and "ss"; a timed-out call has no end frame. */
+#define HT_SCHEMA_FLAG_START_FRAME 0x40u
+#define HT_SCHEMA_FLAG_END_FRAME 0x80u
+
+#endif /* HOPTRACE_SCHEMA_H */

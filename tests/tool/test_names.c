@@ -1,0 +1,143 @@
+/* Schema 2's names (read/names.c): tables per (host, vpid), entries
+ * written again replace the old ones, unknown ids are counted and leave
+ * the span unnamed, frames become cs/cr or sr/ss, and a process event
+ * names every event of its process. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "read/names.h"
+
+static hop_event table(hop_event_kind kind, const char *host, int64_t vpid, uint32_t id,
+                       const char *text) {
+  hop_event e = {.kind = kind, .hostname = host, .vpid = vpid, .procname = ""};
+  if (kind == HOP_DESC) {
+    e.desc_id = id;
+    e.span_kind = 2; /* server */
+    e.name = text;
+    e.service = "svc";
+    e.endpoint = "";
+  } else if (kind == HOP_PEER) {
+    e.peer_id = id;
+    e.peer = text;
+  } else {
+    e.procname = text;
+  }
+  return e;
+}
+
+static hop_event side(const char *host, int64_t vpid, uint32_t desc, uint32_t peer,
+                      uint8_t frames) {
+  return (hop_event){.kind = HOP_SPAN_SIDE, .hostname = host, .vpid = vpid,
+                     .procname = "", .desc_id = desc, .peer_id = peer,
+                     .frames = frames, .span_id = 1, .trace_lo = 1};
+}
+
+static void put(names *n, hop_event e) { assert_int_equal(names_apply(n, &e), 0); }
+
+static int n_collected;
+static char collected_name[32], collected_peer[32];
+static int collect(void *arg, const hop_event *ev) {
+  (void)arg;
+  n_collected++;
+  snprintf(collected_name, sizeof(collected_name), "%s", ev->name);
+  snprintf(collected_peer, sizeof(collected_peer), "%s", ev->peer);
+  return 0;
+}
+
+static void ids_resolve_per_host_and_process(void **state) {
+  (void)state;
+  names *n = names_new();
+  assert_non_null(n);
+  put(n, table(HOP_PROCESS, "h1", 10, 0, "osd.1"));
+  put(n, table(HOP_DESC, "h1", 10, 1, "osd_write"));
+  put(n, table(HOP_PEER, "h1", 10, 1, "tcp://10.0.0.2:5000"));
+  put(n, table(HOP_DESC, "h2", 10, 1, "osd_read")); /* same pid elsewhere */
+
+  hop_event e = side("h1", 10, 1, 1, 3);
+  assert_int_equal(names_apply(n, &e), 1);
+  assert_string_equal(e.name, "osd_write");
+  assert_string_equal(e.service, "svc");
+  assert_int_equal(e.span_kind, 2);
+  assert_string_equal(e.peer, "tcp://10.0.0.2:5000");
+  assert_string_equal(e.annotation, "sr");
+  assert_string_equal(e.end_annotation, "ss");
+  assert_string_equal(e.procname, "osd.1");
+
+  e = side("h2", 10, 1, 0, 1); /* no end frame: no "ss" */
+  assert_int_equal(names_apply(n, &e), 1);
+  assert_string_equal(e.name, "osd_read");
+  assert_string_equal(e.peer, "");
+  assert_string_equal(e.end_annotation, "");
+  assert_int_equal(names_unresolved(n), 0);
+
+  /* written again (tracing re-enabled): the new text wins */
+  put(n, table(HOP_DESC, "h1", 10, 1, "osd_write2"));
+  e = side("h1", 10, 1, 1, 3);
+  names_apply(n, &e);
+  assert_string_equal(e.name, "osd_write2");
+
+  /* unknown ids: held until the tables come (a live viewer attached
+   * late), or NAMES_HOLD_NS, or the end; then unnamed and counted.
+   * Another process's tables do not apply. */
+  e = side("h1", 11, 1, 0, 3);
+  e.ts_ns = 1000;
+  assert_int_equal(names_apply(n, &e), 0);
+  e = side("h1", 10, 1, 99, 3);
+  e.ts_ns = 2000;
+  assert_int_equal(names_apply(n, &e), 0);
+  assert_false(names_waiting(n, 1000 + NAMES_HOLD_NS));
+  assert_int_equal(names_release(n, 3000, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 0);
+  put(n, table(HOP_PEER, "h1", 10, 99, "tcp://late:1")); /* now known */
+  assert_int_equal(names_release(n, 3000, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 1);
+  assert_string_equal(collected_name, "osd_write2");
+  assert_string_equal(collected_peer, "tcp://late:1");
+  assert_true(names_waiting(n, 1001 + NAMES_HOLD_NS));
+  assert_int_equal(names_release(n, 1001 + NAMES_HOLD_NS, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 2);
+  assert_string_equal(collected_name, "");
+  assert_int_equal(names_unresolved(n), 1);
+  e = side("h1", 12, 1, 0, 3); /* and at the end, every one */
+  assert_int_equal(names_apply(n, &e), 0);
+  assert_int_equal(names_release(n, 0, true, collect, NULL), 0);
+  assert_int_equal(n_collected, 3);
+  assert_int_equal(names_unresolved(n), 2);
+
+  /* a schema 1 event of a named process gets its name */
+  hop_event old = {.kind = HOP_SPAN_START, .hostname = "h1", .vpid = 10, .procname = ""};
+  assert_int_equal(names_apply(n, &old), 1);
+  assert_string_equal(old.procname, "osd.1");
+  names_free(n);
+}
+
+/* Many entries: the table grows and keeps every one. */
+static void many_entries_are_kept(void **state) {
+  (void)state;
+  names *n = names_new();
+  char text[32];
+  for (uint32_t i = 1; i <= 5000; i++) {
+    snprintf(text, sizeof(text), "op%u", i);
+    put(n, table(HOP_DESC, "h", 7, i, text));
+  }
+  for (uint32_t i = 1; i <= 5000; i += 499) {
+    hop_event e = side("h", 7, i, 0, 0);
+    names_apply(n, &e);
+    snprintf(text, sizeof(text), "op%u", i);
+    assert_string_equal(e.name, text);
+  }
+  assert_int_equal(names_unresolved(n), 0);
+  names_free(n);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(ids_resolve_per_host_and_process),
+      cmocka_unit_test(many_entries_are_kept),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

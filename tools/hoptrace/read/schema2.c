@@ -1,0 +1,231 @@
+/* Schema 2 decoding (schema2.h). Each event's fields are read, in schema
+ * order, into the library's own ht_rec_* struct by readers generated from
+ * the schema's X-macro lists. Must never: trust a field's type or range,
+ * or resolve an id (names.c does, after the merge). */
+#include "read/schema2.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "recording/hoptrace_schema.h"
+
+#define EVENT_ENUM(event, fields) S2_##event,
+enum { HT_SCHEMA_EVENTS(EVENT_ENUM) S2_EVENTS };
+#undef EVENT_ENUM
+
+#define FIELD_NAME(type, name) #name,
+#define EVENT_NAMES(event, fields)                                             \
+  static const char *const names_##event[] = {fields(FIELD_NAME)};
+HT_SCHEMA_EVENTS(EVENT_NAMES)
+#undef EVENT_NAMES
+
+#define EVENT_DESCR(event, fields)                                             \
+  {#event, names_##event, sizeof(names_##event) / sizeof(names_##event[0])},
+static const struct {
+  const char *name;
+  const char *const *fields;
+  size_t n_fields;
+} events[S2_EVENTS] = {HT_SCHEMA_EVENTS(EVENT_DESCR)};
+#undef EVENT_DESCR
+_Static_assert(sizeof(names_span_s) / sizeof(names_span_s[0]) <= SCHEMA2_MAX_FIELDS,
+               "SCHEMA2_MAX_FIELDS holds every event's fields");
+
+/* --- field readers: the value, or -1 for an absent or ill-typed member */
+
+static const bt_field *member(const bt_field *st, int64_t i) {
+  return i < 0 ? NULL
+               : bt_field_structure_borrow_member_field_by_index_const(st, (uint64_t)i);
+}
+
+static int read_U64(const bt_field *st, int64_t i, uint64_t *v) {
+  const bt_field *f = member(st, i);
+  if (f == NULL)
+    return -1;
+  bt_field_class_type t = bt_field_get_class_type(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+    *v = bt_field_integer_unsigned_get_value(f);
+    return 0;
+  }
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) &&
+      bt_field_integer_signed_get_value(f) >= 0) {
+    *v = (uint64_t)bt_field_integer_signed_get_value(f);
+    return 0;
+  }
+  return -1;
+}
+#define read_X64 read_U64
+
+static int read_U32(const bt_field *st, int64_t i, uint32_t *v) {
+  uint64_t u;
+  if (read_U64(st, i, &u) != 0 || u > UINT32_MAX)
+    return -1;
+  *v = (uint32_t)u;
+  return 0;
+}
+
+static int read_U8(const bt_field *st, int64_t i, uint8_t *v) {
+  uint64_t u;
+  if (read_U64(st, i, &u) != 0 || u > UINT8_MAX)
+    return -1;
+  *v = (uint8_t)u;
+  return 0;
+}
+
+static int read_I32(const bt_field *st, int64_t i, int32_t *v) {
+  const bt_field *f = member(st, i);
+  if (f == NULL)
+    return -1;
+  int64_t s;
+  bt_field_class_type t = bt_field_get_class_type(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+    s = bt_field_integer_signed_get_value(f);
+  else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER) &&
+           bt_field_integer_unsigned_get_value(f) <= INT32_MAX)
+    s = (int64_t)bt_field_integer_unsigned_get_value(f);
+  else
+    return -1;
+  if (s < INT32_MIN || s > INT32_MAX)
+    return -1;
+  *v = (int32_t)s;
+  return 0;
+}
+
+static int read_STR(const bt_field *st, int64_t i, const char **v) {
+  const bt_field *f = member(st, i);
+  if (f == NULL || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+    return -1;
+  *v = bt_field_string_get_value(f);
+  return 0;
+}
+
+#define READ_FIELD(type, name)                                                 \
+  if (read_##type(st, m[i++], &r->name) != 0)                                  \
+    return -1;
+#define EVENT_READER(event, fields)                                            \
+  static int read_##event(const bt_field *st, const int64_t *m,               \
+                          ht_rec_##event *r) {                                 \
+    size_t i = 0;                                                              \
+    fields(READ_FIELD) return 0;                                               \
+  }
+HT_SCHEMA_EVENTS(EVENT_READER)
+#undef EVENT_READER
+#undef READ_FIELD
+
+/* --- decoding */
+
+int schema2_event(const char *name) {
+  for (int i = 0; i < S2_EVENTS; i++)
+    if (strcmp(name, events[i].name) == 0)
+      return i;
+  return -1;
+}
+
+void schema2_map(int event, const bt_field_class *payload, int64_t *members) {
+  for (size_t i = 0; i < SCHEMA2_MAX_FIELDS; i++)
+    members[i] = -1;
+  if (payload == NULL ||
+      bt_field_class_get_type(payload) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+    return;
+  uint64_t n = bt_field_class_structure_get_member_count(payload);
+  for (uint64_t m = 0; m < n; m++) {
+    const char *name = bt_field_class_structure_member_get_name(
+        bt_field_class_structure_borrow_member_by_index_const(payload, m));
+    for (size_t i = 0; i < events[event].n_fields; i++)
+      if (strcmp(name, events[event].fields[i]) == 0)
+        members[i] = (int64_t)m;
+  }
+}
+
+/* The parts every span side has, whichever event carried it; -1 when its
+ * start is not a time of the event's clock. */
+static int side(hop_event *out, uint64_t hi, uint64_t lo, uint64_t span,
+                uint64_t parent, uint64_t start, uint8_t flags, int32_t status,
+                const bt_clock_class *clock, int64_t ts_ns) {
+  out->kind = HOP_SPAN_SIDE;
+  out->trace_hi = hi;
+  out->trace_lo = lo;
+  out->span_id = span;
+  out->parent_id = parent;
+  out->flags = flags & 0x0fu;
+  out->status = status;
+  out->ts_ns = ts_ns;
+  out->frames = (uint8_t)(((flags & HT_SCHEMA_FLAG_START_FRAME) ? 1 : 0) |
+                          ((flags & HT_SCHEMA_FLAG_END_FRAME) ? 2 : 0));
+  if (clock == NULL || bt_clock_class_cycles_to_ns_from_origin(clock, start, &out->start_ns) !=
+                           BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
+    return -1;
+  return 0;
+}
+
+int schema2_decode(int event, const int64_t *m, const bt_field *st,
+                   const bt_clock_class *clock, int64_t ts_ns, hop_event *out) {
+  switch (event) {
+  case S2_span: {
+    ht_rec_span r;
+    if (read_span(st, m, &r) != 0)
+      return -1;
+    if (side(out, r.trace_id_hi, r.trace_id_lo, r.span_id, r.parent_span_id, r.start,
+             r.flags, 0, clock, ts_ns) != 0)
+      return -1;
+    out->desc_id = r.desc;
+    out->peer_id = r.peer;
+    return 1;
+  }
+  case S2_span_x: {
+    ht_rec_span_x r;
+    if (read_span_x(st, m, &r) != 0)
+      return -1;
+    if (side(out, r.trace_id_hi, r.trace_id_lo, r.span_id, r.parent_span_id, r.start,
+             r.flags, r.status, clock, ts_ns) != 0)
+      return -1;
+    out->desc_id = r.desc;
+    out->peer_id = r.peer;
+    return 1;
+  }
+  case S2_span_s: {
+    ht_rec_span_s r;
+    if (read_span_s(st, m, &r) != 0)
+      return -1;
+    if (side(out, r.trace_id_hi, r.trace_id_lo, r.span_id, r.parent_span_id, r.start,
+             r.flags, r.status, clock, ts_ns) != 0)
+      return -1;
+    out->span_kind = r.kind;
+    out->name = r.name;
+    out->service = r.service;
+    out->endpoint = r.endpoint;
+    out->peer = r.peer_text;
+    return 1;
+  }
+  case S2_process: {
+    ht_rec_process r;
+    if (read_process(st, m, &r) != 0)
+      return -1;
+    out->kind = HOP_PROCESS;
+    out->seq = r.schema;
+    out->procname = r.procname;
+    return 1;
+  }
+  case S2_desc: {
+    ht_rec_desc r;
+    if (read_desc(st, m, &r) != 0)
+      return -1;
+    out->kind = HOP_DESC;
+    out->desc_id = r.id;
+    out->span_kind = r.kind;
+    out->name = r.name;
+    out->service = r.service;
+    out->endpoint = r.endpoint;
+    return 1;
+  }
+  case S2_peer: {
+    ht_rec_peer r;
+    if (read_peer(st, m, &r) != 0)
+      return -1;
+    out->kind = HOP_PEER;
+    out->peer_id = r.id;
+    out->peer = r.text;
+    return 1;
+  }
+  }
+  return -1;
+}
