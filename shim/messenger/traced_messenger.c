@@ -183,14 +183,14 @@ static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
   start_client(&span, &info);
   env->has_trace = true;
   env->trace = span.ctx;
+  if (!ht_span_is_sampled(&span)) {
+    ht_span_finish(&span); /* records nothing: no clock read either */
+    return;
+  }
   uint64_t now = ht_clock_now();
   if (oneway) {
     ht_span_finish_side(&span, NULL, &info, now, ht_span_peer_ref(&span, peer),
                         HT_SIDE_START_FRAME);
-    return;
-  }
-  if (!ht_span_is_sampled(&span)) {
-    ht_span_finish(&span); /* records nothing */
     return;
   }
   ts_slot *s = malloc(sizeof(*s));
@@ -259,7 +259,6 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
 static void h_before_dispatch(void *arg, const ht_envelope *env,
                               const char *peer, void **dispatch_slot) {
   ts_state *st = arg;
-  uint64_t now = ht_clock_now(); /* "sr" */
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_CONSUMER
                                        : HT_SPAN_SERVER,
@@ -268,8 +267,11 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   if (!env->has_trace ||
       ht_span_start_remote_quiet(&span, &env->trace, &info) != 0)
     ht_span_start_root_quiet(&span, &info, HT_SAMPLE_DEFAULT);
-  if (ht_span_is_sampled(&span))
+  uint64_t now = 0; /* "sr", read only for a span that records */
+  if (ht_span_is_sampled(&span)) {
+    now = ht_clock_now();
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
+  }
   tl_saved_has = ht_current_get(&tl_saved);
   ht_current_set(&span.ctx);
   ts_slot *s = *dispatch_slot; /* the transport's storage */
