@@ -8,8 +8,8 @@
  * runs; the reply's before_encode stamps it, and request_done records it
  * in one event, ending at "ss" (the reply was encoded just before, on the
  * same thread). 2 events per sampled request and reply (schema 2,
- * shim/recording/hoptrace_schema.h). One-ways' producers and the error
- * paths' details record the separate events of schema 1.
+ * shim/recording/hoptrace_schema.h), one per one-way side; the error
+ * paths' details (status, error kv) are schema 1's separate events.
  *
  * Must never: call back into the messenger, block (one short lock per
  * sampled span, to find leftovers at close), lock or allocate for an
@@ -154,43 +154,45 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
 }
 
 /* Spans leave `endpoint` (the span's own address) empty: the messenger
- * knows its peer, not its own address, and the peer goes into the
- * msg_send/msg_recv events, which the tool turns into the remote endpoint.
+ * knows its peer, not its own address, and the peer goes with the span's
+ * event, which the tool turns into the remote endpoint.
  *
- * Client (or producer) span for an outgoing message on this thread;
- * quiet: its start is recorded by the caller. */
-static void start_client(ht_span *span, const ht_span_info *info, bool quiet) {
+ * Client (or producer) span for an outgoing message on this thread,
+ * recorded by the caller when it ends. */
+static void start_client(ht_span *span, const ht_span_info *info) {
   ht_sample_hint hint = ht_current_take_hint();
   ht_trace_context cur;
   if (ht_current_get(&cur)) {
     cur.flags = hinted_flags(cur.flags, hint);
-    if ((quiet ? ht_span_start_local_quiet(span, &cur, info)
-               : ht_span_start_local(span, &cur, info)) == 0)
+    if (ht_span_start_local_quiet(span, &cur, info) == 0)
       return;
   }
-  if (quiet)
-    ht_span_start_root_quiet(span, info, hint);
-  else
-    ht_span_start_root(span, info, hint);
+  ht_span_start_root_quiet(span, info, hint);
 }
 
 /* --- client side */
 
-static void encode_request(ts_state *st, ht_envelope *env, void **slot) {
+static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
+                           void **slot) {
   bool oneway = env->type == HT_MSG_ONEWAY;
   ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
                        st->service, ""};
   ht_span span;
-  /* A request is recorded when it ends (on_reply); a one-way's span ends
-   * here, and its "cs" goes with the frame. */
-  start_client(&span, &info, !oneway);
+  /* A request is recorded when it ends (on_reply); a one-way's span is
+   * recorded here, its start the "cs" of the frame being encoded. */
+  start_client(&span, &info);
   env->has_trace = true;
   env->trace = span.ctx;
-  if (oneway || !ht_span_is_sampled(&span)) {
-    ht_span_finish(&span); /* nothing to wait for (or nothing recorded) */
+  if (!ht_span_is_sampled(&span)) {
+    ht_span_finish(&span); /* records nothing: no clock read either */
     return;
   }
   uint64_t now = ht_clock_now();
+  if (oneway) {
+    ht_span_finish_side(&span, NULL, &info, now, ht_span_peer_ref(&span, peer),
+                        HT_SIDE_START_FRAME);
+    return;
+  }
   ts_slot *s = malloc(sizeof(*s));
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
@@ -220,11 +222,10 @@ static void encode_reply(ht_envelope *env, void **slot) {
 
 static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
                             void **slot) {
-  (void)peer; /* noted by on_message, once the frame is out */
   if (env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR)
     encode_reply(env, slot);
-  else
-    encode_request(arg, env, slot);
+  else /* a request's peer is noted by on_message, once its frame is out */
+    encode_request(arg, env, peer, slot);
 }
 
 static void h_on_reply(void *arg, int status, const ht_envelope *reply,
@@ -258,7 +259,6 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
 static void h_before_dispatch(void *arg, const ht_envelope *env,
                               const char *peer, void **dispatch_slot) {
   ts_state *st = arg;
-  uint64_t now = ht_clock_now(); /* "sr" */
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_CONSUMER
                                        : HT_SPAN_SERVER,
@@ -267,8 +267,11 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   if (!env->has_trace ||
       ht_span_start_remote_quiet(&span, &env->trace, &info) != 0)
     ht_span_start_root_quiet(&span, &info, HT_SAMPLE_DEFAULT);
-  if (ht_span_is_sampled(&span))
+  uint64_t now = 0; /* "sr", read only for a span that records */
+  if (ht_span_is_sampled(&span)) {
+    now = ht_clock_now();
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
+  }
   tl_saved_has = ht_current_get(&tl_saved);
   ht_current_set(&span.ctx);
   ts_slot *s = *dispatch_slot; /* the transport's storage */
@@ -329,8 +332,8 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
   ts_slot *s = slot;
   bool own = s != NULL && s->span.ctx.span_id == env->trace.span_id;
-  if (own && reply)
-    return; /* request_done follows on this thread: "ss" there */
+  if ((own && reply) || env->type == HT_MSG_ONEWAY)
+    return; /* "ss" with request_done, just after; a one-way is recorded */
   if (own && !s->sent) { /* "cs": the client span starts now */
     s->sent = true;
     s->start_ns = ht_clock_now();

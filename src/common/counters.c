@@ -10,18 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct block {
-  /* written by the owner, read by anyone; on lines of their own */
-  _Alignas(64) atomic_uint_fast64_t v[HT_CTR_COUNT];
-  struct block *prev, *next;
-} block;
+typedef ht_counter_block block;
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static block reg = {.prev = &reg, .next = &reg};
 static uint64_t retired[HT_CTR_COUNT];
 static pthread_key_t reg_key;
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
-static _Thread_local block *tl_block;
+_Thread_local ht_counter_block *ht_counter_mine;
 static block fallback;
 
 static void retire(void *arg) {
@@ -38,8 +34,8 @@ static void retire(void *arg) {
 static void make_key(void) { pthread_key_create(&reg_key, retire); }
 
 static block *mine(void) {
-  block *b = tl_block;
-  if (__builtin_expect(b != NULL, 1))
+  block *b = ht_counter_mine;
+  if (b != NULL)
     return b;
   pthread_once(&reg_once, make_key);
   b = aligned_alloc(_Alignof(block), sizeof(*b));
@@ -53,27 +49,16 @@ static block *mine(void) {
   reg.next = b;
   pthread_mutex_unlock(&reg_lock);
   pthread_setspecific(reg_key, b);
-  tl_block = b;
+  ht_counter_mine = b;
   return b;
 }
 
-static void add(block *b, ht_counter c, uint64_t n) {
-  if (__builtin_expect(b == &fallback, 0)) {
+void ht_counter_add_slow(ht_counter c, uint64_t n) {
+  block *b = mine();
+  if (b == &fallback) /* shared: an atomic add, never a lost count */
     atomic_fetch_add_explicit(&b->v[c], n, memory_order_relaxed);
-    return;
-  }
-  /* only this thread writes its block: a plain load and store suffice */
-  atomic_store_explicit(
-      &b->v[c], atomic_load_explicit(&b->v[c], memory_order_relaxed) + n,
-      memory_order_relaxed);
-}
-
-void ht_counter_add(ht_counter c, uint64_t n) { add(mine(), c, n); }
-
-void ht_counter_add2(ht_counter a, uint64_t na, ht_counter b, uint64_t nb) {
-  block *blk = mine();
-  add(blk, a, na);
-  add(blk, b, nb);
+  else
+    ht_counter_add(c, n);
 }
 
 void ht_counters_read(ht_counter first, int n, uint64_t *out) {

@@ -5,6 +5,8 @@
 #ifndef HT_COMMON_COUNTERS_H
 #define HT_COMMON_COUNTERS_H
 
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum ht_counter {
@@ -28,11 +30,39 @@ typedef enum ht_counter {
   HT_CTR_COUNT
 } ht_counter;
 
-/* Adds n to the calling thread's counter c. Never locks after the
- * thread's first call (which allocates its block once). */
-void ht_counter_add(ht_counter c, uint64_t n);
-/* Two counters at once (one look-up of the thread's block). */
-void ht_counter_add2(ht_counter a, uint64_t na, ht_counter b, uint64_t nb);
+/* A thread's counters: written by that thread only, read by anyone. */
+typedef struct ht_counter_block {
+  _Alignas(64) atomic_uint_fast64_t v[HT_CTR_COUNT];
+  struct ht_counter_block *prev, *next;
+} ht_counter_block;
+
+/* The calling thread's block; NULL until its first add (or when it
+ * could not be allocated: every add then takes the slow path). */
+extern _Thread_local ht_counter_block *ht_counter_mine;
+
+/* The first add of a thread, or every add of one without a block. */
+void ht_counter_add_slow(ht_counter c, uint64_t n);
+
+/* Adds n to the calling thread's counter c: inline, a load and a store
+ * once the thread has its block (its first call allocates it). */
+static inline void ht_counter_add(ht_counter c, uint64_t n) {
+  ht_counter_block *b = ht_counter_mine;
+  if (__builtin_expect(b == NULL, 0)) {
+    ht_counter_add_slow(c, n);
+    return;
+  }
+  /* only this thread writes its block: a plain load and store suffice */
+  atomic_store_explicit(&b->v[c],
+                        atomic_load_explicit(&b->v[c], memory_order_relaxed) + n,
+                        memory_order_relaxed);
+}
+
+/* Two counters at once. */
+static inline void ht_counter_add2(ht_counter a, uint64_t na, ht_counter b,
+                                   uint64_t nb) {
+  ht_counter_add(a, na);
+  ht_counter_add(b, nb);
+}
 
 /* Sums of counters first..first+n-1 into out[0..n-1] (a consistent view
  * per counter, not across counters). */

@@ -157,15 +157,17 @@ static int side(hop_event *out, uint64_t hi, uint64_t lo, uint64_t span,
   return 0;
 }
 
+/* A span side's common part from its record r (any span event). */
+#define SIDE_OF(r, status)                                                     \
+  side(out, (r).trace_id_hi, (r).trace_id_lo, (r).span_id, (r).parent_span_id, \
+       (r).start, (r).flags, (status), clock, ts_ns)
+
 int schema2_decode(int event, const int64_t *m, const bt_field *st,
                    const bt_clock_class *clock, int64_t ts_ns, hop_event *out) {
   switch (event) {
   case S2_span: {
     ht_rec_span r;
-    if (read_span(st, m, &r) != 0)
-      return -1;
-    if (side(out, r.trace_id_hi, r.trace_id_lo, r.span_id, r.parent_span_id, r.start,
-             r.flags, 0, clock, ts_ns) != 0)
+    if (read_span(st, m, &r) != 0 || SIDE_OF(r, 0) != 0)
       return -1;
     out->desc_id = r.desc;
     out->peer_id = r.peer;
@@ -173,10 +175,7 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
   }
   case S2_span_x: {
     ht_rec_span_x r;
-    if (read_span_x(st, m, &r) != 0)
-      return -1;
-    if (side(out, r.trace_id_hi, r.trace_id_lo, r.span_id, r.parent_span_id, r.start,
-             r.flags, r.status, clock, ts_ns) != 0)
+    if (read_span_x(st, m, &r) != 0 || SIDE_OF(r, r.status) != 0)
       return -1;
     out->desc_id = r.desc;
     out->peer_id = r.peer;
@@ -184,10 +183,7 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
   }
   case S2_span_s: {
     ht_rec_span_s r;
-    if (read_span_s(st, m, &r) != 0)
-      return -1;
-    if (side(out, r.trace_id_hi, r.trace_id_lo, r.span_id, r.parent_span_id, r.start,
-             r.flags, r.status, clock, ts_ns) != 0)
+    if (read_span_s(st, m, &r) != 0 || SIDE_OF(r, r.status) != 0)
       return -1;
     out->span_kind = r.kind;
     out->name = r.name;
