@@ -13,6 +13,10 @@
 #           recording, 0.95M and 1.9M events): traces close while the
 #           input goes on, so memory stays that of the traces open at
 #           once whatever the size of the trace.
+#   messenger: the traced messenger (schema 2: one event a span side),
+#           bench_recording's request/reply pair, 400,000 requests: the
+#           spans a second the tool exports (issue 16: >= 500,000).
+# The span-API traces above write about 7 events a span (schema 1).
 # Seconds: best of 3 runs (the machines are shared and noisy). Memory: the
 # sum of the proportional set size (PSS) of hoptrace and its decoder
 # processes, sampled every 5 ms in a 4th run.
@@ -22,6 +26,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
 hoptrace=$build/tools/hoptrace/hoptrace
 workload=$build/tests/tool/trace_workload
+pair=$build/bench/recording/bench_recording
 export HT_LTTNG_PROVIDER=$build/libhoptrace-tp.so
 work=$(mktemp -d /tmp/hoptrace-bench-tool.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -48,10 +53,18 @@ for n in 1 2; do
   inputs+=("$label=$work/paced$n")
 done
 
-python3 - "$hoptrace" "$src/bench/results/tool.txt" "$src" "${inputs[@]}" <<'PY'
+"$hoptrace" record -o "$work/messenger" --subbuf-size 8M --num-subbuf 8 -- \
+  "$pair" traced 1000 "${HT_BENCH_HOPS:-400000}" > /dev/null 2> "$work/record-msg.log"
+cat "$work/record-msg.log"
+inputs+=("messenger=$work/messenger")
+# spans in it: its span-side events (not the name tables)
+msg_spans=$(babeltrace2 "$work/messenger" 2>/dev/null | grep -cE 'hoptrace:span(_x|_s)?:' || true)
+
+python3 - "$hoptrace" "$src/bench/results/tool.txt" "$src" "$msg_spans" "${inputs[@]}" <<'PY'
 import os, platform, subprocess, sys, threading, time
-hoptrace, out_path, src = sys.argv[1:4]
-inputs = [a.split("=", 1) for a in sys.argv[4:]]
+hoptrace, out_path, src, msg_spans = sys.argv[1:5]
+msg_spans = int(msg_spans)
+inputs = [a.split("=", 1) for a in sys.argv[5:]]
 
 def tree(pid):
     """pid and its descendants."""
@@ -115,6 +128,7 @@ commands = (("export zipkin", ["export", "--format", "zipkin", "-o", "/dev/null"
             ("export otlp", ["export", "--format", "otlp", "-o", "/dev/null"]),
             ("report", ["report", "-o", "/dev/null"]))
 summaries = []
+spans_rate = []
 for label, trace in inputs:
     events = None
     for name, args in commands if not label.startswith("paced") else commands[:1] + commands[3:]:
@@ -122,12 +136,18 @@ for label, trace in inputs:
         events = int(err.split(" events,")[0].split()[-1])
         lines.append("%-9s %-26s %10d %9.2f %12.0f %11.1f" % (label, name, events, dt, events / dt,
                                                              peak / 1024.0))
+        if label == "messenger":
+            spans_rate.append((name, msg_spans / dt))
         summary = err.strip().splitlines()[0]
     # the floor: babeltrace2 itself reading the same trace into a dummy sink
     dt, peak, _ = measure(["babeltrace2", "-o", "dummy", trace])
     lines.append("%-9s %-26s %10d %9.2f %12.0f %11.1f" % (label, "babeltrace2 -o dummy", events, dt,
                                                          events / dt, peak / 1024.0))
     summaries.append("%s: %s" % (label, summary))
+lines.append("")
+for name, rate in spans_rate:
+    lines.append("messenger %-26s %d spans, %.0f spans/s (goal 500,000: %s)" % (
+        name, msg_spans, rate, "met" if rate >= 500000 else "missed"))
 lines.append("")
 lines += summaries
 lines.append("seconds: best of 3 runs. peak MiB: the largest sum of PSS of the process and its")
