@@ -9,7 +9,11 @@
  * one flag test, and the span still carries valid ids to propagate.
  * Events go to the LTTng-UST provider `hoptrace` and its USDT twins when
  * tracing is initialised (see tracing.h); they are timestamped by the
- * tracer.
+ * tracer. A span is recorded in one event when it finishes (its names,
+ * start, status and its "cs", "sr", "ss", "cr" times); other annotations,
+ * key-values, errors and messages are recorded as they happen. A span
+ * never finished (its process killed) is lost, with those events left
+ * unattached to a recorded span.
  *
  * Strings passed to any function are only read during the call (copied
  * into the event). A span is used by one thread at a time; different spans
@@ -50,10 +54,16 @@ typedef struct ht_span_info {
   const char *endpoint; /* address, e.g. "tcp://10.0.0.3:6800" */
 } ht_span_info;
 
+/* A span records one event when it finishes (with the times of its
+ * "cs", "sr", "ss", "cr" annotations), so it keeps what that event says
+ * until then: the private members below. */
 typedef struct ht_span {
   ht_trace_context ctx; /* ids and flags to propagate (read-only) */
   uint32_t state_;      /* private */
   int32_t status_;      /* private */
+  uint64_t start_;      /* private: the tracer's clock at the start */
+  const void *desc_;    /* private: its names, interned */
+  uint64_t marks_[4];   /* private: cs, sr, ss, cr times (0: none) */
 } ht_span;
 
 /* Standard Dapper/Zipkin annotation names. */
@@ -92,7 +102,9 @@ static inline int ht_span_is_sampled(const ht_span *span) {
   return (span->ctx.flags & HT_FLAG_SAMPLED) != 0;
 }
 
-/* A timestamped annotation: "cs", "sr", "ss", "cr" or any name. */
+/* A timestamped annotation: "cs", "sr", "ss", "cr" (kept in the span for
+ * its finishing event; one given twice is recorded like any other name)
+ * or any name (an event of its own). */
 HT_API void ht_span_annotate(ht_span *span, const char *name);
 
 /* Key-value annotations. */
@@ -107,17 +119,18 @@ typedef struct ht_kv {
   int64_t i64;     /* HT_KV_INT */
 } ht_kv;
 
-/* Up to HT_KVS_MAX key-values in one event (the rest are dropped and a
- * kv "ht.kvs_dropped" records how many). Keys and string values are
- * joined with the unit separator 0x1f in the event; 0x1f inside a key or
- * value is replaced by '?'. Joined text longer than HT_KVS_TEXT_MAX bytes
- * is truncated. */
+/* Up to HT_KVS_MAX key-values at once (the rest are dropped and a kv
+ * "ht.kvs_dropped" records how many), each an event as from
+ * ht_span_kv_str / ht_span_kv_int. The USDT probe `kvs` gets them in one
+ * call: keys and string values joined with the unit separator 0x1f (0x1f
+ * inside a key or value replaced by '?'), text longer than
+ * HT_KVS_TEXT_MAX bytes truncated. */
 #define HT_KVS_MAX 16
 #define HT_KVS_TEXT_MAX 1024
 HT_API void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n);
 
 /* Error/status: a non-zero code (an HT_E* value, an errno, or an
- * application status) and a message. Recorded at once as a status event;
+ * application status) and a message. Recorded at once (code, message);
  * the last code is also recorded when the span ends. */
 HT_API void ht_span_set_error(ht_span *span, int32_t code, const char *message);
 
@@ -128,7 +141,8 @@ HT_API void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
 HT_API void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
                              uint64_t size, const char *peer);
 
-/* Ends the span (records span_end with the last status). Idempotent. */
+/* Ends the span: records it in one event, with the last status.
+ * Idempotent. */
 HT_API void ht_span_finish(ht_span *span);
 
 #ifdef __cplusplus

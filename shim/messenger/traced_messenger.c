@@ -133,10 +133,8 @@ static void finish_side(ts_slot *s, uint8_t frames) {
 static void record_hop(const ht_trace_context *ctx, int dir,
                        const char *annotation, const ht_envelope *env,
                        size_t size, const char *peer) {
-  const ht_event_ops *ops = ht_events_current();
-  if (ops != NULL)
-    ops->hop(ctx, dir, annotation, (uint32_t)env->type, env->sequence, size,
-             peer != NULL ? peer : "");
+  ht_context_record_frame(ctx, dir, annotation, (uint32_t)env->type,
+                          env->sequence, size, peer);
 }
 
 /* The flags a per-message hint gives a child of ctx. */

@@ -19,10 +19,26 @@
  *   span:    a span side that ended ok; peer 0 = none
  *   span_x:  the same, with a status (non-zero)
  *   span_s:  self-contained (names inline): when an intern table is full
+ *   span_a:  a span of the span API (ht_span_*), at its finish: as span_x,
+ *            plus the times of its "cs", "sr", "ss", "cr" annotations
+ *            (same clock as start; 0: not annotated); desc 0: its names
+ *            are in a span_n written when it started
+ *   span_n:  a span API span's names, at its start, when they could not
+ *            be interned (the table is full)
+ *   note:    an annotation at the event's time (any other than the four
+ *            a span_a carries, or one of those given twice)
+ *   tag_i, tag_s: a key-value of the span (integer, string)
+ *   error:   the span's status code and message, when it is set
+ *   frame:   a message sent (dir 0) or received (1) on the span's behalf:
+ *            envelope type, sequence, frame bytes, the annotation it
+ *            makes ("cs", "ss", ... or ""), the peer's address text
  *   process: schema version, process name
  *   desc:    id -> (kind, name, service, endpoint)
  *   peer:    id -> the peer's address text
- * Field types: X64 hex uint64, U64, U32, U8, I32, STR (NUL-terminated).
+ * A span's note, tag, error and frame events come before its span_a
+ * (written when it finishes); each carries the span's ids.
+ * Field types: X64 hex uint64, U64, U32, U8, I32, I64, STR
+ * (NUL-terminated).
  * Must never: include LTTng headers (the tool includes this).
  */
 #ifndef HOPTRACE_SCHEMA_H
@@ -46,6 +62,22 @@
   HT_SCHEMA_IDS(X) X(U64, start) X(U8, flags) X(I32, status)                   \
   X(U8, kind) X(STR, name) X(STR, service) X(STR, endpoint) X(STR, peer_text)
 
+#define HT_SCHEMA_SPAN_A(X)                                                    \
+  HT_SCHEMA_IDS(X) X(U64, start) X(U32, desc) X(U32, peer) X(U8, flags)        \
+  X(I32, status) X(U64, cs) X(U64, sr) X(U64, ss) X(U64, cr)
+
+#define HT_SCHEMA_SPAN_N(X)                                                    \
+  HT_SCHEMA_IDS(X) X(U8, kind) X(STR, name) X(STR, service) X(STR, endpoint)
+
+#define HT_SCHEMA_NOTE(X) HT_SCHEMA_IDS(X) X(STR, text)
+#define HT_SCHEMA_TAG_I(X) HT_SCHEMA_IDS(X) X(STR, key) X(I64, value)
+#define HT_SCHEMA_TAG_S(X) HT_SCHEMA_IDS(X) X(STR, key) X(STR, value)
+#define HT_SCHEMA_ERROR(X) HT_SCHEMA_IDS(X) X(I32, code) X(STR, message)
+
+#define HT_SCHEMA_FRAME(X)                                                     \
+  HT_SCHEMA_IDS(X) X(U8, dir) X(U32, type) X(U64, seq) X(U64, size)            \
+  X(STR, annotation) X(STR, peer_text)
+
 #define HT_SCHEMA_PROCESS(X) X(U32, schema) X(STR, procname)
 
 #define HT_SCHEMA_DESC(X)                                                      \
@@ -57,7 +89,10 @@
  * which LTTng's compact event header needs: the hot ones come first. */
 #define HT_SCHEMA_EVENTS(E)                                                    \
   E(span, HT_SCHEMA_SPAN) E(span_x, HT_SCHEMA_SPAN_X)                          \
-  E(span_s, HT_SCHEMA_SPAN_S) E(process, HT_SCHEMA_PROCESS)                    \
+  E(span_a, HT_SCHEMA_SPAN_A) E(tag_i, HT_SCHEMA_TAG_I)                        \
+  E(tag_s, HT_SCHEMA_TAG_S) E(note, HT_SCHEMA_NOTE) E(error, HT_SCHEMA_ERROR)  \
+  E(frame, HT_SCHEMA_FRAME) E(span_s, HT_SCHEMA_SPAN_S)                        \
+  E(span_n, HT_SCHEMA_SPAN_N) E(process, HT_SCHEMA_PROCESS)                    \
   E(desc, HT_SCHEMA_DESC) E(peer, HT_SCHEMA_PEER)
 
 /* The C type of each field type, for the argument structs. */
@@ -66,6 +101,7 @@
 #define HT_SCHEMA_CTYPE_U32 uint32_t
 #define HT_SCHEMA_CTYPE_U8 uint8_t
 #define HT_SCHEMA_CTYPE_I32 int32_t
+#define HT_SCHEMA_CTYPE_I64 int64_t
 #define HT_SCHEMA_CTYPE_STR const char *
 
 /* One argument struct per event: ht_rec_span, ht_rec_span_x, ... */

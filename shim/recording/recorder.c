@@ -31,87 +31,101 @@
 
 static uint32_t epoch_now(void);
 
-static void on_span_start(const ht_trace_context *c, const ht_span_info *i) {
-  if (lttng_ust_tracepoint_enabled(hoptrace, span_start))
+/* The span's ids, first fields of every event but the tables'. */
+#define REC_IDS(c) (c)->trace_id_hi, (c)->trace_id_lo, (c)->span_id, (c)->parent_span_id
+
+static void on_span_start(const ht_trace_context *c, const ht_span_info *i,
+                          const void *desc) {
+  if (desc == NULL && lttng_ust_tracepoint_enabled(hoptrace, span_n)) {
     epoch_now(); /* the process's name, once per set of sessions */
-  lttng_ust_tracepoint(hoptrace, span_start, c, (uint8_t)i->kind, i->name,
-                       i->service, i->endpoint);
+    ht_rec_span_n r = {REC_IDS(c), (uint8_t)i->kind, i->name, i->service,
+                       i->endpoint};
+    lttng_ust_do_tracepoint(hoptrace, span_n, &r);
+  }
   if (HT_USDT_ENABLED(span_start))
     USDT(9, span_start, IDS(c), c->flags, (int)i->kind, i->name,
                 i->service, i->endpoint);
 }
 
-static void on_span_end(const ht_trace_context *c, int32_t status) {
-  lttng_ust_tracepoint(hoptrace, span_end, c, status);
-  if (HT_USDT_ENABLED(span_end))
-    USDT(5, span_end, IDS(c), status);
-}
-
-static void on_annotate(const ht_trace_context *c, const char *name) {
-  lttng_ust_tracepoint(hoptrace, annotation, c, name);
+static void on_annotate(const ht_trace_context *c, const char *name,
+                        int in_span) {
+  if (!in_span && lttng_ust_tracepoint_enabled(hoptrace, note)) {
+    ht_rec_note r = {REC_IDS(c), name};
+    lttng_ust_do_tracepoint(hoptrace, note, &r);
+  }
   if (HT_USDT_ENABLED(annotation))
     USDT(5, annotation, IDS(c), name);
 }
 
+static void tag_str(const ht_trace_context *c, const char *k, const char *v) {
+  if (lttng_ust_tracepoint_enabled(hoptrace, tag_s)) {
+    ht_rec_tag_s r = {REC_IDS(c), k, v};
+    lttng_ust_do_tracepoint(hoptrace, tag_s, &r);
+  }
+}
+
+static void tag_int(const ht_trace_context *c, const char *k, int64_t v) {
+  if (lttng_ust_tracepoint_enabled(hoptrace, tag_i)) {
+    ht_rec_tag_i r = {REC_IDS(c), k, v};
+    lttng_ust_do_tracepoint(hoptrace, tag_i, &r);
+  }
+}
+
 static void on_kv_str(const ht_trace_context *c, const char *k, const char *v) {
-  lttng_ust_tracepoint(hoptrace, kv_str, c, k, v);
+  tag_str(c, k, v);
   if (HT_USDT_ENABLED(kv_str))
     USDT(6, kv_str, IDS(c), k, v);
 }
 
 static void on_kv_int(const ht_trace_context *c, const char *k, int64_t v) {
-  lttng_ust_tracepoint(hoptrace, kv_int, c, k, v);
+  tag_int(c, k, v);
   if (HT_USDT_ENABLED(kv_int))
     USDT(6, kv_int, IDS(c), k, v);
 }
 
 static void on_kvs(const ht_trace_context *c, const ht_kv *kvs, size_t n) {
-  int lttng_on = lttng_ust_tracepoint_enabled(hoptrace, kvs);
-  if (!lttng_on && !HT_USDT_ENABLED(kvs))
+  for (size_t i = 0; i < n; i++) {
+    if (kvs[i].type == HT_KV_INT)
+      tag_int(c, kvs[i].key, kvs[i].i64);
+    else
+      tag_str(c, kvs[i].key, kvs[i].str);
+  }
+  if (!HT_USDT_ENABLED(kvs))
     return;
   char keys[HT_KVS_TEXT_MAX + 1], strs[HT_KVS_TEXT_MAX + 1];
   uint8_t types[HT_KVS_MAX];
   int64_t ints[HT_KVS_MAX];
   ht_tp_kvs v;
   ht_recorder_join_kvs(kvs, n, keys, strs, types, ints, &v);
-  if (lttng_on)
-    lttng_ust_do_tracepoint(hoptrace, kvs, c, &v);
-  if (HT_USDT_ENABLED(kvs))
-    USDT(9, kvs, IDS(c), (int)v.count, keys, types, ints, strs);
+  USDT(9, kvs, IDS(c), (int)v.count, keys, types, ints, strs);
 }
 
 static void on_status(const ht_trace_context *c, int32_t code, const char *m) {
-  lttng_ust_tracepoint(hoptrace, status, c, code, m);
+  if (lttng_ust_tracepoint_enabled(hoptrace, error)) {
+    ht_rec_error r = {REC_IDS(c), code, m};
+    lttng_ust_do_tracepoint(hoptrace, error, &r);
+  }
   if (HT_USDT_ENABLED(status))
     USDT(6, status, IDS(c), code, m);
 }
 
-static void on_msg(const ht_trace_context *c, int dir, uint32_t type,
-                   uint64_t seq, uint64_t size, const char *peer) {
-  if (dir == 0) {
-    lttng_ust_tracepoint(hoptrace, msg_send, c, (uint8_t)type, seq, size, peer);
-    if (HT_USDT_ENABLED(msg_send))
-      USDT(8, msg_send, IDS(c), type, seq, size, peer);
-  } else {
-    lttng_ust_tracepoint(hoptrace, msg_recv, c, (uint8_t)type, seq, size, peer);
-    if (HT_USDT_ENABLED(msg_recv))
-      USDT(8, msg_recv, IDS(c), type, seq, size, peer);
-  }
-}
-
-static void on_hop(const ht_trace_context *c, int dir, const char *ann,
+static void on_msg(const ht_trace_context *c, int dir, const char *ann,
                    uint32_t type, uint64_t seq, uint64_t size,
                    const char *peer) {
-  if (dir == 0) {
-    lttng_ust_tracepoint(hoptrace, hop_send, c, ann, (uint8_t)type, seq, size,
-                         peer);
-    if (HT_USDT_ENABLED(hop_send))
-      USDT(9, hop_send, IDS(c), ann, type, seq, size, peer);
-  } else {
-    lttng_ust_tracepoint(hoptrace, hop_recv, c, ann, (uint8_t)type, seq, size,
-                         peer);
-    if (HT_USDT_ENABLED(hop_recv))
-      USDT(9, hop_recv, IDS(c), ann, type, seq, size, peer);
+  if (lttng_ust_tracepoint_enabled(hoptrace, frame)) {
+    ht_rec_frame r = {REC_IDS(c), (uint8_t)dir, type, seq, size, ann, peer};
+    lttng_ust_do_tracepoint(hoptrace, frame, &r);
+  }
+  /* USDT: the message probes, or with an annotation the hop probes */
+  if (ann[0] == '\0') {
+    if (dir == 0 && HT_USDT_ENABLED(msg_send))
+      USDT(8, msg_send, IDS(c), type, seq, size, peer);
+    else if (dir != 0 && HT_USDT_ENABLED(msg_recv))
+      USDT(8, msg_recv, IDS(c), type, seq, size, peer);
+  } else if (dir == 0 && HT_USDT_ENABLED(hop_send)) {
+    USDT(9, hop_send, IDS(c), ann, type, seq, size, peer);
+  } else if (dir != 0 && HT_USDT_ENABLED(hop_recv)) {
+    USDT(9, hop_recv, IDS(c), ann, type, seq, size, peer);
   }
 }
 
@@ -154,6 +168,21 @@ static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
   lttng_ust_tracepoint(hoptrace, span_s, &r);
 }
 
+/* A span API span: names from desc, or (desc NULL) a span_n at its start. */
+static void write_span_a(const ht_span_side *s, uint32_t epoch) {
+  const ht_intern_entry *d = s->desc;
+  if (d != NULL && ht_intern_claim(d, epoch, s->start)) {
+    ht_rec_desc r = {d->id, d->kind, d->name, d->service, d->endpoint};
+    lttng_ust_tracepoint(hoptrace, desc, &r);
+  }
+  const ht_trace_context *c = s->ctx;
+  const uint64_t *m = s->marks;
+  ht_rec_span_a r = {REC_IDS(c), s->start, d != NULL ? d->id : 0, 0,
+                     side_flags(s), s->status, m[HT_MARK_CS], m[HT_MARK_SR],
+                     m[HT_MARK_SS], m[HT_MARK_CR]};
+  lttng_ust_tracepoint(hoptrace, span_a, &r);
+}
+
 static void write_side(const ht_span_side *s) {
   uint32_t epoch = epoch_now();
   const ht_intern_entry *p = s->peer;
@@ -188,6 +217,13 @@ static void write_side(const ht_span_side *s) {
 }
 
 static void on_span_side(const ht_span_side *s) {
+  if (s->marks != NULL) { /* a span API span */
+    if (lttng_ust_tracepoint_enabled(hoptrace, span_a))
+      write_span_a(s, epoch_now());
+    if (HT_USDT_ENABLED(span_end))
+      USDT(5, span_end, IDS(s->ctx), s->status);
+    return;
+  }
   if (lttng_ust_tracepoint_enabled(hoptrace, span))
     write_side(s);
   if (HT_USDT_ENABLED(span)) {
@@ -208,14 +244,12 @@ static const void *on_peer_ref(const char *peer) { return ht_intern_peer(peer); 
 
 const ht_event_ops ht_recorder_ops = {
     .span_start = on_span_start,
-    .span_end = on_span_end,
     .annotate = on_annotate,
     .kv_str = on_kv_str,
     .kv_int = on_kv_int,
     .kvs = on_kvs,
     .status = on_status,
     .msg = on_msg,
-    .hop = on_hop,
     .span_side = on_span_side,
     .desc_ref = on_desc_ref,
     .peer_ref = on_peer_ref,

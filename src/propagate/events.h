@@ -15,13 +15,17 @@
 
 /* A span side: the span's start and end, the hops around them ("cs"/"cr"
  * for a client, "sr"/"ss" for a server: its start and end) and its
- * names. Strings never NULL. */
+ * names. Strings never NULL. A span of the span API also carries the
+ * times of its standard annotations (marks). */
 typedef struct ht_span_side {
   const ht_trace_context *ctx;
-  const void *desc;     /* from desc_ref; NULL: info names the span */
+  const void *desc;     /* from desc_ref; NULL: info names the span, or,
+                           with marks, span_start was told it had none */
   ht_span_info info;
   const void *peer;     /* from peer_ref, or NULL */
   uint64_t start;       /* ht_clock_now() when it started */
+  const uint64_t *marks; /* NULL, or HT_MARKS times ("cs", "sr", "ss",
+                            "cr"; 0: none), a span API span */
   int32_t status;
   uint8_t frames;       /* HT_SIDE_*_FRAME */
 } ht_span_side;
@@ -30,12 +34,22 @@ typedef struct ht_span_side {
  * its end "cr", a server's "sr" and "ss"; a timed-out call ends without. */
 enum { HT_SIDE_START_FRAME = 1, HT_SIDE_END_FRAME = 2 };
 
+/* The standard annotations a span API span keeps until it finishes. */
+enum { HT_MARK_CS, HT_MARK_SR, HT_MARK_SS, HT_MARK_CR, HT_MARKS };
+
 /* Every hook gets the span's context; strings are never NULL (propagate
- * substitutes ""). Hooks run on the thread that called the span function. */
+ * substitutes ""). Hooks run on the thread that called the span function.
+ * A span is recorded when it finishes (span_side); what happens to it
+ * before (annotations, key-values, errors, frames) is recorded as it
+ * happens, with its ids. */
 typedef struct ht_event_ops {
-  void (*span_start)(const ht_trace_context *ctx, const ht_span_info *info);
-  void (*span_end)(const ht_trace_context *ctx, int32_t status);
-  void (*annotate)(const ht_trace_context *ctx, const char *name);
+  /* A span API span started; desc from desc_ref (NULL: none could be
+   * kept, so its names are recorded now). Nothing else is recorded yet. */
+  void (*span_start)(const ht_trace_context *ctx, const ht_span_info *info,
+                     const void *desc);
+  /* in_span: one of the marks the span's own record will carry (only
+   * probes that watch calls fire); else recorded now. */
+  void (*annotate)(const ht_trace_context *ctx, const char *name, int in_span);
   void (*kv_str)(const ht_trace_context *ctx, const char *key,
                  const char *value);
   void (*kv_int)(const ht_trace_context *ctx, const char *key, int64_t v);
@@ -43,14 +57,11 @@ typedef struct ht_event_ops {
   void (*kvs)(const ht_trace_context *ctx, const ht_kv *kvs, size_t n);
   void (*status)(const ht_trace_context *ctx, int32_t code,
                  const char *message);
-  /* dir: 0 send, 1 receive */
-  void (*msg)(const ht_trace_context *ctx, int dir, uint32_t type,
-              uint64_t seq, uint64_t size, const char *peer);
-  /* A message hop and its annotation ("cs", "sr", "ss", "cr") in one
-   * event: what annotate + msg record, for half the cost. */
-  void (*hop)(const ht_trace_context *ctx, int dir, const char *annotation,
+  /* A message sent (dir 0) or received (1) on the span's behalf, and the
+   * annotation it makes ("cs", "sr", "ss", "cr", or "" for none). */
+  void (*msg)(const ht_trace_context *ctx, int dir, const char *annotation,
               uint32_t type, uint64_t seq, uint64_t size, const char *peer);
-  /* One side of a span in one event, when it finishes (schema 2). */
+  /* One side of a span in one event, when it finishes. */
   void (*span_side)(const struct ht_span_side *side);
   /* References to a span's names and to a peer's name that stay valid
    * for the life of the process, taken while the strings are at hand, for

@@ -8,6 +8,7 @@
 #include "hoptrace/error.h"
 #include "hoptrace/ids.h"
 #include "hoptrace/span.h"
+#include "common/clock.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
@@ -32,7 +33,9 @@ static inline const ht_event_ops *recorder(const ht_span *span) {
 
 static inline const char *str(const char *s) { return s ? s : ""; }
 
-/* emit false: the caller records the start itself (span_quiet.h). */
+/* emit false: the caller records the span itself (span_quiet.h), and
+ * start_ stays 0. Otherwise the span keeps its start and names for the
+ * event that records it when it finishes. */
 static void begin(ht_span *span, const ht_span_info *info, bool emit) {
   span->state_ = SPAN_LIVE;
   span->status_ = 0;
@@ -40,7 +43,9 @@ static void begin(ht_span *span, const ht_span_info *info, bool emit) {
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),
                          str(info->endpoint)};
-    ops->span_start(&span->ctx, &safe);
+    span->desc_ = ops->desc_ref(&safe);
+    ops->span_start(&span->ctx, &safe, span->desc_);
+    span->start_ = ht_clock_now();
   }
 }
 
@@ -141,10 +146,26 @@ int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote,
   return start_remote(span, remote, info, false);
 }
 
+/* HT_MARK_* of a standard annotation, or -1. */
+static int mark_of(const char *name) {
+  if (name == NULL || name[0] == '\0' || name[1] == '\0' || name[2] != '\0')
+    return -1;
+  if (name[0] == 'c')
+    return name[1] == 's' ? HT_MARK_CS : name[1] == 'r' ? HT_MARK_CR : -1;
+  if (name[0] == 's')
+    return name[1] == 'r' ? HT_MARK_SR : name[1] == 's' ? HT_MARK_SS : -1;
+  return -1;
+}
+
 void ht_span_annotate(ht_span *span, const char *name) {
   const ht_event_ops *ops = recorder(span);
-  if (ops)
-    ops->annotate(&span->ctx, str(name));
+  if (!ops)
+    return;
+  int mark = span->start_ != 0 ? mark_of(name) : -1; /* quiet spans: none */
+  int in_span = mark >= 0 && span->marks_[mark] == 0;
+  if (in_span)
+    span->marks_[mark] = ht_clock_now();
+  ops->annotate(&span->ctx, str(name), in_span);
 }
 
 void ht_span_kv_str(ht_span *span, const char *key, const char *value) {
@@ -190,14 +211,14 @@ void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
                       uint64_t size, const char *peer) {
   const ht_event_ops *ops = recorder(span);
   if (ops)
-    ops->msg(&span->ctx, 0, type, seq, size, str(peer));
+    ops->msg(&span->ctx, 0, "", type, seq, size, str(peer));
 }
 
 void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
                       uint64_t size, const char *peer) {
   const ht_event_ops *ops = recorder(span);
   if (ops)
-    ops->msg(&span->ctx, 1, type, seq, size, str(peer));
+    ops->msg(&span->ctx, 1, "", type, seq, size, str(peer));
 }
 
 void ht_span_finish_side(ht_span *span, const void *desc,
@@ -211,6 +232,7 @@ void ht_span_finish_side(ht_span *span, const void *desc,
                           str(info->endpoint)},
                          peer,
                          start,
+                         NULL,
                          span->status_,
                          frames};
     ops->span_side(&side);
@@ -235,8 +257,19 @@ const void *ht_span_peer_ref(const ht_span *span, const char *peer) {
 
 void ht_span_finish(ht_span *span) {
   const ht_event_ops *ops = recorder(span);
-  if (ops)
-    ops->span_end(&span->ctx, span->status_);
+  if (ops && span->start_ != 0) {
+    ht_span_side side = {&span->ctx, span->desc_, {"", HT_SPAN_INTERNAL, "", ""},
+                         NULL, span->start_, span->marks_, span->status_, 0};
+    ops->span_side(&side);
+  }
   if (span)
     span->state_ = 0;
+}
+
+void ht_context_record_frame(const ht_trace_context *ctx, int dir,
+                             const char *annotation, uint32_t type,
+                             uint64_t seq, uint64_t size, const char *peer) {
+  const ht_event_ops *ops = (ctx->flags & HT_FLAG_SAMPLED) ? ht_events_current() : NULL;
+  if (ops)
+    ops->msg(ctx, dir, str(annotation), type, seq, size, str(peer));
 }

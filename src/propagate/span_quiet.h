@@ -33,4 +33,11 @@ void ht_span_finish_side(ht_span *span, const void *desc,
 const void *ht_span_desc_ref(const ht_span *span, const ht_span_info *info);
 const void *ht_span_peer_ref(const ht_span *span, const char *peer);
 
+/* A message sent (dir 0) or received (1) on behalf of ctx when no span is
+ * at hand, and the annotation it makes ("cs", "sr", "ss", "cr"): recorded
+ * when ctx is sampled. Strings may be NULL. */
+void ht_context_record_frame(const ht_trace_context *ctx, int dir,
+                             const char *annotation, uint32_t type,
+                             uint64_t seq, uint64_t size, const char *peer);
+
 #endif

@@ -72,6 +72,18 @@ static void c_ann(const ht_trace_context *ctx, const char *name) {
   if (e)
     snprintf(e->name, sizeof(e->name), "%s", name);
 }
+static void c_annotate(const ht_trace_context *ctx, const char *name,
+                       int in_span) {
+  (void)in_span; /* kept with the span or not, the same annotation */
+  c_ann(ctx, name);
+}
+/* A span API span's start (recorded with its end; counted here as it
+ * happens). */
+static void c_span_start(const ht_trace_context *ctx, const ht_span_info *info,
+                         const void *desc) {
+  (void)desc;
+  c_start(ctx, info);
+}
 static void c_kv_str(const ht_trace_context *ctx, const char *k,
                      const char *v) {
   (void)k, (void)v;
@@ -92,20 +104,24 @@ static void c_status(const ht_trace_context *ctx, int32_t code,
   if (e)
     e->code = code;
 }
-static void c_msg(const ht_trace_context *ctx, int dir, uint32_t type,
-                  uint64_t seq, uint64_t size, const char *peer) {
-  (void)type, (void)seq, (void)size, (void)peer;
+static void c_message(const ht_trace_context *ctx, int dir) {
   ev *e = add_ev(EV_MSG, ctx);
   if (e)
     e->dir = dir;
 }
 
-/* One event for both: kept as the annotation and the message it stands
- * for, so the checks below count the same content either way. */
-static void c_hop(const ht_trace_context *ctx, int dir, const char *ann,
+/* A message with an annotation is one event for both: kept as the
+ * annotation and the message it stands for, so the checks below count the
+ * same content either way. */
+static void c_msg(const ht_trace_context *ctx, int dir, const char *ann,
                   uint32_t type, uint64_t seq, uint64_t size, const char *peer) {
+  (void)type, (void)seq, (void)size, (void)peer;
+  if (ann[0] == '\0') {
+    c_message(ctx, dir);
+    return;
+  }
   c_ann(ctx, ann);
-  c_msg(ctx, dir, type, seq, size, peer);
+  c_message(ctx, dir);
   pthread_mutex_lock(&ev_lock);
   n_hops++;
   pthread_mutex_unlock(&ev_lock);
@@ -140,6 +156,10 @@ static const void *c_peer_ref(const char *peer) {
 /* A span side (schema 2): kept as the start, annotations, messages and end
  * it stands for, so the checks below count the same content either way. */
 static void c_side(const ht_span_side *side) {
+  if (side->marks != NULL) { /* a span API span: its start came apart */
+    c_end(side->ctx, side->status);
+    return;
+  }
   const desc_copy *d = side->desc;
   ht_span_info info = side->info;
   if (d != NULL)
@@ -148,11 +168,11 @@ static void c_side(const ht_span_side *side) {
   c_start(side->ctx, &info);
   if (side->frames & HT_SIDE_START_FRAME) {
     c_ann(side->ctx, client ? "cs" : "sr");
-    c_msg(side->ctx, client ? 0 : 1, 0, 0, 0, "");
+    c_message(side->ctx, client ? 0 : 1);
   }
   if (side->frames & HT_SIDE_END_FRAME) {
     c_ann(side->ctx, client ? "cr" : "ss");
-    c_msg(side->ctx, client ? 1 : 0, 0, 0, 0, "");
+    c_message(side->ctx, client ? 1 : 0);
   }
   c_end(side->ctx, side->status);
   pthread_mutex_lock(&ev_lock);
@@ -161,7 +181,7 @@ static void c_side(const ht_span_side *side) {
 }
 
 static const ht_event_ops capture_ops = {
-    c_start, c_end, c_ann, c_kv_str, c_kv_int, c_kvs, c_status, c_msg, c_hop,
+    c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs, c_status, c_msg,
     c_side, c_desc_ref, c_peer_ref};
 
 static void reset_events(void) {

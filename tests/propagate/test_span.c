@@ -33,15 +33,17 @@ static rec *add(const char *what, const ht_trace_context *c) {
   return r;
 }
 
-static void r_start(const ht_trace_context *c, const ht_span_info *i) {
+static void r_start(const ht_trace_context *c, const ht_span_info *i,
+                    const void *desc) {
+  assert_non_null(desc); /* the test's desc_ref always keeps one */
   rec *r = add("start", c);
   snprintf(r->a, sizeof(r->a), "%s", i->name);
   snprintf(r->b, sizeof(r->b), "%s|%s", i->service, i->endpoint);
   r->n = i->kind;
 }
-static void r_end(const ht_trace_context *c, int32_t st) { add("end", c)->n = st; }
-static void r_ann(const ht_trace_context *c, const char *name) {
-  snprintf(add("ann", c)->a, 64, "%s", name);
+/* in_span: a mark the span's own record carries */
+static void r_ann(const ht_trace_context *c, const char *name, int in_span) {
+  snprintf(add(in_span ? "mark" : "ann", c)->a, 64, "%s", name);
 }
 static void r_kvs_(const ht_trace_context *c, const char *k, const char *v) {
   rec *r = add("kv_str", c);
@@ -63,17 +65,12 @@ static void r_status(const ht_trace_context *c, int32_t code, const char *m) {
   r->n = code;
   snprintf(r->a, 64, "%s", m);
 }
-static void r_msg(const ht_trace_context *c, int dir, uint32_t type,
-                  uint64_t seq, uint64_t size, const char *peer) {
+static void r_msg(const ht_trace_context *c, int dir, const char *ann,
+                  uint32_t type, uint64_t seq, uint64_t size, const char *peer) {
   rec *r = add(dir ? "recv" : "send", c);
   r->n = (int64_t)(type * 1000000 + seq * 1000 + size);
   snprintf(r->a, 64, "%s", peer);
-}
-
-static void r_hop(const ht_trace_context *c, int dir, const char *ann,
-                  uint32_t type, uint64_t seq, uint64_t size, const char *peer) {
-  r_ann(c, ann);
-  r_msg(c, dir, type, seq, size, peer);
+  snprintf(r->b, 64, "%s", ann);
 }
 
 /* Names kept by desc_ref / peer_ref: the test's own copies. */
@@ -89,7 +86,19 @@ static const void *r_peer_ref(const char *peer) {
   snprintf(kept_peer, sizeof(kept_peer), "%s", peer);
   return kept_peer;
 }
+/* A span API span's record ("end": its status, and which marks it has in
+ * b, e.g. "-s--" for "sr"), or the messenger's span side ("side"). */
 static void r_side(const ht_span_side *side) {
+  if (side->marks != NULL) {
+    rec *r = add("end", side->ctx);
+    r->n = side->status;
+    assert_true(side->start != 0);
+    for (int k = 0; k < HT_MARKS; k++) {
+      r->b[k] = side->marks[k] != 0 ? "cssc"[k] : '-';
+      assert_true(side->marks[k] == 0 || side->marks[k] >= side->start);
+    }
+    return;
+  }
   rec *r = add("side", side->ctx);
   const ht_span_info *i = side->desc ? side->desc : &side->info;
   snprintf(r->a, 64, "%s", i->name);
@@ -98,7 +107,7 @@ static void r_side(const ht_span_side *side) {
 }
 
 static const ht_event_ops recorder = {
-    r_start, r_end, r_ann, r_kvs_, r_kvi, r_kvs, r_status, r_msg, r_hop,
+    r_start, r_ann, r_kvs_, r_kvi, r_kvs, r_status, r_msg,
     r_side, r_desc_ref, r_peer_ref};
 
 static void use(ht_sampler_kind kind, ht_sampler_kind root, int trust) {
@@ -159,6 +168,8 @@ static void annotations_kvs_status_and_messages_are_recorded(void **state) {
   ht_span_start_root(&s, &(ht_span_info){NULL, HT_SPAN_SERVER, NULL, NULL}, 0);
   assert_string_equal(log_[0].b, "|"); /* NULL strings become "" */
   ht_span_annotate(&s, HT_ANN_SERVER_RECV);
+  ht_span_annotate(&s, HT_ANN_SERVER_RECV); /* twice: an annotation */
+  ht_span_annotate(&s, "s"); /* not a mark */
   ht_span_kv_str(&s, "k", "v");
   ht_span_kv_int(&s, "n", -7);
   ht_kv many[HT_KVS_MAX + 3];
@@ -171,19 +182,23 @@ static void annotations_kvs_status_and_messages_are_recorded(void **state) {
   ht_span_finish(&s);
   ht_span_finish(&s); /* idempotent */
   ht_span_annotate(&s, "late"); /* finished: nothing */
-  const char *want[] = {"start", "ann", "kv_str", "kv_int", "kvs", "kv_int",
-                        "status", "send", "recv", "end"};
-  assert_int_equal(nlog, 10);
-  for (size_t i = 0; i < 10; i++)
+  const char *want[] = {"start", "mark", "ann", "ann", "kv_str", "kv_int", "kvs",
+                        "kv_int", "status", "send", "recv", "end"};
+  assert_int_equal(nlog, 12);
+  for (size_t i = 0; i < 12; i++)
     assert_string_equal(log_[i].what, want[i]);
   assert_string_equal(log_[1].a, "sr");
-  assert_int_equal(log_[3].n, -7);
-  assert_int_equal(log_[4].n, HT_KVS_MAX);
-  assert_string_equal(log_[5].a, "ht.kvs_dropped");
-  assert_int_equal(log_[5].n, 3);
-  assert_int_equal(log_[6].n, HT_ETIMEDOUT);
-  assert_int_equal(log_[7].n, 2005300);
-  assert_int_equal(log_[9].n, HT_ETIMEDOUT); /* status carried to the end */
+  assert_string_equal(log_[2].a, "sr");
+  assert_string_equal(log_[3].a, "s");
+  assert_int_equal(log_[5].n, -7);
+  assert_int_equal(log_[6].n, HT_KVS_MAX);
+  assert_string_equal(log_[7].a, "ht.kvs_dropped");
+  assert_int_equal(log_[7].n, 3);
+  assert_int_equal(log_[8].n, HT_ETIMEDOUT);
+  assert_int_equal(log_[9].n, 2005300);
+  assert_string_equal(log_[9].b, ""); /* a message that makes no annotation */
+  assert_int_equal(log_[11].n, HT_ETIMEDOUT); /* status carried to the end */
+  assert_string_equal(log_[11].b, "-s--");     /* its one mark */
 }
 
 static void unsampled_spans_record_nothing_but_carry_ids(void **state) {
@@ -299,12 +314,41 @@ static void span_side_is_one_event_with_kept_names(void **state) {
   assert_null(ht_span_peer_ref(&s, "tcp://127.0.0.1:1"));
   ht_span_finish_side(&s, NULL, &op, 0, NULL, 0);
   assert_int_equal(nlog, 3);
+  /* a frame sent for a context with no span at hand */
+  ht_context_record_frame(&s.ctx, 0, "cs", 1, 2, 3, NULL); /* unsampled */
+  assert_int_equal(nlog, 3);
+  ht_span_start_root_quiet(&s, &op, HT_SAMPLE_YES);
+  ht_context_record_frame(&s.ctx, 0, "cs", 1, 2, 3, NULL);
+  assert_int_equal(nlog, 4);
+  assert_string_equal(log_[3].what, "send");
+  assert_string_equal(log_[3].b, "cs");
+  assert_string_equal(log_[3].a, "");
+  /* a quiet span keeps no marks: its annotations are events */
+  ht_span_annotate(&s, "cs");
+  assert_string_equal(log_[4].what, "ann");
+}
+
+/* The four marks, each once, all in the span's own record. */
+static void marks_go_with_the_span(void **state) {
+  (void)state;
+  ht_span s;
+  ht_span_start_root(&s, &info, HT_SAMPLE_YES);
+  ht_span_annotate(&s, HT_ANN_CLIENT_SEND);
+  ht_span_annotate(&s, HT_ANN_SERVER_RECV);
+  ht_span_annotate(&s, HT_ANN_SERVER_SEND);
+  ht_span_annotate(&s, HT_ANN_CLIENT_RECV);
+  ht_span_finish(&s);
+  assert_int_equal(nlog, 6);
+  assert_string_equal(log_[5].what, "end");
+  assert_string_equal(log_[5].b, "cssc");
+  assert_int_equal(log_[5].n, 0);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(sampled_tree_has_exact_ids_and_parents, setup),
       cmocka_unit_test_setup(annotations_kvs_status_and_messages_are_recorded, setup),
+      cmocka_unit_test_setup(marks_go_with_the_span, setup),
       cmocka_unit_test_setup(unsampled_spans_record_nothing_but_carry_ids, setup),
       cmocka_unit_test_setup(remote_debug_follows_policy_and_is_counted, setup),
       cmocka_unit_test_setup(bad_arguments_are_errors_not_crashes, setup),

@@ -75,14 +75,15 @@ fi
 # a bad --decoders value is refused
 if "$hoptrace" export --decoders 0 --format zipkin "$work/trace" 2>/dev/null; then exit 1; fi
 
-# Failures, on a trace big enough that the decoders are still at work
+# Failures, on a trace big enough (well over 8 MiB of decoded events a
+# decoder, schema 2 events being small) that the decoders are still at work
 # while the reading process is stopped: each decoder fills its 8 blocks
 # and waits. A decoder killed then ends the run with an error (no hang);
 # SIGTERM to the reading process ends the decoders and leaves nothing.
 timeout 120 "$hoptrace" record -o "$work/big" --subbuf-size 4M \
   --filter '$ctx.procname == "trace_workload"' -- \
-  bash -c "taskset -c 0 '$workload' --traces 3000 --fanout 3 &
-           taskset -c 1 '$workload' --traces 3000 --fanout 3; wait" 2> "$work/record-big.log"
+  bash -c "taskset -c 0 '$workload' --traces 8000 --fanout 3 &
+           taskset -c 1 '$workload' --traces 8000 --fanout 3; wait" 2> "$work/record-big.log"
 cat "$work/record-big.log"
 start_stopped() { # the export, stopped once its two decoders run
   "${tool[@]}" export --decoders 2 --format zipkin -o "$work/partial.json" "$work/big" \

@@ -223,6 +223,46 @@ static int apply_hop(span_mem *mem, trace *t, span *s, const hop_event *ev,
   return set_str(mem, t, &s->peer, ev->peer, true);
 }
 
+/* Annotations by time: a span API span's marks arrive with its end, after
+ * the annotations recorded while it ran. */
+static void sort_annotations(span *s) {
+  for (size_t i = 1; i < s->n_annotations; i++) {
+    annotation a = s->annotations[i];
+    size_t j = i;
+    for (; j > 0 && s->annotations[j - 1].ts_ns > a.ts_ns; j--)
+      s->annotations[j] = s->annotations[j - 1];
+    s->annotations[j] = a;
+  }
+}
+
+static const char *const mark_names[4] = {"cs", "sr", "ss", "cr"};
+
+/* A whole span side (schema 2): start, frames, marks, end. */
+static int apply_side(span_mem *mem, trace *t, span *s, const hop_event *ev) {
+  if (ev->named_apart) { /* kind and names came with its HOP_SPAN_NAMES */
+    s->started = true;
+    s->flags = ev->flags;
+    s->parent_id = ev->parent_id;
+  } else if (apply_start(mem, t, s, ev) != 0) {
+    return -1;
+  }
+  s->start_ns = ev->start_ns;
+  if (ev->annotation != NULL && ev->annotation[0] != '\0' &&
+      add_annotation(mem, t, s, ev->start_ns, ev->annotation) != 0)
+    return -1;
+  bool marks = false;
+  for (int k = 0; k < 4; k++)
+    if (ev->marks_ns[k] != 0) {
+      if (add_annotation(mem, t, s, ev->marks_ns[k], mark_names[k]) != 0)
+        return -1;
+      marks = true;
+    }
+  if (marks)
+    sort_annotations(s);
+  apply_end(s, ev);
+  return apply_hop(mem, t, s, ev, ev->end_annotation);
+}
+
 int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   if (apply_context(mem, t, s, ev) != 0)
     return -1;
@@ -261,14 +301,9 @@ int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   case HOP_MSG_RECV:
     return apply_hop(mem, t, s, ev, NULL);
   case HOP_SPAN_SIDE: /* a start, an end and their frames in one */
-    if (apply_start(mem, t, s, ev) != 0)
-      return -1;
-    s->start_ns = ev->start_ns;
-    if (ev->annotation != NULL && ev->annotation[0] != '\0' &&
-        add_annotation(mem, t, s, ev->start_ns, ev->annotation) != 0)
-      return -1;
-    apply_end(s, ev);
-    return apply_hop(mem, t, s, ev, ev->end_annotation);
+    return apply_side(mem, t, s, ev);
+  case HOP_SPAN_NAMES: /* a span API span's start, names not interned */
+    return apply_start(mem, t, s, ev);
   case HOP_PROCESS:
   case HOP_DESC:
   case HOP_PEER:

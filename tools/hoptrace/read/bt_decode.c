@@ -369,6 +369,7 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
     decode_msg_fields(st, m, out);
     return 0;
   case HOP_SPAN_SIDE: /* schema 2: schema2.c */
+  case HOP_SPAN_NAMES:
   case HOP_PROCESS:
   case HOP_DESC:
   case HOP_PEER:

@@ -31,6 +31,9 @@ typedef enum hop_event_kind {
    * annotations of its ends in `annotation` and `end_annotation` ("" when
    * that end was no frame). */
   HOP_SPAN_SIDE,
+  /* Schema 2: a span API span's names, written at its start when they
+   * could not be interned (its span side then comes with named_apart). */
+  HOP_SPAN_NAMES,
   /* Schema 2's tables, consumed by names.h before anyone else sees them:
    * a process (procname, schema version in seq), desc_id -> span_kind,
    * name, service, endpoint, and peer_id -> peer. */
@@ -79,6 +82,10 @@ typedef struct hop_event {
   int64_t start_ns;
   const char *end_annotation;
   uint8_t frames; /* 1: the start was a frame, 2: the end was */
+  /* a span API span side: its "cs", "sr", "ss", "cr" times (0: none), and
+   * whether its names came apart (HOP_SPAN_NAMES) rather than by desc_id */
+  int64_t marks_ns[4];
+  bool named_apart;
   uint32_t desc_id, peer_id; /* schema 2's ids, until names.h resolves them */
   /* msg_send, msg_recv, hop_send, hop_recv, span_start_*, span_end_* */
   int msg_type;

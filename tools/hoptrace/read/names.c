@@ -216,7 +216,7 @@ int names_apply(names *s, hop_event *ev) {
   case HOP_PEER:
     return put(s, host, ev->vpid, T_PEER, ev->peer_id, 0, ev->peer, NULL, NULL) == 0 ? 0 : -1;
   case HOP_SPAN_SIDE:
-    if (ev->name == NULL) { /* span_s carries its names */
+    if (ev->name == NULL && !ev->named_apart) { /* span_s carries its names */
       if (!resolvable(s, ev))
         return hold(s, ev) == 0 ? 0 : -1; /* names_release passes it on */
       resolve(s, ev);

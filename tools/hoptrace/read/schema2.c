@@ -90,6 +90,21 @@ static int read_I32(const bt_field *st, int64_t i, int32_t *v) {
   return 0;
 }
 
+static int read_I64(const bt_field *st, int64_t i, int64_t *v) {
+  const bt_field *f = member(st, i);
+  if (f == NULL)
+    return -1;
+  bt_field_class_type t = bt_field_get_class_type(f);
+  if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+    *v = bt_field_integer_signed_get_value(f);
+  else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER) &&
+           bt_field_integer_unsigned_get_value(f) <= INT64_MAX)
+    *v = (int64_t)bt_field_integer_unsigned_get_value(f);
+  else
+    return -1;
+  return 0;
+}
+
 static int read_STR(const bt_field *st, int64_t i, const char **v) {
   const bt_field *f = member(st, i);
   if (f == NULL || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
@@ -136,6 +151,26 @@ void schema2_map(int event, const bt_field_class *payload, int64_t *members) {
   }
 }
 
+/* cycles of the event's clock in ns since the origin; -1 when it cannot
+ * be converted (a damaged or hostile value overflows). libbabeltrace2
+ * then leaves an error on the thread, which must be cleared: the next
+ * bt_graph_run_once() aborts the process otherwise. */
+static int clock_ns(const bt_clock_class *clock, uint64_t cycles, int64_t *ns) {
+  if (clock == NULL)
+    return -1;
+  if (bt_clock_class_cycles_to_ns_from_origin(clock, cycles, ns) ==
+      BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
+    return 0;
+  bt_current_thread_clear_error();
+  return -1;
+}
+
+/* A mark's time in ns, 0 for cycles 0 ("none"). */
+static int mark_ns(const bt_clock_class *clock, uint64_t cycles, int64_t *ns) {
+  *ns = 0;
+  return cycles == 0 ? 0 : clock_ns(clock, cycles, ns);
+}
+
 /* The parts every span side has, whichever event carried it; -1 when its
  * start is not a time of the event's clock. */
 static int side(hop_event *out, uint64_t hi, uint64_t lo, uint64_t span,
@@ -151,11 +186,20 @@ static int side(hop_event *out, uint64_t hi, uint64_t lo, uint64_t span,
   out->ts_ns = ts_ns;
   out->frames = (uint8_t)(((flags & HT_SCHEMA_FLAG_START_FRAME) ? 1 : 0) |
                           ((flags & HT_SCHEMA_FLAG_END_FRAME) ? 2 : 0));
-  if (clock == NULL || bt_clock_class_cycles_to_ns_from_origin(clock, start, &out->start_ns) !=
-                           BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
-    return -1;
-  return 0;
+  return clock_ns(clock, start, &out->start_ns);
 }
+
+/* The ids every event about a span starts with. */
+static void ids(hop_event *out, hop_event_kind kind, uint64_t hi, uint64_t lo,
+                uint64_t span, uint64_t parent) {
+  out->kind = kind;
+  out->trace_hi = hi;
+  out->trace_lo = lo;
+  out->span_id = span;
+  out->parent_id = parent;
+}
+#define IDS_OF(kind, r)                                                        \
+  ids(out, (kind), (r).trace_id_hi, (r).trace_id_lo, (r).span_id, (r).parent_span_id)
 
 /* A span side's common part from its record r (any span event). */
 #define SIDE_OF(r, status)                                                     \
@@ -164,6 +208,7 @@ static int side(hop_event *out, uint64_t hi, uint64_t lo, uint64_t span,
 
 int schema2_decode(int event, const int64_t *m, const bt_field *st,
                    const bt_clock_class *clock, int64_t ts_ns, hop_event *out) {
+  out->ts_ns = ts_ns; /* every event's time, tables' too (the merge's key) */
   switch (event) {
   case S2_span: {
     ht_rec_span r;
@@ -189,6 +234,77 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
     out->name = r.name;
     out->service = r.service;
     out->endpoint = r.endpoint;
+    out->peer = r.peer_text;
+    return 1;
+  }
+  case S2_span_a: {
+    ht_rec_span_a r;
+    if (read_span_a(st, m, &r) != 0 || SIDE_OF(r, r.status) != 0 ||
+        mark_ns(clock, r.cs, &out->marks_ns[0]) != 0 ||
+        mark_ns(clock, r.sr, &out->marks_ns[1]) != 0 ||
+        mark_ns(clock, r.ss, &out->marks_ns[2]) != 0 ||
+        mark_ns(clock, r.cr, &out->marks_ns[3]) != 0)
+      return -1;
+    out->desc_id = r.desc;
+    out->peer_id = r.peer;
+    out->named_apart = r.desc == 0; /* by its span_n */
+    return 1;
+  }
+  case S2_span_n: {
+    ht_rec_span_n r;
+    if (read_span_n(st, m, &r) != 0)
+      return -1;
+    IDS_OF(HOP_SPAN_NAMES, r);
+    out->span_kind = r.kind;
+    out->name = r.name;
+    out->service = r.service;
+    out->endpoint = r.endpoint;
+    return 1;
+  }
+  case S2_note: {
+    ht_rec_note r;
+    if (read_note(st, m, &r) != 0)
+      return -1;
+    IDS_OF(HOP_ANNOTATION, r);
+    out->name = r.text;
+    return 1;
+  }
+  case S2_tag_i: {
+    ht_rec_tag_i r;
+    if (read_tag_i(st, m, &r) != 0)
+      return -1;
+    IDS_OF(HOP_KV_INT, r);
+    out->key = r.key;
+    out->int_value = r.value;
+    return 1;
+  }
+  case S2_tag_s: {
+    ht_rec_tag_s r;
+    if (read_tag_s(st, m, &r) != 0)
+      return -1;
+    IDS_OF(HOP_KV_STR, r);
+    out->key = r.key;
+    out->str_value = r.value;
+    return 1;
+  }
+  case S2_error: {
+    ht_rec_error r;
+    if (read_error(st, m, &r) != 0)
+      return -1;
+    IDS_OF(HOP_STATUS, r);
+    out->status = r.code;
+    out->message = r.message;
+    return 1;
+  }
+  case S2_frame: {
+    ht_rec_frame r;
+    if (read_frame(st, m, &r) != 0)
+      return -1;
+    IDS_OF(r.dir == 0 ? HOP_HOP_SEND : HOP_HOP_RECV, r);
+    out->name = r.annotation; /* "" for none */
+    out->msg_type = (int)r.type;
+    out->seq = r.seq;
+    out->size = r.size;
     out->peer = r.peer_text;
     return 1;
   }
