@@ -8,7 +8,8 @@
 # and session daemons, the launcher: cpu_run.py, cpu_report.py). Prints
 # the tables and writes bench/results/sim.txt.
 # usage: bench/sim/bench_sim.sh [BUILD_DIR]   (default build/)
-#        HT_BENCH_SECONDS (8), HT_BENCH_ROUNDS (3)
+#        HT_BENCH_SECONDS (8), HT_BENCH_ROUNDS (3), HT_BENCH_KEEP=1 keeps the
+#        runs' logs and CPU samples (the work directory is printed)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -21,7 +22,12 @@ work=$(mktemp -d /tmp/hoptrace-bench-sim.XXXXXX)
 # started would stop with each run and take its CPU time with it.
 source "$src/scripts/lttng-env.sh"
 ht_sessiond_ensure
-trap 'rm -rf "$work"; ht_sessiond_release' EXIT
+if [[ ${HT_BENCH_KEEP:-0} == 1 ]]; then
+  echo "bench/sim: runs kept in $work" >&2
+  trap 'ht_sessiond_release' EXIT
+else
+  trap 'rm -rf "$work"; ht_sessiond_release' EXIT
+fi
 
 configs=("plain" "traced-1%" "traced-100%")
 

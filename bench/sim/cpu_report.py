@@ -166,6 +166,13 @@ def breakdown(work, rounds, configs):
     out.append("total per round (us/op): " + "; ".join(
         "%s %s" % (c, ", ".join("%.1f" % x if x is not None else "n/m" for x in data[c]["per_round"]))
         for c in configs))
+    tb = cell(configs[0], everything)
+    if tb:
+        out.append("%s: system time is %.0f%% of the CPU (loopback sockets, wake-ups); it moves"
+                   % (configs[0], 100 * tb[1] / sum(tb)))
+        out.append("between rounds with scheduling: user time, where the recording code runs,"
+                   " is the")
+        out.append("steadier measure of its cost.")
     base = configs[0]
     record = [n for n, _ in OTHER if n.startswith("record")]
     for cfg in configs[1:]:
