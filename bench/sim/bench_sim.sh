@@ -30,18 +30,26 @@ else
 fi
 
 configs=("plain" "traced-1%" "traced-100%")
+# Names of our own (symlinks; the process name is what LTTng filters on):
+# the session then records only this benchmark's cluster, not other sim-*
+# programs that another job may be running on the same machine.
+tag="hbs$$"
+mkdir -p "$work/bin"
+ln -s "$bin/sim-osd" "$work/bin/$tag-osd"
+ln -s "$bin/sim-client" "$work/bin/$tag-cli"
 
 run_one() { # run_one CONFIG ROUND
   local cfg=$1 dir=$work/$1-$2
   local cpu=(python3 "$src/bench/sim/cpu_run.py" "$dir.cpu.json" --)
-  local args=(--bin "$bin" --work "$dir" --osds 4 --clients 2 --inflight 16 --duration "$secs")
+  local args=(--bin "$bin" --osd-exe "$work/bin/$tag-osd" --client-exe "$work/bin/$tag-cli"
+              --work "$dir" --osds 4 --clients 2 --inflight 16 --duration "$secs")
   case $cfg in
     plain) "${cpu[@]}" bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger plain \
              2> "$dir.log" ;;
     traced-*) local r=1
       [[ $cfg == traced-1% ]] && r=0.01
       "${cpu[@]}" "$hoptrace" record -o "$dir-trace" --subbuf-size 8M --num-subbuf 8 \
-        --filter '$ctx.procname == "sim-*"' -- \
+        --filter "\$ctx.procname == \"$tag-*\"" -- \
         python3 "$src/bench/sim/cpu_run.py" --inner "$dir.inner.json" -- \
         bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \
         --sample-ratio "$r" \
