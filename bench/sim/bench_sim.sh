@@ -3,10 +3,13 @@
 # flight, 4 OSDs, replication 3, 8 s) on the plain messenger and on the
 # traced one at sampling 1% and 100%, the traced runs inside a recording
 # LTTng session (`hoptrace record`). Interleaved rounds, best ops/s of
-# each configuration kept (the machine is shared). Prints a table and
-# writes bench/results/sim.txt.
+# each configuration kept (the machine is shared). Each run also measures
+# CPU per operation by process (each client and OSD, the LTTng consumer
+# and session daemons, the launcher: cpu_run.py, cpu_report.py). Prints
+# the tables and writes bench/results/sim.txt.
 # usage: bench/sim/bench_sim.sh [BUILD_DIR]   (default build/)
-#        HT_BENCH_SECONDS (8), HT_BENCH_ROUNDS (3)
+#        HT_BENCH_SECONDS (8), HT_BENCH_ROUNDS (3), HT_BENCH_KEEP=1 keeps the
+#        runs' logs and CPU samples (the work directory is printed)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -15,20 +18,39 @@ hoptrace=$build/tools/hoptrace/hoptrace
 export HT_LTTNG_PROVIDER=$build/libhoptrace-tp.so
 secs=${HT_BENCH_SECONDS:-8} rounds=${HT_BENCH_ROUNDS:-3}
 work=$(mktemp -d /tmp/hoptrace-bench-sim.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# A session daemon up for the whole benchmark: one that `hoptrace record`
+# started would stop with each run and take its CPU time with it.
+source "$src/scripts/lttng-env.sh"
+ht_sessiond_ensure
+if [[ ${HT_BENCH_KEEP:-0} == 1 ]]; then
+  echo "bench/sim: runs kept in $work" >&2
+  trap 'ht_sessiond_release' EXIT
+else
+  trap 'rm -rf "$work"; ht_sessiond_release' EXIT
+fi
 
 configs=("plain" "traced-1%" "traced-100%")
+# Names of our own (symlinks; the process name is what LTTng filters on):
+# the session then records only this benchmark's cluster, not other sim-*
+# programs that another job may be running on the same machine.
+tag="hbs$$"
+mkdir -p "$work/bin"
+ln -s "$bin/sim-osd" "$work/bin/$tag-osd"
+ln -s "$bin/sim-client" "$work/bin/$tag-cli"
 
 run_one() { # run_one CONFIG ROUND
   local cfg=$1 dir=$work/$1-$2
-  local args=(--bin "$bin" --work "$dir" --osds 4 --clients 2 --inflight 16 --duration "$secs")
+  local cpu=(python3 "$src/bench/sim/cpu_run.py" "$dir.cpu.json" --)
+  local args=(--bin "$bin" --osd-exe "$work/bin/$tag-osd" --client-exe "$work/bin/$tag-cli"
+              --work "$dir" --osds 4 --clients 2 --inflight 16 --duration "$secs")
   case $cfg in
-    plain) bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger plain \
+    plain) "${cpu[@]}" bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger plain \
              2> "$dir.log" ;;
     traced-*) local r=1
       [[ $cfg == traced-1% ]] && r=0.01
-      "$hoptrace" record -o "$dir-trace" --subbuf-size 8M --num-subbuf 8 \
-        --filter '$ctx.procname == "sim-*"' -- \
+      "${cpu[@]}" "$hoptrace" record -o "$dir-trace" --subbuf-size 8M --num-subbuf 8 \
+        --filter "\$ctx.procname == \"$tag-*\"" -- \
+        python3 "$src/bench/sim/cpu_run.py" --inner "$dir.inner.json" -- \
         bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \
         --sample-ratio "$r" \
         2> "$dir.log"
@@ -92,6 +114,31 @@ lines += ["",
           "Rounds of one configuration vary by up to ~25% on a shared 2-core machine: the",
           "messenger's own benchmark (bench/messenger) isolates the per-message cost; this one",
           "shows what a replicated store sees end to end, recording session included."]
+sys.path.insert(0, os.path.join(src, "bench", "sim"))
+import cpu_report
+cpu_lines, cpu_data = cpu_report.breakdown(work, rounds, configs)
+# what else ran: the machine's busy time minus what the breakdown measured
+# (other jobs, and kernel threads such as the trace files' writeback)
+wall = sum(d["wall"] for d in cpu_data.values())
+foreign = sum(d["busy"] - sum(sum(v) for v in d["rows"].values() if v) for d in cpu_data.values())
+lines += [""] + cpu_lines + [
+    "",
+    "Sources: each client and OSD reports its own getrusage at exit (whole life:",
+    "start-up, run, shutdown; all threads, LTTng-UST's included); the LTTng daemons",
+    "(with their lttng-runas helpers) are sampled from /proc/PID/stat before and after",
+    "each run (they are shared: in plain runs they serve only other sessions, if any);",
+    "the launcher is the rest of the cluster's process tree (cluster.sh, timeout);",
+    "hoptrace record (with the lttng commands it runs) is split at the end of its",
+    "command: set-up, and after (stop, destroy, reading the trace back to count its",
+    "events). cores x ops/s: CPU/op (hoptrace record's after-run work left out)",
+    "times the mean ops/s, about the cores the workload kept busy; machine: all",
+    "CPUs' busy time over the whole runs (every process on the machine), ours in",
+    "brackets. Not attributed: kernel threads (trace writeback).",
+    "Machine during the runs: %.2f of %d cores busy on average outside the measured" % (
+        foreign / 1e6 / wall, os.cpu_count()),
+    "processes (other jobs, kernel threads): %s." % (
+        "the machine was shared with other jobs" if foreign / 1e6 / wall > 0.15
+        else "no sizeable other load")]
 text = "\n".join(lines) + "\n"
 print(text, end="")
 os.makedirs(os.path.join(src, "bench", "results"), exist_ok=True)

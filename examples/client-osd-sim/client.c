@@ -250,5 +250,6 @@ int main(int argc, char **argv) {
                     "%llu duplicates\n", c.name, (unsigned long long)c.issued,
             (unsigned long long)ok, (unsigned long long)failed,
             (unsigned long long)c.st.duplicates);
+  sim_report_cpu(c.name);
   return c.st.verify_failures > 0 || hung || !accounted ? 1 : 0;
 }

@@ -182,6 +182,7 @@ static void stop(osd *o) {
                     "%llu repairs failed\n", o->name, (unsigned long long)o->repairs,
             (unsigned long long)o->repaired, (unsigned long long)o->repair_failed);
   osd_repair_free(o);
+  sim_report_cpu(o->name); /* before the "stopped:" line, which stays last */
   fprintf(stderr, "%s: stopped: %llu client ops, %llu replica ops, %llu replica sends failed, "
                   "%llu stale writes ignored, %llu misdirected, %llu pulls served\n",
           o->name, (unsigned long long)o->client_ops, (unsigned long long)o->replica_ops,

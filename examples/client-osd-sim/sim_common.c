@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "hoptrace/error.h"
 #include "hoptrace/sampler.h"
@@ -97,4 +99,13 @@ int sim_messenger_create(ht_messenger **out, const sim_common_opts *o, const cha
     return -1;
   }
   return 0;
+}
+
+void sim_report_cpu(const char *name) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0)
+    return; /* no line: bench/sim reports the process as unmeasured */
+  fprintf(stderr, "SIM-CPU %s pid=%d user_us=%lld sys_us=%lld\n", name, (int)getpid(),
+          (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
+          (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
 }

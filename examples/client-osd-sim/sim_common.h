@@ -52,4 +52,10 @@ int sim_messenger_create(ht_messenger **out, const sim_common_opts *o,
                          const char *name, struct uv_loop_s *loop,
                          uint32_t timeout_ms);
 
+/* Prints "SIM-CPU NAME pid=P user_us=U sys_us=S" on stderr: this
+ * process's CPU time so far, every thread (getrusage). Called last, after
+ * the messenger is closed, so that bench/sim can charge each process its
+ * whole cost without racing its exit. */
+void sim_report_cpu(const char *name);
+
 #endif
