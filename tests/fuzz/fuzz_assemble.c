@@ -117,7 +117,7 @@ static int64_t ts_add(int64_t ts, int64_t d) {
 static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
                              hop_kv *kvs, size_t max_kvs) {
   memset(ev, 0, sizeof(*ev));
-  ev->kind = (hop_event_kind)(op % 15);
+  ev->kind = (hop_event_kind)(op % 17); /* up to HOP_SPAN_NAMES */
   uint8_t step = byte(r);
   if (step == 0xff)
     *ts = (int64_t)u64(r); /* anywhere, even negative or near the limits */
@@ -161,7 +161,21 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
   ev->size = byte(r);
   ev->peer = str(r);
   ev->annotation = ev->name; /* folded start/end events: their hop's */
+  /* span sides (schema 2): a start, frames, a span API span's marks */
+  uint8_t marks = byte(r);
+  ev->start_ns = ts_add(*ts, -(int64_t)byte(r) * 1000);
+  ev->end_annotation = ev->endpoint;
+  ev->named_apart = marks & 0x10;
+  uint64_t n_marks = 0;
+  for (int k = 0; k < 4; k++)
+    if (marks & (1u << k)) {
+      ev->marks_ns[k] = ts_add(ev->start_ns, (int64_t)(3 - k) * 100); /* any order */
+      n_marks += ev->marks_ns[k] != 0;
+    }
   switch (ev->kind) {
+  case HOP_SPAN_SIDE:
+    return n_marks + (ev->annotation != NULL && ev->annotation[0] != '\0') +
+           (ev->end_annotation != NULL && ev->end_annotation[0] != '\0');
   case HOP_ANNOTATION:
   case HOP_KV_STR:
   case HOP_KV_INT:
