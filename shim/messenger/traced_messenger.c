@@ -11,14 +11,14 @@
  * shim/recording/hoptrace_schema.h), one per one-way side; the error
  * paths' details (status, error kv) are schema 1's separate events.
  *
- * Must never: call back into the messenger, block (one short lock per
- * sampled span, to find leftovers at close), lock or allocate for an
- * unsampled span (server spans live in the transport's slot storage),
+ * Must never: call back into the messenger, block (one short spin lock
+ * per sampled span, to find leftovers at close), lock or allocate for an
+ * unsampled span (server spans live in the transport's slot storage,
+ * client spans come from a list of spares),
  * record anything for an unsampled span, or trust the incoming
  * SAMPLED/DEBUG flags beyond what the sampling policy allows
  * (ht_span_start_remote decides).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +28,7 @@
 #include "hoptrace/traced.h"
 #include "common/clock.h"
 #include "common/counters.h"
+#include "common/spin.h"
 #include "propagate/current.h"
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
@@ -48,7 +49,7 @@ typedef struct ts_slot {
   bool sent;           /* client: its frame went out */
   int32_t sent_status; /* ... with this status */
   ht_span_kind kind;
-  uint64_t start_ns;   /* "cs" (or creation, if never sent) / "sr" */
+  uint64_t start_ns;   /* "cs" (or settling, if never sent) / "sr" */
   const void *desc;    /* the span's names (ht_span_desc_ref) ... */
   char *name;          /* ... or, when none could be kept, a copy */
   const void *peer;    /* ht_span_peer_ref of the connection, or NULL */
@@ -56,10 +57,16 @@ typedef struct ts_slot {
   struct ts_slot *prev, *next;
 } ts_slot;
 
+/* Client slots kept for reuse (beyond that, freed): a malloc and free
+ * per request cost more than the rest of the slot's life. */
+#define TS_SPARES_MAX 64u
+
 struct ts_state {
   char *service;
-  pthread_mutex_t lock;
+  ht_spin lock; /* the live list and the spares */
   ts_slot live; /* sentinel of the live list */
+  ts_slot *spares; /* linked by next */
+  unsigned n_spares;
 };
 
 /* The context the thread had before the handler running on it. */
@@ -68,8 +75,17 @@ static _Thread_local bool tl_saved_has;
 
 /* --- live list */
 
+/* Lock held. */
+static void link_live(ts_state *st, ts_slot *s) {
+  s->linked = true;
+  s->next = st->live.next;
+  s->prev = &st->live;
+  st->live.next->prev = s;
+  st->live.next = s;
+}
+
 /* kind, start_ns, desc, name and peer are the caller's to set. */
-static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
+static void slot_fill(ts_slot *s, ts_state *st, const ht_span *span,
                       bool owned) {
   s->span = *span;
   s->st = st;
@@ -80,30 +96,62 @@ static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
   s->desc = NULL;
   s->name = NULL;
   s->peer = NULL;
-  if (!ht_span_is_sampled(span))
-    return; /* records nothing at close: no need to find it */
-  s->linked = true;
-  pthread_mutex_lock(&st->lock);
-  s->next = st->live.next;
-  s->prev = &st->live;
-  st->live.next->prev = s;
-  st->live.next = s;
-  pthread_mutex_unlock(&st->lock);
 }
 
-/* The slot's last sight: unlinked, and freed if it is ours. */
-static void slot_release(ts_slot *s) {
-  if (s->linked) {
-    ts_state *st = s->st;
-    pthread_mutex_lock(&st->lock);
-    s->prev->next = s->next;
-    s->next->prev = s->prev;
-    pthread_mutex_unlock(&st->lock);
-    s->linked = false;
+/* A server slot in the transport's storage, linked if it records. */
+static void slot_init(ts_slot *s, ts_state *st, const ht_span *span) {
+  slot_fill(s, st, span, false);
+  if (!ht_span_is_sampled(span))
+    return; /* records nothing at close: no need to find it */
+  ht_spin_lock(&st->lock);
+  link_live(st, s);
+  ht_spin_unlock(&st->lock);
+}
+
+/* A client slot for a sampled span, linked: a spare, taken in the same
+ * critical section that links it, else a new one. NULL: no memory. */
+static ts_slot *slot_new(ts_state *st, const ht_span *span) {
+  ht_spin_lock(&st->lock);
+  ts_slot *s = st->spares;
+  if (s != NULL) {
+    st->spares = s->next;
+    st->n_spares--;
+    slot_fill(s, st, span, true);
+    link_live(st, s);
   }
+  ht_spin_unlock(&st->lock);
+  if (s != NULL || (s = malloc(sizeof(*s))) == NULL)
+    return s;
+  slot_fill(s, st, span, true);
+  ht_spin_lock(&st->lock);
+  link_live(st, s);
+  ht_spin_unlock(&st->lock);
+  return s;
+}
+
+/* The slot's last sight: unlinked, and kept as a spare or freed if it
+ * is ours. */
+static void slot_release(ts_slot *s) {
   free(s->name);
   s->name = NULL;
-  if (s->owned)
+  if (!s->linked && !s->owned)
+    return;
+  ts_state *st = s->st;
+  bool keep = false;
+  ht_spin_lock(&st->lock);
+  if (s->linked) {
+    s->prev->next = s->next;
+    s->next->prev = s->prev;
+    s->linked = false;
+  }
+  if (s->owned && st->n_spares < TS_SPARES_MAX) {
+    s->next = st->spares;
+    st->spares = s;
+    st->n_spares++;
+    keep = true;
+  }
+  ht_spin_unlock(&st->lock);
+  if (s->owned && !keep)
     free(s);
 }
 
@@ -187,20 +235,21 @@ static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
     ht_span_finish(&span); /* records nothing: no clock read either */
     return;
   }
-  uint64_t now = ht_clock_now();
   if (oneway) {
-    ht_span_finish_side(&span, NULL, &info, now, ht_span_peer_ref(&span, peer),
-                        HT_SIDE_START_FRAME);
+    ht_span_finish_side(&span, NULL, &info, ht_clock_now(),
+                        ht_span_peer_ref(&span, peer), HT_SIDE_START_FRAME);
     return;
   }
-  ts_slot *s = malloc(sizeof(*s));
+  ts_slot *s = slot_new(st, &span);
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
-    ht_span_finish_side(&span, NULL, &info, now, NULL, 0);
+    ht_span_finish_side(&span, NULL, &info, ht_clock_now(), NULL, 0);
     return;
   }
-  slot_init(s, st, &span, true);
-  s->start_ns = now; /* until the frame goes out */
+  /* No clock read here: on_message(SEND) follows right after the frame
+   * is encoded and reads "cs"; a frame that never went out (its send
+   * failed, settled at once) starts when it is settled. */
+  s->start_ns = 0;
   slot_name(s, &info);
   *slot = s;
 }
@@ -249,6 +298,8 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
   if (reply != NULL) /* "cr": the span's end */
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
+  if (!s->sent)
+    s->start_ns = ht_clock_now();
   finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
                      (reply != NULL ? HT_SIDE_END_FRAME : 0));
   slot_release(s);
@@ -281,7 +332,7 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
                         HT_SIDE_START_FRAME);
     return; /* the handler still runs in its context */
   }
-  slot_init(s, st, &span, false);
+  slot_init(s, st, &span);
   s->start_ns = now;
   s->peer = ht_span_peer_ref(&span, peer);
   slot_name(s, &info);
@@ -353,10 +404,16 @@ static void h_destroy(void *arg) {
   while (st->live.next != &st->live) {
     ts_slot *s = st->live.next;
     ht_span_set_error(&s->span, HT_ESHUTDOWN, "messenger closed");
+    if (s->owned && !s->sent)
+      s->start_ns = ht_clock_now();
     finish_side(s, s->owned && !s->sent ? 0 : HT_SIDE_START_FRAME);
     slot_release(s);
   }
-  pthread_mutex_destroy(&st->lock);
+  while (st->spares != NULL) {
+    ts_slot *s = st->spares;
+    st->spares = s->next;
+    free(s);
+  }
   free(st->service);
   free(st);
   ht_shim_control_env_release();
@@ -384,12 +441,13 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
       opts->size >= offsetof(ht_messenger_options, name) + sizeof(opts->name))
     name = opts->name;
   st->service = strdup(name != NULL ? name : "hoptrace");
-  if (st->service == NULL || pthread_mutex_init(&st->lock, NULL) != 0) {
+  if (st->service == NULL) {
     free(st->service);
     free(st);
     return HT_ENOMEM;
   }
   st->live.next = st->live.prev = &st->live;
+  atomic_init(&st->lock.held, false);
   ht_shim_control_env_acquire(); /* released by h_destroy, even on failure */
   return ht_transport_messenger_new(out, opts, &traced_hooks, st);
 }
