@@ -34,6 +34,7 @@
 #include "propagate/span_quiet.h"
 #include "control/control_env.h"
 #include "messenger/traced_internal.h"
+#include "messenger/traced_names.h"
 #include "transport/hooks.h"
 
 typedef struct ts_state ts_state;
@@ -63,6 +64,7 @@ typedef struct ts_slot {
 
 struct ts_state {
   char *service;
+  uint64_t serial; /* names it among the process's messengers */
   ht_spin lock; /* the live list and the spares */
   ts_slot live; /* sentinel of the live list */
   ts_slot *spares; /* linked by next */
@@ -166,7 +168,7 @@ static const char *op_of(const ht_envelope *env) {
 /* Keeps what names the span, while the strings are at hand. */
 static void slot_name(ts_slot *s, const ht_span_info *info) {
   s->kind = info->kind;
-  s->desc = ht_span_desc_ref(&s->span, info);
+  s->desc = ts_desc_ref(&s->span, s->st->serial, info);
   if (s->desc == NULL && ht_span_is_sampled(&s->span))
     s->name = strdup(info->name); /* NULL: recorded unnamed */
 }
@@ -237,7 +239,7 @@ static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
   }
   if (oneway) {
     ht_span_finish_side(&span, NULL, &info, ht_clock_now(),
-                        ht_span_peer_ref(&span, peer), HT_SIDE_START_FRAME);
+                        ts_peer_ref(&span, peer), HT_SIDE_START_FRAME);
     return;
   }
   ts_slot *s = slot_new(st, &span);
@@ -328,13 +330,13 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
-    ht_span_finish_side(&span, NULL, &info, now, ht_span_peer_ref(&span, peer),
+    ht_span_finish_side(&span, NULL, &info, now, ts_peer_ref(&span, peer),
                         HT_SIDE_START_FRAME);
     return; /* the handler still runs in its context */
   }
   slot_init(s, st, &span);
   s->start_ns = now;
-  s->peer = ht_span_peer_ref(&span, peer);
+  s->peer = ts_peer_ref(&span, peer);
   slot_name(s, &info);
 }
 
@@ -388,7 +390,7 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   if (own && !s->sent) { /* "cs": the client span starts now */
     s->sent = true;
     s->start_ns = ht_clock_now();
-    s->peer = ht_span_peer_ref(&s->span, peer);
+    s->peer = ts_peer_ref(&s->span, peer);
     return;
   }
   record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
@@ -446,6 +448,8 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
     free(st);
     return HT_ENOMEM;
   }
+  static atomic_uint_fast64_t serials;
+  st->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
   st->live.next = st->live.prev = &st->live;
   atomic_init(&st->lock.held, false);
   ht_shim_control_env_acquire(); /* released by h_destroy, even on failure */
