@@ -11,14 +11,14 @@
  * shim/recording/hoptrace_schema.h), one per one-way side; the error
  * paths' details (status, error kv) are schema 1's separate events.
  *
- * Must never: call back into the messenger, block (one short lock per
- * sampled span, to find leftovers at close), lock or allocate for an
- * unsampled span (server spans live in the transport's slot storage),
+ * Must never: call back into the messenger, block (one short spin lock
+ * per sampled span, to find leftovers at close), lock or allocate for an
+ * unsampled span (server spans live in the transport's slot storage,
+ * client spans come from a list of spares),
  * record anything for an unsampled span, or trust the incoming
  * SAMPLED/DEBUG flags beyond what the sampling policy allows
  * (ht_span_start_remote decides).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +28,13 @@
 #include "hoptrace/traced.h"
 #include "common/clock.h"
 #include "common/counters.h"
+#include "common/spin.h"
 #include "propagate/current.h"
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
 #include "control/control_env.h"
 #include "messenger/traced_internal.h"
+#include "messenger/traced_names.h"
 #include "transport/hooks.h"
 
 typedef struct ts_state ts_state;
@@ -48,7 +50,7 @@ typedef struct ts_slot {
   bool sent;           /* client: its frame went out */
   int32_t sent_status; /* ... with this status */
   ht_span_kind kind;
-  uint64_t start_ns;   /* "cs" (or creation, if never sent) / "sr" */
+  uint64_t start_ns;   /* "cs" (or settling, if never sent) / "sr" */
   const void *desc;    /* the span's names (ht_span_desc_ref) ... */
   char *name;          /* ... or, when none could be kept, a copy */
   const void *peer;    /* ht_span_peer_ref of the connection, or NULL */
@@ -56,10 +58,17 @@ typedef struct ts_slot {
   struct ts_slot *prev, *next;
 } ts_slot;
 
+/* Client slots kept for reuse (beyond that, freed): a malloc and free
+ * per request cost more than the rest of the slot's life. */
+#define TS_SPARES_MAX 64u
+
 struct ts_state {
   char *service;
-  pthread_mutex_t lock;
+  uint64_t serial; /* names it among the process's messengers */
+  ht_spin lock; /* the live list and the spares */
   ts_slot live; /* sentinel of the live list */
+  ts_slot *spares; /* linked by next */
+  unsigned n_spares;
 };
 
 /* The context the thread had before the handler running on it. */
@@ -68,8 +77,17 @@ static _Thread_local bool tl_saved_has;
 
 /* --- live list */
 
+/* Lock held. */
+static void link_live(ts_state *st, ts_slot *s) {
+  s->linked = true;
+  s->next = st->live.next;
+  s->prev = &st->live;
+  st->live.next->prev = s;
+  st->live.next = s;
+}
+
 /* kind, start_ns, desc, name and peer are the caller's to set. */
-static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
+static void slot_fill(ts_slot *s, ts_state *st, const ht_span *span,
                       bool owned) {
   s->span = *span;
   s->st = st;
@@ -80,30 +98,64 @@ static void slot_init(ts_slot *s, ts_state *st, const ht_span *span,
   s->desc = NULL;
   s->name = NULL;
   s->peer = NULL;
-  if (!ht_span_is_sampled(span))
-    return; /* records nothing at close: no need to find it */
-  s->linked = true;
-  pthread_mutex_lock(&st->lock);
-  s->next = st->live.next;
-  s->prev = &st->live;
-  st->live.next->prev = s;
-  st->live.next = s;
-  pthread_mutex_unlock(&st->lock);
 }
 
-/* The slot's last sight: unlinked, and freed if it is ours. */
+/* A server slot in the transport's storage, linked if it records. */
+static void slot_init(ts_slot *s, ts_state *st, const ht_span *span) {
+  slot_fill(s, st, span, false);
+  if (!ht_span_is_sampled(span))
+    return; /* records nothing at close: no need to find it */
+  ht_spin_lock(&st->lock);
+  link_live(st, s);
+  ht_spin_unlock(&st->lock);
+}
+
+/* A client slot for a sampled span, linked: a spare, taken in the same
+ * critical section that links it, else a new one. NULL: no memory. */
+static ts_slot *slot_new(ts_state *st, const ht_span *span) {
+  ht_spin_lock(&st->lock);
+  ts_slot *s = st->spares;
+  if (s != NULL) {
+    st->spares = s->next;
+    st->n_spares--;
+    slot_fill(s, st, span, true);
+    link_live(st, s);
+  }
+  ht_spin_unlock(&st->lock);
+  if (s != NULL || (s = malloc(sizeof(*s))) == NULL)
+    return s;
+  slot_fill(s, st, span, true);
+  ht_spin_lock(&st->lock);
+  link_live(st, s);
+  ht_spin_unlock(&st->lock);
+  return s;
+}
+
+/* The slot's last sight: unlinked, and kept as a spare or freed if it
+ * is ours. */
 static void slot_release(ts_slot *s) {
+  if (s->name != NULL) { /* rare: no recorder reference for the names */
+    free(s->name);
+    s->name = NULL;
+  }
+  if (!s->linked && !s->owned)
+    return;
+  ts_state *st = s->st;
+  bool keep = false;
+  ht_spin_lock(&st->lock);
   if (s->linked) {
-    ts_state *st = s->st;
-    pthread_mutex_lock(&st->lock);
     s->prev->next = s->next;
     s->next->prev = s->prev;
-    pthread_mutex_unlock(&st->lock);
     s->linked = false;
   }
-  free(s->name);
-  s->name = NULL;
-  if (s->owned)
+  if (s->owned && st->n_spares < TS_SPARES_MAX) {
+    s->next = st->spares;
+    st->spares = s;
+    st->n_spares++;
+    keep = true;
+  }
+  ht_spin_unlock(&st->lock);
+  if (s->owned && !keep)
     free(s);
 }
 
@@ -118,8 +170,10 @@ static const char *op_of(const ht_envelope *env) {
 /* Keeps what names the span, while the strings are at hand. */
 static void slot_name(ts_slot *s, const ht_span_info *info) {
   s->kind = info->kind;
-  s->desc = ht_span_desc_ref(&s->span, info);
-  if (s->desc == NULL && ht_span_is_sampled(&s->span))
+  if (!ht_span_is_sampled(&s->span))
+    return; /* records nothing: desc stays NULL */
+  s->desc = ts_desc_ref(&s->span, s->st->serial, info);
+  if (s->desc == NULL)
     s->name = strdup(info->name); /* NULL: recorded unnamed */
 }
 
@@ -181,24 +235,23 @@ static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
   start_client(&span, &info);
   env->has_trace = true;
   env->trace = span.ctx;
-  if (!ht_span_is_sampled(&span)) {
-    ht_span_finish(&span); /* records nothing: no clock read either */
-    return;
-  }
-  uint64_t now = ht_clock_now();
+  if (!ht_span_is_sampled(&span))
+    return; /* records nothing (finishing it would only mark it ended) */
   if (oneway) {
-    ht_span_finish_side(&span, NULL, &info, now, ht_span_peer_ref(&span, peer),
-                        HT_SIDE_START_FRAME);
+    ht_span_finish_side(&span, NULL, &info, ht_clock_now(),
+                        ts_peer_ref(&span, peer), HT_SIDE_START_FRAME);
     return;
   }
-  ts_slot *s = malloc(sizeof(*s));
+  ts_slot *s = slot_new(st, &span);
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
-    ht_span_finish_side(&span, NULL, &info, now, NULL, 0);
+    ht_span_finish_side(&span, NULL, &info, ht_clock_now(), NULL, 0);
     return;
   }
-  slot_init(s, st, &span, true);
-  s->start_ns = now; /* until the frame goes out */
+  /* No clock read here: on_message(SEND) follows right after the frame
+   * is encoded and reads "cs"; a frame that never went out (its send
+   * failed, settled at once) starts when it is settled. */
+  s->start_ns = 0;
   slot_name(s, &info);
   *slot = s;
 }
@@ -247,6 +300,8 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
     ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
   if (reply != NULL) /* "cr": the span's end */
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
+  if (!s->sent)
+    s->start_ns = ht_clock_now();
   finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
                      (reply != NULL ? HT_SIDE_END_FRAME : 0));
   slot_release(s);
@@ -275,13 +330,13 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   if (s == NULL) {
     ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
-    ht_span_finish_side(&span, NULL, &info, now, ht_span_peer_ref(&span, peer),
+    ht_span_finish_side(&span, NULL, &info, now, ts_peer_ref(&span, peer),
                         HT_SIDE_START_FRAME);
     return; /* the handler still runs in its context */
   }
-  slot_init(s, st, &span, false);
+  slot_init(s, st, &span);
   s->start_ns = now;
-  s->peer = ht_span_peer_ref(&span, peer);
+  s->peer = ts_peer_ref(&span, peer);
   slot_name(s, &info);
 }
 
@@ -300,7 +355,9 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
 static void h_request_done(void *arg, void *dispatch_slot, int status) {
   (void)arg;
   ts_slot *s = dispatch_slot;
-  if (s == NULL)
+  /* an unsampled span records nothing, holds nothing and is not linked:
+   * ending it is forgetting it */
+  if (s == NULL || !ht_span_is_sampled(&s->span))
     return;
   if (status == 1) {
     ht_span_annotate(&s->span, "dropped");
@@ -315,17 +372,13 @@ static void h_request_done(void *arg, void *dispatch_slot, int status) {
 
 /* --- message events and counters */
 
-static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
-                         size_t frame_len, const char *peer, void *slot) {
-  (void)arg;
-  if (dir == HT_HOOK_RECV) {
-    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
-    return;
-  }
-  bool sampled = env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED);
+/* A sampled message went out. Out of line: every message passes
+ * h_on_message, which then needs no registers saved. */
+__attribute__((noinline)) static void sent_sampled(const ht_envelope *env,
+                                                   size_t frame_len,
+                                                   const char *peer,
+                                                   void *slot) {
   ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
-  if (!sampled)
-    return;
   ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
   bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
   ts_slot *s = slot;
@@ -335,11 +388,25 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   if (own && !s->sent) { /* "cs": the client span starts now */
     s->sent = true;
     s->start_ns = ht_clock_now();
-    s->peer = ht_span_peer_ref(&s->span, peer);
+    s->peer = ts_peer_ref(&s->span, peer);
     return;
   }
   record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
              env, frame_len, peer);
+}
+
+static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
+                         size_t frame_len, const char *peer, void *slot) {
+  (void)arg;
+  if (dir == HT_HOOK_RECV) {
+    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
+    return;
+  }
+  /* each path ends in its counting: nothing to keep across a call */
+  if (env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED))
+    sent_sampled(env, frame_len, peer, slot);
+  else
+    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
 }
 
 /* --- life cycle */
@@ -351,10 +418,16 @@ static void h_destroy(void *arg) {
   while (st->live.next != &st->live) {
     ts_slot *s = st->live.next;
     ht_span_set_error(&s->span, HT_ESHUTDOWN, "messenger closed");
+    if (s->owned && !s->sent)
+      s->start_ns = ht_clock_now();
     finish_side(s, s->owned && !s->sent ? 0 : HT_SIDE_START_FRAME);
     slot_release(s);
   }
-  pthread_mutex_destroy(&st->lock);
+  while (st->spares != NULL) {
+    ts_slot *s = st->spares;
+    st->spares = s->next;
+    free(s);
+  }
   free(st->service);
   free(st);
   ht_shim_control_env_release();
@@ -382,12 +455,15 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
       opts->size >= offsetof(ht_messenger_options, name) + sizeof(opts->name))
     name = opts->name;
   st->service = strdup(name != NULL ? name : "hoptrace");
-  if (st->service == NULL || pthread_mutex_init(&st->lock, NULL) != 0) {
+  if (st->service == NULL) {
     free(st->service);
     free(st);
     return HT_ENOMEM;
   }
+  static atomic_uint_fast64_t serials;
+  st->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
   st->live.next = st->live.prev = &st->live;
+  atomic_init(&st->lock.held, false);
   ht_shim_control_env_acquire(); /* released by h_destroy, even on failure */
   return ht_transport_messenger_new(out, opts, &traced_hooks, st);
 }

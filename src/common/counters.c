@@ -61,6 +61,12 @@ void ht_counter_add_slow(ht_counter c, uint64_t n) {
     ht_counter_add(c, n);
 }
 
+void ht_counter_add2_slow(ht_counter a, uint64_t na, ht_counter b,
+                          uint64_t nb) {
+  ht_counter_add_slow(a, na);
+  ht_counter_add_slow(b, nb);
+}
+
 void ht_counters_read(ht_counter first, int n, uint64_t *out) {
   pthread_mutex_lock(&reg_lock);
   for (int i = 0; i < n; i++) {

@@ -42,6 +42,8 @@ extern _Thread_local ht_counter_block *ht_counter_mine;
 
 /* The first add of a thread, or every add of one without a block. */
 void ht_counter_add_slow(ht_counter c, uint64_t n);
+void ht_counter_add2_slow(ht_counter a, uint64_t na, ht_counter b,
+                          uint64_t nb);
 
 /* Adds n to the calling thread's counter c: inline, a load and a store
  * once the thread has its block (its first call allocates it). */
@@ -57,11 +59,20 @@ static inline void ht_counter_add(ht_counter c, uint64_t n) {
                         memory_order_relaxed);
 }
 
-/* Two counters at once. */
+/* Two counters at once (the block looked up once). */
 static inline void ht_counter_add2(ht_counter a, uint64_t na, ht_counter b,
                                    uint64_t nb) {
-  ht_counter_add(a, na);
-  ht_counter_add(b, nb);
+  ht_counter_block *blk = ht_counter_mine;
+  if (__builtin_expect(blk == NULL, 0)) {
+    ht_counter_add2_slow(a, na, b, nb); /* one call: no registers kept */
+    return;
+  }
+  atomic_store_explicit(&blk->v[a],
+                        atomic_load_explicit(&blk->v[a], memory_order_relaxed) + na,
+                        memory_order_relaxed);
+  atomic_store_explicit(&blk->v[b],
+                        atomic_load_explicit(&blk->v[b], memory_order_relaxed) + nb,
+                        memory_order_relaxed);
 }
 
 /* Sums of counters first..first+n-1 into out[0..n-1] (a consistent view

@@ -62,7 +62,9 @@ static inline bool get_fixed64(const uint8_t **pp, const uint8_t *end,
   return true;
 }
 
-/* The trace context submessage at *pp (its tag already seen). */
+/* The trace context submessage at *pp (its tag already seen) into t,
+ * which is all zeros (the envelope was just cleared): absent fields stay
+ * 0 without a second clearing. */
 static bool get_trace(const uint8_t **pp, const uint8_t *end,
                       ht_trace_context *t) {
   const uint8_t *p = *pp;
@@ -70,7 +72,6 @@ static bool get_trace(const uint8_t **pp, const uint8_t *end,
     return false;
   const uint8_t *tend = p + 1 + *p;
   p++;
-  *t = (ht_trace_context){0};
   if (tend - p >= 27 && p[0] == TAG_TRACE_HI && p[9] == TAG_TRACE_LO &&
       p[18] == TAG_SPAN) {
     /* 128-bit trace id and span id, as every hoptrace sender writes them:

@@ -533,6 +533,39 @@ static void test_stats_count_every_hop(void **state) {
   assert_true(after.bytes_sent > before.bytes_sent);
 }
 
+/* Two messengers naming spans of one operation from one thread: each
+ * span carries its own messenger's service (the traced messenger keeps
+ * the names it looked up last per thread, traced_names.h), and an
+ * operation sharing a memo slot with another ("fan", "no_such_op") gets
+ * its own name. */
+static void test_names_per_messenger(void **state) {
+  cluster *c = *state;
+  ht_messenger *other = traced("client2");
+  ht_peer *to_a = NULL;
+  assert_int_equal(ht_messenger_connect(other, c->url_a, &to_a), 0);
+  reset_events();
+  ht_peer *order[] = {c->to_a, to_a, c->to_a};
+  for (int i = 0; i < 3; i++) {
+    waiter *w = waiter_new();
+    ht_message_sample(HT_SAMPLE_YES);
+    assert_int_equal(ht_peer_request(order[i], "fan", NULL, NULL, waiter_reply, w), 0);
+    waiter_wait(w, 1);
+    assert_int_equal(w->status, 0);
+    waiter_free(w);
+  }
+  assert_int_equal(call(c, "no_such_op", HT_SAMPLE_YES), HT_EPEERERROR);
+  usleep(50 * 1000);
+  const char *want[] = {"client", "client2", "client"};
+  for (int i = 0; i < 3; i++) {
+    const ev *cl = find_start("fan", HT_SPAN_CLIENT, i);
+    assert_non_null(cl);
+    assert_string_equal(cl->service, want[i]);
+  }
+  assert_non_null(find_start("no_such_op", HT_SPAN_CLIENT, 0));
+  assert_non_null(find_start("no_such_op", HT_SPAN_SERVER, 0));
+  assert_int_equal(ht_messenger_close(other, 1000), 0);
+}
+
 /* A one-way: PRODUCER span at the sender, CONSUMER child at the receiver
  * (ended once the handler returned, here the no-handler path). */
 static void test_oneway_spans(void **state) {
@@ -614,6 +647,7 @@ int main(void) {
       cmocka_unit_test(test_errors_recorded),
       cmocka_unit_test(test_debug_flag_and_sampler_off),
       cmocka_unit_test(test_stats_count_every_hop),
+      cmocka_unit_test(test_names_per_messenger),
       cmocka_unit_test(test_oneway_spans),
       cmocka_unit_test(test_context_api),
   };
