@@ -1,4 +1,4 @@
-/* `hoptrace record [-o DIR] [--live URL] -- COMMAND...`
+/* `hoptrace record [-o DIR [--force]] [--live URL] -- COMMAND...`
  *
  * Starts lttng-sessiond (and, for a live session to this host,
  * lttng-relayd) when absent; creates a session with a user-space channel
@@ -7,9 +7,12 @@
  * process name is written once per process: a `process` event), runs
  * COMMAND, then stops and destroys the session and stops
  * only the daemons it started. Prints the trace path and how many events
- * LTTng discarded. Exits with COMMAND's status. */
+ * LTTng discarded. Exits with COMMAND's status. A non-empty -o DIR is
+ * refused (exit 2) unless --force: LTTng would overwrite its trace. */
 #include "cli/record.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -46,6 +49,7 @@ typedef struct record_options {
   const char *subbuf_size;
   const char *num_subbuf;
   char **command;
+  int force; /* record into a non-empty -o DIR */
 } record_options;
 
 static pid_t command_pid;
@@ -137,13 +141,42 @@ static void report_trace(const char *dir) {
           (unsigned long long)stats.discarded_packets);
 }
 
+/* 1 (said why) when DIR holds something a new session would mix into or
+ * overwrite (LTTng reuses its stream file names): a recorded trace is
+ * not replaced unless the user said --force. */
+static int output_taken(const char *dir, int force) {
+  struct stat st;
+  if (stat(dir, &st) != 0)
+    return 0; /* created below */
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "hoptrace: %s exists and is not a directory\n", dir);
+    return 1;
+  }
+  DIR *d = opendir(dir);
+  if (d == NULL) {
+    fprintf(stderr, "hoptrace: %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  int used = 0;
+  for (struct dirent *e; !used && (e = readdir(d)) != NULL;)
+    used = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  if (used && !force) {
+    fprintf(stderr, "hoptrace: %s is not empty (a trace recorded there would be "
+                    "overwritten); choose another -o, or --force\n", dir);
+    return 1;
+  }
+  return 0;
+}
+
 static int parse(int argc, char **argv, record_options *o) {
   static const struct option longopts[] = {
       {"output", required_argument, NULL, 'o'}, {"live", required_argument, NULL, 'l'},
       {"subbuf-size", required_argument, NULL, 's'},
       {"num-subbuf", required_argument, NULL, 'n'},
       {"name", required_argument, NULL, 'N'},
-      {"filter", required_argument, NULL, 'f'}, {0, 0, 0, 0}};
+      {"filter", required_argument, NULL, 'f'}, {"force", no_argument, NULL, 'F'},
+      {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
   int c;
   optind = 1;
@@ -155,6 +188,7 @@ static int parse(int argc, char **argv, record_options *o) {
     case 'n': o->num_subbuf = optarg; break;
     case 'N': o->name = optarg; break;
     case 'f': o->filter = optarg; break;
+    case 'F': o->force = 1; break;
     default: return -1;
     }
   }
@@ -167,7 +201,7 @@ static int parse(int argc, char **argv, record_options *o) {
 int record_main(int argc, char **argv) {
   record_options o;
   if (parse(argc, argv, &o) != 0) {
-    fputs("usage: hoptrace record [-o DIR] [--live URL] [--name SESSION] "
+    fputs("usage: hoptrace record [-o DIR [--force]] [--live URL] [--name SESSION] "
           "[--filter EXPR] [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
           stderr);
     return 2;
@@ -182,6 +216,8 @@ int record_main(int argc, char **argv) {
   else
     snprintf(dir, sizeof(dir), "%s", o.output);
   char absolute[PATH_MAX];
+  if (!o.live_url && output_taken(dir, o.force))
+    return 2;
   if (!o.live_url) {
     mkdir(dir, 0755);
     if (realpath(dir, absolute) == NULL) {
