@@ -51,7 +51,9 @@ done
 # an output inside an input trace directory: refused, naming both
 streams=$(find "$work/small" -name metadata -printf '%h\n' | head -n1)
 cp -r "$work/small" "$work/small.orig"
-for out in "$work/small/out.json" "$streams/out.json" "$streams/metadata" "$work/small/ust/../x.json"; do
+ln -s "$streams/metadata" "$work/link-to-metadata"
+for out in "$work/small/out.json" "$streams/out.json" "$streams/metadata" "$work/small/ust/../x.json" \
+           "$work/link-to-metadata"; do
   if "$hoptrace" export --format zipkin -o "$out" "$work/small" 2> "$work/err"; then
     fail "output $out inside the input accepted"
   fi

@@ -116,11 +116,20 @@ static unsigned default_decoders(void) {
   return cpus > STREAM_SPLIT_MAX_GROUPS ? STREAM_SPLIT_MAX_GROUPS : (unsigned)cpus;
 }
 
+/* path is dir or below it (both real paths); "" is nowhere */
+static bool path_under(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  return path[0] != '\0' && strncmp(path, dir, n) == 0 &&
+         (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
 /* Every input directory exists (its error, not a truncated output), and
  * the output does not lie inside one (it would be read, or overwrite a
  * stream): 0, 1 (input) or 2 (output). */
 static int check_inputs(const pipeline_options *o, const char *path) {
-  char out_dir[PATH_MAX] = "";
+  /* the output's directory, and where an existing output (a symlink)
+   * really is */
+  char out_dir[PATH_MAX] = "", out_real[PATH_MAX] = "";
   if (path != NULL) {
     char *copy = strdup(path);
     if (copy == NULL || realpath(dirname(copy), out_dir) == NULL) {
@@ -129,6 +138,8 @@ static int check_inputs(const pipeline_options *o, const char *path) {
       return 2;
     }
     free(copy);
+    if (realpath(path, out_real) == NULL)
+      out_real[0] = '\0';
   }
   for (size_t i = 0; i < o->n_inputs; i++) {
     char in[PATH_MAX];
@@ -142,9 +153,7 @@ static int check_inputs(const pipeline_options *o, const char *path) {
       fprintf(stderr, "hoptrace: %s: not a directory: no CTF trace to read\n", o->inputs[i]);
       return 1;
     }
-    size_t n = strlen(in);
-    if (path != NULL && strncmp(out_dir, in, n) == 0 &&
-        (out_dir[n] == '\0' || out_dir[n] == '/' || n == 1)) {
+    if (path != NULL && (path_under(out_dir, in) || path_under(out_real, in))) {
       fprintf(stderr,
               "hoptrace: the output %s lies inside the input trace directory %s: "
               "write it elsewhere\n", path, o->inputs[i]);
