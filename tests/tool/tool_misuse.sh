@@ -36,7 +36,11 @@ for opt in --grace --timeout --warmup; do
   done
   "$hoptrace" export --format zipkin -q "$opt" 0.5 "$work/small" > /dev/null || fail "$opt 0.5 refused"
 done
-echo "13: lax trace ids and seconds refused"
+for cmd in report view; do
+  if "$hoptrace" $cmd --format zipkin "$work/small" > /dev/null 2> "$work/err"; then fail "$cmd --format accepted"; fi
+  grep -q "hoptrace $cmd: --format is an option of export only" "$work/err" || fail "$cmd --format: $(cat "$work/err")"
+done
+echo "13: lax trace ids and seconds refused, --format of report/view explained"
 
 ## 3: the input is checked before the output is touched
 echo '{"keep": true}' > "$work/keep.json"

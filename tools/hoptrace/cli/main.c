@@ -271,7 +271,11 @@ static int run_reader(int argc, char **argv, const char *command) {
   while ((c = getopt_long(argc, argv, "f:o:qh", longopts, NULL)) != -1) {
     switch (c) {
     case 'f':
-      if (strcmp(command, "export") != 0 || (o.format = format_named(optarg)) == NULL) {
+      if (strcmp(command, "export") != 0) {
+        fprintf(stderr, "hoptrace %s: --format is an option of export only\n", command);
+        return 2;
+      }
+      if ((o.format = format_named(optarg)) == NULL) {
         fprintf(stderr, "hoptrace: unknown format '%s' (zipkin, otlp, chrome)\n", optarg);
         return 2;
       }
