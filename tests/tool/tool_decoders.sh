@@ -4,7 +4,8 @@
 # (one decoder process per stream file) must hold the same spans as the
 # in-process graph (`--decoders 1`) and match what the workloads say they
 # recorded; the temporary link directories are gone afterwards. A killed
-# decoder fails the run; SIGTERM ends it and its decoders.
+# decoder fails the run; SIGTERM ends it and its decoders (exit 143); neither
+# leaves an output file.
 # usage: tool_decoders.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
 set -euo pipefail
 hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
@@ -107,16 +108,21 @@ if timeout 120 tail --pid=$pid -f /dev/null && wait $pid; then
 fi
 cat "$work/fail.log"
 grep -Eq "decoder process [0-9]+ (ended without finishing|exited with status)" "$work/fail.log"
+# a failed run leaves no output file (-o is written to a temporary file
+# renamed only on success)
+[[ ! -e "$work/partial.json" ]] || { echo "a failed export left partial.json" >&2; exit 1; }
 
 start_stopped
 kill -TERM $pid
 kill -CONT $pid
 timeout 120 tail --pid=$pid -f /dev/null
-wait $pid || true
+status=0; wait $pid || status=$?
 for d in $decoders; do
   if kill -0 $d 2>/dev/null; then echo "decoder $d still running" >&2; exit 1; fi
 done
-python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/partial.json"
+# interrupted: exit 128 + SIGTERM, and no output that looks complete
+[[ $status == 143 ]] || { echo "export after SIGTERM: exit $status, not 143" >&2; exit 1; }
+[[ ! -e "$work/partial.json" ]] || { echo "an interrupted export left partial.json" >&2; exit 1; }
 if [[ -n $(ls -A "$work/tmp") ]]; then
   echo "temporary directories left behind: $(ls "$work/tmp")" >&2
   exit 1

@@ -10,11 +10,18 @@
  * for a live session served by lttng-relayd; several INPUTs (all
  * directories or all live URLs) are read as one, e.g. every host's
  * session of a cluster. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hoptrace/version.h"
@@ -52,10 +59,15 @@ static void usage(FILE *out) {
         out);
 }
 
+/* Exactly 16 or 32 hex digits: no sign, no 0x, no spaces (strtoull
+ * alone takes all three). */
 static int parse_trace_id(const char *text, pipeline_options *o) {
   size_t len = strlen(text);
   if (len != 16 && len != 32)
     return -1;
+  for (size_t i = 0; i < len; i++)
+    if (!isxdigit((unsigned char)text[i]))
+      return -1;
   char hi[17] = "0", lo[17];
   if (len == 32) {
     memcpy(hi, text, 16);
@@ -74,10 +86,15 @@ static int parse_trace_id(const char *text, pipeline_options *o) {
   return 0;
 }
 
+/* A finite number of seconds from 0 to 86400 (nan, inf, a sign of minus,
+ * leading spaces refused: the cast below is then always defined). */
 static int parse_seconds(const char *text, int64_t *ns) {
+  if (!isdigit((unsigned char)text[0]) && text[0] != '.')
+    return -1;
   char *end;
+  errno = 0;
   double s = strtod(text, &end);
-  if (*end || s < 0 || s > 86400)
+  if (*end || end == text || errno == ERANGE || !isfinite(s) || s < 0 || s > 86400)
     return -1;
   *ns = (int64_t)(s * 1e9);
   return 0;
@@ -97,6 +114,139 @@ static unsigned default_decoders(void) {
   if (cpus < 1)
     return 1;
   return cpus > STREAM_SPLIT_MAX_GROUPS ? STREAM_SPLIT_MAX_GROUPS : (unsigned)cpus;
+}
+
+/* path is dir or below it (both real paths); "" is nowhere */
+static bool path_under(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  return path[0] != '\0' && strncmp(path, dir, n) == 0 &&
+         (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
+/* Every input directory exists (its error, not a truncated output), and
+ * the output does not lie inside one (it would be read, or overwrite a
+ * stream): 0, 1 (input) or 2 (output). */
+static int check_inputs(const pipeline_options *o, const char *path) {
+  /* the output's directory, and where an existing output (a symlink)
+   * really is */
+  char out_dir[PATH_MAX] = "", out_real[PATH_MAX] = "";
+  if (path != NULL) {
+    char *copy = strdup(path);
+    if (copy == NULL || realpath(dirname(copy), out_dir) == NULL) {
+      fprintf(stderr, "hoptrace: %s: %s\n", path, strerror(copy ? errno : ENOMEM));
+      free(copy);
+      return 2;
+    }
+    free(copy);
+    if (realpath(path, out_real) == NULL)
+      out_real[0] = '\0';
+  }
+  for (size_t i = 0; i < o->n_inputs; i++) {
+    char in[PATH_MAX];
+    struct stat st;
+    if (realpath(o->inputs[i], in) == NULL || stat(in, &st) != 0) {
+      fprintf(stderr, "hoptrace: %s: %s: no CTF trace to read\n", o->inputs[i],
+              strerror(errno));
+      return 1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "hoptrace: %s: not a directory: no CTF trace to read\n", o->inputs[i]);
+      return 1;
+    }
+    if (path != NULL && (path_under(out_dir, in) || path_under(out_real, in))) {
+      fprintf(stderr,
+              "hoptrace: the output %s lies inside the input trace directory %s: "
+              "write it elsewhere\n", path, o->inputs[i]);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/* -o FILE. A regular file (or a new one) is written to a temporary file
+ * beside it and renamed over it only when the run succeeded: an
+ * interrupted or failed run leaves the old file as it was, and never a
+ * complete-looking one. Anything else (/dev/full, a FIFO, a terminal), and
+ * --follow (whose file is read while it grows), is written directly. */
+typedef struct target {
+  const char *path; /* the user's name */
+  char *final;      /* where it is renamed to (a symlink's target) */
+  char *tmp;        /* NULL: written directly */
+  FILE *file;
+} target;
+
+static int target_open(target *t, bool direct) {
+  struct stat st;
+  bool exists = stat(t->path, &st) == 0;
+  if (direct || (exists && !S_ISREG(st.st_mode))) {
+    if ((t->file = fopen(t->path, "w")) == NULL) {
+      fprintf(stderr, "hoptrace: %s: %s\n", t->path, strerror(errno));
+      return -1;
+    }
+    return 0;
+  }
+  /* the mode fopen would give: an existing file's, else 0666 less umask */
+  mode_t mode = exists ? st.st_mode & 07777 : 0;
+  if (!exists) {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  t->final = exists ? realpath(t->path, NULL) : strdup(t->path);
+  char *d = t->final ? strdup(t->final) : NULL, *b = t->final ? strdup(t->final) : NULL;
+  size_t len = t->final ? strlen(t->final) + 16 : 0;
+  t->tmp = d && b ? malloc(len) : NULL;
+  int fd = -1;
+  if (t->tmp != NULL) {
+    snprintf(t->tmp, len, "%s/.%s.XXXXXX", dirname(d), basename(b));
+    fd = mkostemp(t->tmp, O_CLOEXEC);
+  }
+  int err = t->tmp == NULL ? ENOMEM : errno;
+  free(d);
+  free(b);
+  if (fd < 0 || fchmod(fd, mode) != 0 || (t->file = fdopen(fd, "w")) == NULL) {
+    if (fd >= 0) {
+      err = errno;
+      close(fd);
+      unlink(t->tmp);
+    }
+    fprintf(stderr, "hoptrace: %s: cannot create a temporary file beside it: %s\n", t->path,
+            strerror(err));
+    free(t->tmp);
+    free(t->final);
+    return -1;
+  }
+  return 0;
+}
+
+/* Closes the output: renames the temporary file on success, removes it
+ * otherwise. The run's status, or 2 when closing or renaming failed. */
+static int target_close(target *t, int rc) {
+  errno = 0;
+  int closed = fclose(t->file);
+  int err = errno;
+  if (closed != 0 && rc == 0) {
+    fprintf(stderr, "hoptrace: cannot write %s: %s\n", t->path, strerror(err ? err : EIO));
+    rc = 2;
+  }
+  if (t->tmp != NULL) {
+    /* a signal caught after the run: the output may be whole, but the
+     * run was asked to stop; it did, the old file stays */
+    if (rc == 0 && pipeline_interrupted() != 0) {
+      fprintf(stderr, "hoptrace: interrupted: %s not written\n", t->path);
+      rc = 128 + pipeline_interrupted();
+    }
+    if (rc == 0 && rename(t->tmp, t->final) != 0) {
+      fprintf(stderr, "hoptrace: cannot rename the output to %s: %s\n", t->path,
+              strerror(errno));
+      rc = 2;
+    }
+    if (rc != 0)
+      unlink(t->tmp);
+    free(t->tmp);
+    free(t->final);
+  }
+  return rc;
 }
 
 static int run_reader(int argc, char **argv, const char *command) {
@@ -121,7 +271,11 @@ static int run_reader(int argc, char **argv, const char *command) {
   while ((c = getopt_long(argc, argv, "f:o:qh", longopts, NULL)) != -1) {
     switch (c) {
     case 'f':
-      if (strcmp(command, "export") != 0 || (o.format = format_named(optarg)) == NULL) {
+      if (strcmp(command, "export") != 0) {
+        fprintf(stderr, "hoptrace %s: --format is an option of export only\n", command);
+        return 2;
+      }
+      if ((o.format = format_named(optarg)) == NULL) {
         fprintf(stderr, "hoptrace: unknown format '%s' (zipkin, otlp, chrome)\n", optarg);
         return 2;
       }
@@ -147,14 +301,15 @@ static int run_reader(int argc, char **argv, const char *command) {
     case 'W':
       if (parse_seconds(optarg, c == 'g' ? &o.grace_ns : c == 'T' ? &o.timeout_ns
                                                                   : &o.align_warmup_ns) != 0) {
-        fprintf(stderr, "hoptrace: bad number of seconds '%s'\n", optarg);
+        fprintf(stderr, "hoptrace: %s wants a number of seconds from 0 to 86400, not '%s'\n",
+                c == 'g' ? "--grace" : c == 'T' ? "--timeout" : "--warmup", optarg);
         return 2;
       }
       break;
     case 'D': {
       char *end;
       unsigned long n = strtoul(optarg, &end, 10);
-      if (*end || n < 1 || n > STREAM_SPLIT_MAX_GROUPS) {
+      if (!isdigit((unsigned char)optarg[0]) || *end || n < 1 || n > STREAM_SPLIT_MAX_GROUPS) {
         fprintf(stderr, "hoptrace: --decoders wants 1 to %d\n", STREAM_SPLIT_MAX_GROUPS);
         return 2;
       }
@@ -186,10 +341,23 @@ static int run_reader(int argc, char **argv, const char *command) {
     fprintf(stderr, "hoptrace: --follow needs a live input (net://...)\n");
     return 2;
   }
+  if (path != NULL && strcmp(path, "-") == 0)
+    path = NULL;
+  /* the input first: a bad input must not cost an existing output file */
+  int rc = live ? 0 : check_inputs(&o, path);
+  if (rc != 0)
+    return rc;
+  /* from here a signal ends the run through its cleanup (the temporary
+   * file removed) instead of killing the process */
+  pipeline_catch_signals();
+  target t = {.path = path};
   o.out = stdout;
-  if (path != NULL && strcmp(path, "-") != 0 && (o.out = fopen(path, "w")) == NULL) {
-    perror(path);
-    return 2;
+  o.out_name = "standard output";
+  if (path != NULL) {
+    if (target_open(&t, o.follow) != 0)
+      return 2;
+    o.out = t.file;
+    o.out_name = path;
   }
   /* One thread writes the output: stdio's per-call locking was a tenth of
    * an export's time. A big buffer outside --follow (which flushes each
@@ -197,12 +365,10 @@ static int run_reader(int argc, char **argv, const char *command) {
   __fsetlocking(o.out, FSETLOCKING_BYCALLER);
   if (!o.follow)
     setvbuf(o.out, NULL, _IOFBF, (size_t)1 << 18);
-  int rc = pipeline_run(&o);
-  if (o.out != stdout && fclose(o.out) != 0 && rc == 0) {
-    perror(path);
-    rc = 2;
-  }
-  if (rc == 0 && path != NULL && o.out != stdout && !o.quiet)
+  rc = pipeline_run(&o);
+  if (path != NULL)
+    rc = target_close(&t, rc);
+  if (rc == 0 && path != NULL && !o.quiet)
     fprintf(stderr, "hoptrace: wrote %s\n", path);
   return rc;
 }

@@ -35,11 +35,17 @@ typedef struct run {
   size_t n_held, cap_held;
 } run;
 
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig) {
-  (void)sig;
-  interrupted = 1;
+static volatile sig_atomic_t interrupted; /* the signal that interrupted the run */
+static void on_signal(int sig) { interrupted = sig; }
+
+void pipeline_catch_signals(void) {
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
 }
+
+int pipeline_interrupted(void) { return interrupted; }
 
 static void release_trace(void *user, trace *t) {
   assembler_release(((run *)user)->asm_, t);
@@ -248,13 +254,11 @@ static void align_summary(const align_state *al, int hosts) {
   clock_sync_print(align_clock(al), stderr);
 }
 
-int pipeline_run(const pipeline_options *opts) {
+static int run_pipeline(const pipeline_options *opts) {
   run r = {.opts = opts};
   /* before the decoders start: a SIGINT or SIGTERM from then on ends the
    * run through its cleanup (decoders stopped, link directories gone) */
-  struct sigaction sa = {.sa_handler = on_signal};
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  pipeline_catch_signals();
   int hosts = 0, failed = 0;
   r.align = start_alignment(opts, &hosts, &failed);
   if (failed)
@@ -296,9 +300,16 @@ int pipeline_run(const pipeline_options *opts) {
   if (r.writer != NULL)
     writer_finish(r.writer, release_trace, &r);
   const assembler_stats *st = assembler_get_stats(r.asm_);
+  /* interrupted: the traces written so far go out, the document's end
+   * does not (it must not look complete) */
+  if (interrupted) {
+    obuf_flush(r.buf);
+    obuf_discard(r.buf);
+  }
   int write_rc = opts->format->close(r.out, &src, st);
   if (obuf_flush(r.buf) != 0)
     write_rc = -1;
+  int write_errno = obuf_errno(r.buf);
   obuf_free(r.buf);
   if (!opts->quiet) {
     summary(&src, st);
@@ -312,9 +323,22 @@ int pipeline_run(const pipeline_options *opts) {
   host_health_free(r.hosts);
   if (rc != 0)
     return 1;
-  if (write_rc != 0) {
-    fprintf(stderr, "hoptrace: write error: %s\n", strerror(errno));
+  if (write_rc != 0 && !interrupted) {
+    fprintf(stderr, "hoptrace: cannot write %s: %s\n",
+            opts->out_name ? opts->out_name : "the output",
+            strerror(write_errno ? write_errno : EIO));
     return 2;
   }
   return 0;
+}
+
+int pipeline_run(const pipeline_options *opts) {
+  int rc = run_pipeline(opts);
+  int sig = interrupted;
+  if (sig != 0) {
+    fprintf(stderr, "hoptrace: interrupted by %s: the output is incomplete\n",
+            sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    return 128 + sig;
+  }
+  return rc;
 }

@@ -13,6 +13,7 @@ typedef struct pipeline_options {
   size_t n_inputs;
   const output_format *format;
   FILE *out;
+  const char *out_name; /* for messages: the user's name of out */
   bool filter_trace; /* only the trace below */
   uint64_t trace_hi, trace_lo;
   bool follow;        /* live: flush each trace as it is emitted */
@@ -29,7 +30,15 @@ typedef struct pipeline_options {
   int64_t align_warmup_ns;
 } pipeline_options;
 
-/* 0 ok, 1 input error (message on stderr), 2 output error. */
+/* 0 ok, 1 input error (message on stderr), 2 output error, 128 + the
+ * signal when SIGINT or SIGTERM interrupted the run (then the output's
+ * closing part is not written: a JSON document stays unterminated). */
 int pipeline_run(const pipeline_options *opts);
+/* SIGINT and SIGTERM from now on only set the flag that ends a run
+ * (pipeline_run catches them itself; call this earlier to keep a signal
+ * from killing the process between creating the output and the run). */
+void pipeline_catch_signals(void);
+/* The signal caught (SIGINT, SIGTERM), or 0. */
+int pipeline_interrupted(void);
 
 #endif

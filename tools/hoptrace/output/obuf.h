@@ -16,6 +16,8 @@ typedef struct obuf {
   char *p, *end; /* free part of buf */
   FILE *file;
   bool error; /* a write failed: the rest is dropped */
+  bool discard; /* obuf_discard: the rest is dropped, not an error */
+  int err;      /* errno of the first failed write (0: none seen) */
   char buf[OBUF_BYTES];
 } obuf;
 
@@ -27,6 +29,13 @@ void obuf_free(obuf *b);
 int obuf_flush(obuf *b);
 /* 1 when a write failed. */
 int obuf_error(const obuf *b);
+/* The errno of the first failed write, taken when it failed (later
+ * calls, e.g. stopping the decoders, may change errno); EIO when the
+ * FILE says it failed without one. 0 when nothing failed. */
+int obuf_errno(const obuf *b);
+/* Drops what is buffered and everything written from now on (an
+ * interrupted run: its output must not end as a complete document). */
+void obuf_discard(obuf *b);
 
 void obuf_write_slow(obuf *b, const void *s, size_t n);
 void ob_printf(obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
