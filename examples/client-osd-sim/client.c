@@ -10,11 +10,14 @@
  * operations for --duration seconds, waits for the last answers (each
  * bounded by its timeout), prints throughput, latency percentiles, errors
  * by kind and verification counts, and exits 1 on any verification
- * failure, 2 on bad usage or start-up failure, else 0.
+ * failure, a hang, an accounting error, or more than --max-failed-pct
+ * (default 1) percent of the issued operations failed; 2 on bad usage or
+ * start-up failure; else 0.
  *
  * Never: hang (a hard deadline stops the loop), or exit 0 after a wrong
  * read. */
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +46,35 @@ static void usage(FILE *f) {
              "  --drop-conn-ms MS    close one OSD connection every MS (fault)\n"
              "  --ratio-at SEC:R,... set the root sampling ratio at these times\n"
              "  --seed S             random seed (default: id)\n"
+             "  --max-failed-pct P   exit 1 when more than P %% of the operations\n"
+             "                       failed (default 1; 100: never)\n"
              SIM_COMMON_USAGE);
+}
+
+#define W "sim-client"
+
+/* --ratio-at SEC:R,...: each SEC a number >= 0, each R in 0..1. 0, or 1
+ * with a message. */
+static int ratio_at_check(const char *spec) {
+  const char *p = spec;
+  for (;;) {
+    char *end;
+    double at = strtod(p, &end), r = 0;
+    int ok = end != p && *end == ':' && at >= 0 && at <= 86400;
+    if (ok) {
+      const char *q = end + 1;
+      r = strtod(q, &end);
+      ok = end != q && (*end == ',' || *end == '\0') && r >= 0 && r <= 1;
+    }
+    if (!ok) {
+      fprintf(stderr, W ": --ratio-at must be SEC:RATIO,... (SEC 0..86400, RATIO 0..1), "
+                        "not '%s'\n", spec);
+      return 1;
+    }
+    if (*end == '\0')
+      return 0;
+    p = end + 1;
+  }
 }
 
 static int parse_args(int argc, char **argv, client_cfg *cfg, sim_common_opts *common) {
@@ -56,46 +87,61 @@ static int parse_args(int argc, char **argv, client_cfg *cfg, sim_common_opts *c
       {"size-max", required_argument, NULL, 'b'},   {"timeout-ms", required_argument, NULL, 't'},
       {"drop-conn-ms", required_argument, NULL, 'x'},
       {"ratio-at", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
+      {"max-failed-pct", required_argument, NULL, 'f'},
       {"help", no_argument, NULL, 'h'},             SIM_COMMON_LONGOPTS,
       {0, 0, 0, 0}};
   *cfg = (client_cfg){.duration_s = 10, .inflight = 8, .objects = 256, .read_pct = 45,
                       .stat_pct = 5, .delete_pct = 5, .size_min = 512, .size_max = 16384,
-                      .timeout_ms = 2000};
-  long id = -1, seed = -1;
-  int c;
+                      .timeout_ms = 2000, .max_failed_pct = 1};
+  long id = -1, seed = -1, v = 0;
+  int c, bad = 0;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     if (sim_common_option(common, c, optarg))
       continue;
     switch (c) {
-    case 'i': id = strtol(optarg, NULL, 10); break;
+    case 'i': bad |= sim_parse_long(W, "id", optarg, 0, 1000000, &id); break;
     case 'm': cfg->map_path = optarg; break;
-    case 'd': cfg->duration_s = strtod(optarg, NULL); break;
-    case 'n': cfg->inflight = (unsigned)strtoul(optarg, NULL, 10); break;
-    case 'r': cfg->rate = strtod(optarg, NULL); break;
-    case 'o': cfg->objects = (unsigned)strtoul(optarg, NULL, 10); break;
-    case 'R': cfg->read_pct = (unsigned)strtoul(optarg, NULL, 10); break;
-    case 'S': cfg->stat_pct = (unsigned)strtoul(optarg, NULL, 10); break;
-    case 'D': cfg->delete_pct = (unsigned)strtoul(optarg, NULL, 10); break;
-    case 'a': cfg->size_min = (unsigned)strtoul(optarg, NULL, 10); break;
-    case 'b': cfg->size_max = (unsigned)strtoul(optarg, NULL, 10); break;
-    case 't': cfg->timeout_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
-    case 'x': cfg->drop_conn_ms = (uint32_t)strtoul(optarg, NULL, 10); break;
-    case 'p': cfg->ratio_at = optarg; break;
-    case 's': seed = strtol(optarg, NULL, 10); break;
+    case 'd': bad |= sim_parse_double(W, "duration", optarg, 0, 86400, &cfg->duration_s); break;
+    case 'n': bad |= sim_parse_long(W, "inflight", optarg, 1, 100000, &v), cfg->inflight = (unsigned)v; break;
+    case 'r': bad |= sim_parse_double(W, "rate", optarg, 0, 1e9, &cfg->rate); break;
+    case 'o': bad |= sim_parse_long(W, "objects", optarg, 2, 100000000, &v), cfg->objects = (unsigned)v; break;
+    case 'R': bad |= sim_parse_long(W, "read-pct", optarg, 0, 100, &v), cfg->read_pct = (unsigned)v; break;
+    case 'S': bad |= sim_parse_long(W, "stat-pct", optarg, 0, 100, &v), cfg->stat_pct = (unsigned)v; break;
+    case 'D': bad |= sim_parse_long(W, "delete-pct", optarg, 0, 100, &v), cfg->delete_pct = (unsigned)v; break;
+    case 'a': bad |= sim_parse_long(W, "size-min", optarg, 0, 8 << 20, &v), cfg->size_min = (unsigned)v; break;
+    case 'b': bad |= sim_parse_long(W, "size-max", optarg, 0, 8 << 20, &v), cfg->size_max = (unsigned)v; break;
+    case 't': bad |= sim_parse_long(W, "timeout-ms", optarg, 1, 86400000, &v), cfg->timeout_ms = (uint32_t)v; break;
+    case 'x': bad |= sim_parse_long(W, "drop-conn-ms", optarg, 0, 86400000, &v), cfg->drop_conn_ms = (uint32_t)v; break;
+    case 'p': bad |= ratio_at_check(optarg), cfg->ratio_at = optarg; break;
+    case 's': bad |= sim_parse_long(W, "seed", optarg, 0, LONG_MAX, &seed); break;
+    case 'f': bad |= sim_parse_double(W, "max-failed-pct", optarg, 0, 100, &cfg->max_failed_pct); break;
     case 'h': usage(stdout); exit(0);
     default: usage(stderr); return -1;
     }
   }
-  cfg->id = (unsigned)id;
-  cfg->seed = seed >= 0 ? (uint64_t)seed : (uint64_t)id;
-  if (id < 0 || cfg->map_path == NULL || cfg->duration_s <= 0 || cfg->duration_s > 86400 ||
-      cfg->inflight < 1 || cfg->objects < 2 * cfg->inflight ||
-      cfg->read_pct + cfg->stat_pct + cfg->delete_pct > 100 || cfg->size_min > cfg->size_max ||
-      cfg->size_max > (8u << 20) || cfg->timeout_ms < 1 || cfg->rate < 0) {
-    fprintf(stderr, "sim-client: bad arguments (objects must be >= 2 x inflight)\n");
-    usage(stderr);
+  if (optind < argc)
+    fprintf(stderr, W ": unexpected argument '%s'\n", argv[optind]), bad = 1;
+  if (id < 0 && !bad)
+    fprintf(stderr, W ": --id N is required\n"), bad = 1;
+  if (cfg->map_path == NULL)
+    fprintf(stderr, W ": --map FILE is required\n"), bad = 1;
+  if (!bad && cfg->duration_s <= 0)
+    fprintf(stderr, W ": --duration must be more than 0 s\n"), bad = 1;
+  if (!bad && cfg->objects < 2 * cfg->inflight)
+    fprintf(stderr, W ": --objects (%u) must be >= 2 x --inflight (%u)\n", cfg->objects,
+            cfg->inflight), bad = 1;
+  if (!bad && cfg->read_pct + cfg->stat_pct + cfg->delete_pct > 100)
+    fprintf(stderr, W ": --read-pct + --stat-pct + --delete-pct must be <= 100 (is %u)\n",
+            cfg->read_pct + cfg->stat_pct + cfg->delete_pct), bad = 1;
+  if (!bad && cfg->size_min > cfg->size_max)
+    fprintf(stderr, W ": --size-min (%u) must be <= --size-max (%u)\n", cfg->size_min,
+            cfg->size_max), bad = 1;
+  if (bad) {
+    fprintf(stderr, "(sim-client --help for the options)\n");
     return -1;
   }
+  cfg->id = (unsigned)id;
+  cfg->seed = seed >= 0 ? (uint64_t)seed : (uint64_t)id;
   return 0;
 }
 
@@ -149,6 +195,7 @@ static void on_tick(uv_timer_t *t) {
   client *c = t->data;
   uint64_t now = sim_now_ns();
   ratio_step(c, now);
+  sim_log_flush(&c->log);
   if (!c->stopping)
     drop_step(c, now);
   workload_fill(c);
@@ -202,6 +249,7 @@ static void shutdown_client(client *c) {
   uv_close((uv_handle_t *)&c->tick, NULL);
   uv_run(&c->loop, UV_RUN_DEFAULT);
   uv_loop_close(&c->loop);
+  sim_log_finish(&c->log);
   free(c->objs);
   c->objs = NULL;
 }
@@ -219,12 +267,16 @@ int main(int argc, char **argv) {
   }
   c.rng = c.cfg.seed * 0x9e3779b97f4a7c15ull + 1;
   signal(SIGPIPE, SIG_IGN);
-  if (sim_common_apply(&common, c.name) != 0 || uv_loop_init(&c.loop) != 0)
+  if (sim_common_apply(&common, c.name) != 0 || sim_log_init(&c.log, &common, c.name) != 0)
     return 2;
+  if (uv_loop_init(&c.loop) != 0) {
+    sim_log_finish(&c.log);
+    return 2;
+  }
   uv_timer_init(&c.loop, &c.tick);
   c.tick.data = &c;
   c.objs = calloc(c.cfg.objects, sizeof(*c.objs));
-  int rc = c.objs == NULL ? -1 : sim_messenger_create(&c.m, &common, c.name, &c.loop, c.cfg.timeout_ms);
+  int rc = c.objs == NULL ? -1 : sim_messenger_create(&c.m, &common, c.name, &c.loop, c.cfg.timeout_ms, &c.log);
   if (rc == 0)
     rc = connect_all(&c);
   int hung = 0;
@@ -250,6 +302,13 @@ int main(int argc, char **argv) {
                     "%llu duplicates\n", c.name, (unsigned long long)c.issued,
             (unsigned long long)ok, (unsigned long long)failed,
             (unsigned long long)c.st.duplicates);
+  /* more than --max-failed-pct of the issued operations failed */
+  int too_many = c.issued > 0 && (double)failed * 100.0 > c.cfg.max_failed_pct * (double)c.issued;
+  if (too_many)
+    fprintf(stderr, "%s: FAILED: %llu of %llu operations failed (%.2f %%, more than "
+                    "--max-failed-pct %g)\n", c.name, (unsigned long long)failed,
+            (unsigned long long)c.issued, (double)failed * 100.0 / (double)c.issued,
+            c.cfg.max_failed_pct);
   sim_report_cpu(c.name);
-  return c.st.verify_failures > 0 || hung || !accounted ? 1 : 0;
+  return c.st.verify_failures > 0 || hung || !accounted || too_many ? 1 : 0;
 }

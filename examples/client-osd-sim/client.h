@@ -13,6 +13,7 @@
 #include "cluster_map.h"
 #include "hoptrace/messenger.h"
 #include "latency.h"
+#include "sim_common.h"
 
 enum { OP_WRITE, OP_READ, OP_STAT, OP_DELETE, OP_KINDS };
 
@@ -37,6 +38,7 @@ typedef struct client_cfg {
   uint32_t drop_conn_ms; /* 0: never */
   const char *ratio_at;  /* "SEC:RATIO,..." */
   uint64_t seed;
+  double max_failed_pct; /* exit 1 above this share of failed ops */
 } client_cfg;
 
 typedef struct client_stats {
@@ -63,6 +65,7 @@ typedef struct client {
   uint64_t start_ns, end_ns, issued, inflight;
   int stopping;
   client_stats st;
+  sim_log log;
 } client;
 
 /* Issues operations until inflight (or, in rate mode, the schedule) is

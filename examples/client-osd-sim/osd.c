@@ -32,7 +32,7 @@
 typedef struct osd_args {
   const char *map_path, *data_dir, *ready_file;
   long id, workers, slow_ms, replica_timeout_ms, corrupt_every;
-  double crash_after;
+  double crash_after; /* 0: never */
   int recovering;
   sim_common_opts common;
 } osd_args;
@@ -50,6 +50,8 @@ static void usage(FILE *f) {
              SIM_COMMON_USAGE);
 }
 
+#define W "sim-osd"
+
 static int parse_args(int argc, char **argv, osd_args *a) {
   static const struct option opts[] = {{"id", required_argument, NULL, 'i'},
                                        {"map", required_argument, NULL, 'm'},
@@ -66,30 +68,45 @@ static int parse_args(int argc, char **argv, osd_args *a) {
                                        {0, 0, 0, 0}};
   memset(a, 0, sizeof(*a));
   a->id = -1;
+  a->crash_after = 0;
   a->workers = 4;
   a->replica_timeout_ms = 1000;
-  int c;
+  int c, bad = 0;
+  double d;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     if (sim_common_option(&a->common, c, optarg))
       continue;
     switch (c) {
-    case 'i': a->id = strtol(optarg, NULL, 10); break;
+    case 'i': bad |= sim_parse_long(W, "id", optarg, 0, SIM_MAX_OSDS - 1, &a->id); break;
     case 'm': a->map_path = optarg; break;
     case 'd': a->data_dir = optarg; break;
-    case 'w': a->workers = strtol(optarg, NULL, 10); break;
-    case 's': a->slow_ms = strtol(optarg, NULL, 10); break;
-    case 'c': a->crash_after = strtod(optarg, NULL); break;
+    case 'w': bad |= sim_parse_long(W, "workers", optarg, 1, 256, &a->workers); break;
+    case 's': bad |= sim_parse_long(W, "slow-ms", optarg, 0, 600000, &a->slow_ms); break;
+    case 'c':
+      bad |= sim_parse_double(W, "crash-after", optarg, 0, 86400, &d);
+      a->crash_after = d;
+      break;
     case 'r': a->ready_file = optarg; break;
-    case 't': a->replica_timeout_ms = strtol(optarg, NULL, 10); break;
+    case 't':
+      bad |= sim_parse_long(W, "replica-timeout-ms", optarg, 1, 86400000, &a->replica_timeout_ms);
+      break;
     case 'v': a->recovering = 1; break;
-    case 'x': a->corrupt_every = strtol(optarg, NULL, 10); break;
+    case 'x': bad |= sim_parse_long(W, "corrupt-reads", optarg, 0, 1000000000, &a->corrupt_every);
+      break;
     case 'h': usage(stdout); exit(0);
     default: usage(stderr); return -1;
     }
   }
-  if (a->id < 0 || a->map_path == NULL || a->workers < 1 || a->workers > 256 ||
-      a->slow_ms < 0 || a->corrupt_every < 0 || a->replica_timeout_ms < 1) {
-    usage(stderr);
+  if (optind < argc) {
+    fprintf(stderr, W ": unexpected argument '%s'\n", argv[optind]);
+    bad = 1;
+  }
+  if (a->id < 0 && !bad)
+    fprintf(stderr, W ": --id N is required\n"), bad = 1;
+  if (a->map_path == NULL)
+    fprintf(stderr, W ": --map FILE is required\n"), bad = 1;
+  if (bad) {
+    fprintf(stderr, "(sim-osd --help for the options)\n");
     return -1;
   }
   return 0;
@@ -132,7 +149,7 @@ static int start(osd *o, const osd_args *a) {
     fprintf(stderr, "%s: cannot create store or workers\n", o->name);
     return -1;
   }
-  if (sim_messenger_create(&o->m, &a->common, o->name, NULL, o->replica_timeout_ms) != 0)
+  if (sim_messenger_create(&o->m, &a->common, o->name, NULL, o->replica_timeout_ms, &o->log) != 0)
     return -1;
   if (connect_peers(o) != 0)
     return -1;
@@ -140,7 +157,7 @@ static int start(osd *o, const osd_args *a) {
     wait_peers(o); /* the others run: replicate to them from the first request */
   if ((rc = osd_handlers_register(o)) != 0 ||
       (rc = ht_messenger_listen(o->m, o->map.urls[o->id], bound, sizeof(bound))) != 0) {
-    fprintf(stderr, "%s: listen %s: %s\n", o->name, o->map.urls[o->id], ht_strerror(rc));
+    sim_listen_error(o->name, o->map.urls[o->id], rc);
     return -1;
   }
   wait_peers(o);
@@ -165,6 +182,7 @@ static void serve(osd *o, const sigset_t *sigs, double crash_after) {
     if (sigtimedwait(sigs, NULL, &tick) > 0)
       return;
     osd_repair_check_peers(o);
+    sim_log_flush(&o->log);
     if (crash_at != 0 && sim_now_ns() >= crash_at) {
       fprintf(stderr, "%s: crashing now (--crash-after)\n", o->name);
       raise(SIGKILL);
@@ -177,6 +195,7 @@ static void stop(osd *o) {
     ht_messenger_close(o->m, 2000); /* drains: workers answer what is held */
   sim_workers_free(o->workers);
   sim_store_free(o->store);
+  sim_log_finish(&o->log); /* the counts held back, before the last lines */
   if (o->rec != NULL)
     fprintf(stderr, "%s: read-repair: %llu objects repaired, %llu newer copies adopted, "
                     "%llu repairs failed\n", o->name, (unsigned long long)o->repairs,
@@ -209,7 +228,11 @@ int main(int argc, char **argv) {
   o.corrupt_every = (unsigned)a.corrupt_every;
   o.replica_timeout_ms = (uint32_t)a.replica_timeout_ms;
   snprintf(o.name, sizeof(o.name), "osd.%u", o.id);
-  if (sim_common_apply(&a.common, o.name) != 0)
+  if (a.data_dir != NULL && sim_store_check_dir(a.data_dir, err, sizeof(err)) != 0) {
+    fprintf(stderr, "sim-osd: --data %s: %s\n", a.data_dir, err);
+    return 2;
+  }
+  if (sim_common_apply(&a.common, o.name) != 0 || sim_log_init(&o.log, &a.common, o.name) != 0)
     return 2;
   /* Every thread started from here on inherits the blocked signals; main
    * takes them with sigtimedwait. */

@@ -9,6 +9,7 @@
 
 #include "cluster_map.h"
 #include "hoptrace/messenger.h"
+#include "sim_common.h"
 #include "store.h"
 #include "workers.h"
 
@@ -23,6 +24,7 @@ typedef struct osd {
   unsigned slow_ms;            /* added to every disk write */
   unsigned corrupt_every;      /* flip a byte of every Nth read (fault) */
   uint32_t replica_timeout_ms;
+  sim_log log; /* the messenger's warnings and the OSD's own, rate-limited */
   atomic_uint_fast64_t client_ops, replica_ops, replica_failed, stale, refused, reads;
   /* --recovering: read-repair (osd_repair.c) */
   struct osd_recovery *rec;

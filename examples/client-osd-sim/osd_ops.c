@@ -66,6 +66,9 @@ static int apply(held *h) {
   int rc = h->is_delete ? sim_store_delete(h->o->store, h->r.name, h->r.name_len, h->r.version)
                         : sim_store_put(h->o->store, h->r.name, h->r.name_len, h->r.version,
                                         h->r.data, h->r.data_len);
+  if (rc < 0)
+    sim_log_printf(&h->o->log, HT_LOG_ERROR, "store: an object %s failed (answered EIO)",
+                   h->is_delete ? "delete" : "write");
   if (rc == 1)
     atomic_fetch_add(&h->o->stale, 1);
   if (rc >= 0)
@@ -200,6 +203,7 @@ static void lookup_job(held *h, int want_data) {
   size_t len = 0;
   if (sim_store_get(h->o->store, h->r.name, h->r.name_len, want_data, &version, &state,
                     &data, &len) != 0) {
+    sim_log_printf(&h->o->log, HT_LOG_ERROR, "store: an object read failed (answered EIO)");
     ht_request_reply(h->req, HT_EIO, NULL);
     release(h);
     return;

@@ -1,15 +1,126 @@
 /* Messenger construction and sampling options shared by the simulator's
- * programs (see sim_common.h). Never: exit; keep any global state. */
+ * programs (see sim_common.h). Never: exit; keep any global state (a sim_log belongs to its caller). */
 #include "sim_common.h"
 
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hoptrace/error.h"
+#include "cluster_map.h"
 #include "hoptrace/sampler.h"
+
+static int parse_bounded(const char *who, const char *opt, const char *s, unsigned long lo,
+                         unsigned long hi, uint32_t *out);
+
+/* --- the rate-limited log */
+
+static uint64_t log_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const char *level_name(int level) {
+  switch (level) {
+  case HT_LOG_ERROR: return "error";
+  case HT_LOG_WARN: return "warn";
+  case HT_LOG_INFO: return "info";
+  default: return "debug";
+  }
+}
+
+int sim_log_init(sim_log *l, const sim_common_opts *o, const char *name) {
+  memset(l, 0, sizeof(*l));
+  snprintf(l->name, sizeof(l->name), "%s", name);
+  l->per_sec = 10;
+  if (o != NULL && o->log_rate != NULL &&
+      parse_bounded(name, "log-rate", o->log_rate, 0, 1000000, &l->per_sec) != 0)
+    return -1;
+  pthread_mutex_init(&l->lock, NULL);
+  return 0;
+}
+
+/* The kind of a message: FNV-1a of the level and the text without digits
+ * (never 0: 0 marks a free slot). */
+static uint64_t kind_hash(int level, const char *msg) {
+  uint64_t h = 14695981039346656037ull ^ (uint64_t)(level + 1);
+  h *= 1099511628211ull;
+  for (const unsigned char *p = (const unsigned char *)msg; *p != '\0'; p++)
+    if (*p < '0' || *p > '9')
+      h = (h ^ *p) * 1099511628211ull;
+  return h ? h : 1;
+}
+
+/* Prints k's held-back count, if any; lock held. */
+static void kind_report(sim_log *l, sim_log_kind *k, uint64_t now) {
+  if (k->suppressed > 0)
+    fprintf(stderr, "hoptrace[%s] %s: %llu more like this suppressed in %.1f s: %s\n", l->name,
+            level_name(k->level), (unsigned long long)k->suppressed,
+            (double)(now - k->window_ns) / 1e9, k->last);
+  k->suppressed = 0;
+}
+
+void sim_log_line(void *arg, ht_log_level level, const char *msg) {
+  sim_log *l = arg;
+  if (l->per_sec == 0) {
+    fprintf(stderr, "hoptrace[%s] %s: %s\n", l->name, level_name((int)level), msg);
+    return;
+  }
+  uint64_t h = kind_hash((int)level, msg), now = log_now_ns();
+  pthread_mutex_lock(&l->lock);
+  sim_log_kind *k = &l->kinds[h % SIM_LOG_KINDS];
+  if (k->hash != h || now - k->window_ns >= 1000000000ull) {
+    kind_report(l, k, now); /* a new second, or another kind takes the slot */
+    k->hash = h;
+    k->window_ns = now;
+    k->lines = 0;
+    k->level = (int)level;
+  }
+  if (k->lines < l->per_sec) {
+    k->lines++;
+    fprintf(stderr, "hoptrace[%s] %s: %s\n", l->name, level_name((int)level), msg);
+  } else {
+    k->suppressed++;
+    l->suppressed_total++;
+    snprintf(k->last, sizeof(k->last), "%s", msg);
+  }
+  pthread_mutex_unlock(&l->lock);
+}
+
+void sim_log_printf(sim_log *l, ht_log_level level, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  sim_log_line(l, level, msg);
+}
+
+void sim_log_flush(sim_log *l) {
+  uint64_t now = log_now_ns();
+  pthread_mutex_lock(&l->lock);
+  for (unsigned i = 0; i < SIM_LOG_KINDS; i++)
+    if (l->kinds[i].suppressed > 0 && now - l->kinds[i].window_ns >= 1000000000ull)
+      kind_report(l, &l->kinds[i], now);
+  pthread_mutex_unlock(&l->lock);
+}
+
+void sim_log_finish(sim_log *l) {
+  uint64_t now = log_now_ns();
+  pthread_mutex_lock(&l->lock);
+  for (unsigned i = 0; i < SIM_LOG_KINDS; i++)
+    kind_report(l, &l->kinds[i], now);
+  pthread_mutex_unlock(&l->lock);
+  pthread_mutex_destroy(&l->lock);
+}
 
 int sim_common_option(sim_common_opts *o, int c, const char *arg) {
   switch (c) {
@@ -19,6 +130,7 @@ int sim_common_option(sim_common_opts *o, int c, const char *arg) {
   case 0x1004: o->control_socket = arg; return 1;
   case 0x1005: o->max_connections = arg; return 1;
   case 0x1006: o->frame_timeout_ms = arg; return 1;
+  case 0x1007: o->log_rate = arg; return 1;
   default: return 0;
   }
 }
@@ -50,14 +162,82 @@ int sim_common_apply(const sim_common_opts *o, const char *who) {
 /* A decimal number in [lo, hi] into *out; 0, or -1 with a message. */
 static int parse_bounded(const char *who, const char *opt, const char *s, unsigned long lo,
                          unsigned long hi, uint32_t *out) {
-  char *end;
-  unsigned long n = strtoul(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || n < lo || n > hi) {
-    fprintf(stderr, "%s: --%s must be %lu..%lu\n", who, opt, lo, hi);
+  long v;
+  if (sim_parse_long(who, opt, s, (long)lo, (long)hi, &v) != 0)
+    return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+int sim_parse_long(const char *who, const char *opt, const char *s, long lo, long hi,
+                   long *out) {
+  char *end = NULL;
+  long n = 0;
+  int ok = s[0] == '-' || (s[0] >= '0' && s[0] <= '9');
+  if (ok) {
+    errno = 0;
+    n = strtol(s, &end, 10);
+    ok = *end == '\0' && errno == 0 && n >= lo && n <= hi;
+  }
+  if (!ok) {
+    fprintf(stderr, "%s: --%s must be a whole number in %ld..%ld, not '%s'\n", who, opt, lo, hi,
+            s);
     return -1;
   }
-  *out = (uint32_t)n;
+  *out = n;
   return 0;
+}
+
+int sim_parse_double(const char *who, const char *opt, const char *s, double lo, double hi,
+                     double *out) {
+  char *end;
+  errno = 0;
+  double d = strtod(s, &end);
+  /* !(lo <= d <= hi) also refuses nan; the range refuses inf */
+  if (s[0] == '\0' || s[0] == ' ' || *end != '\0' || errno != 0 || !(d >= lo && d <= hi)) {
+    fprintf(stderr, "%s: --%s must be a number in %g..%g, not '%s'\n", who, opt, lo, hi, s);
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+void sim_listen_error(const char *name, const char *url, int rc) {
+  const char *why = ht_strerror(rc);
+  char host[SIM_URL_MAX];
+  const char *port;
+  int err = 0;
+  /* the messenger says "input/output error" for any failed bind: find the
+   * reason by binding the same TCP address (closed at once) */
+  if (rc == HT_EIO && strncmp(url, "tcp://", 6) == 0 && strlen(url + 6) < sizeof(host) &&
+      (port = strrchr(url + 6, ':')) != NULL) {
+    size_t n = (size_t)(port - (url + 6));
+    memcpy(host, url + 6, n);
+    host[n] = '\0';
+    if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+      memmove(host, host + 1, n - 2);
+      host[n - 2] = '\0';
+    }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV}, *ai = NULL;
+    if (getaddrinfo(host, port + 1, &hints, &ai) == 0) {
+      int fd = socket(ai->ai_family, SOCK_STREAM, 0), one = 1;
+      if (fd >= 0) {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* as libuv does */
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 1) != 0)
+          err = errno;
+        close(fd);
+      }
+      freeaddrinfo(ai);
+    }
+  }
+  if (err == EADDRINUSE)
+    fprintf(stderr, "%s: listen %s: address already in use (EADDRINUSE): another process "
+                    "listens on this port\n", name, url);
+  else if (err != 0)
+    fprintf(stderr, "%s: listen %s: %s\n", name, url, strerror(err));
+  else
+    fprintf(stderr, "%s: listen %s: %s\n", name, url, why);
 }
 
 static int parse_flavour(const char *s, ht_messenger_flavour *f) {
@@ -73,7 +253,7 @@ static int parse_flavour(const char *s, ht_messenger_flavour *f) {
 }
 
 int sim_messenger_create(ht_messenger **out, const sim_common_opts *o, const char *name,
-                         struct uv_loop_s *loop, uint32_t timeout_ms) {
+                         struct uv_loop_s *loop, uint32_t timeout_ms, sim_log *log) {
   ht_messenger_options mo;
   ht_messenger_options_init(&mo);
   if (parse_flavour(o->messenger, &mo.flavour) != 0) {
@@ -86,6 +266,8 @@ int sim_messenger_create(ht_messenger **out, const sim_common_opts *o, const cha
   mo.connect_timeout_ms = 1000;
   mo.reconnect_min_ms = 20;
   mo.reconnect_max_ms = 500;
+  mo.log = sim_log_line;
+  mo.log_arg = log;
   if ((o->max_connections != NULL &&
        parse_bounded(name, "max-connections", o->max_connections, 1, 1000000,
                      &mo.max_connections) != 0) ||

@@ -6,6 +6,7 @@
 #ifndef SIM_COMMON_H
 #define SIM_COMMON_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "hoptrace/messenger.h"
@@ -20,6 +21,7 @@ typedef struct sim_common_opts {
   const char *control_socket; /* --control-socket PATH */
   const char *max_connections; /* --max-connections N (per listener) */
   const char *frame_timeout_ms; /* --frame-timeout-ms MS (slow senders) */
+  const char *log_rate;       /* --log-rate N (lines a second per kind) */
 } sim_common_opts;
 
 #define SIM_COMMON_LONGOPTS                                   \
@@ -28,7 +30,8 @@ typedef struct sim_common_opts {
       {"sample-ratio", required_argument, NULL, 0x1003},      \
       {"control-socket", required_argument, NULL, 0x1004},    \
       {"max-connections", required_argument, NULL, 0x1005},   \
-      {"frame-timeout-ms", required_argument, NULL, 0x1006}
+      {"frame-timeout-ms", required_argument, NULL, 0x1006},  \
+      {"log-rate", required_argument, NULL, 0x1007}
 
 #define SIM_COMMON_USAGE                                                      \
   "  --messenger plain|traced   messenger flavour (default: $HT_MESSENGER or plain)\n" \
@@ -37,7 +40,56 @@ typedef struct sim_common_opts {
   "  --control-socket PATH      runtime control socket (traced messenger)\n"    \
   "  --max-connections N        accepted connections per listener (default 1024)\n" \
   "  --frame-timeout-ms MS      close a connection whose frame is not whole MS\n"   \
-  "                             after its first byte (default 30000)\n"
+  "                             after its first byte (default 30000)\n"   \
+  "  --log-rate N               log lines a second per kind of message, then\n" \
+  "                             one line with the count suppressed (default 10;\n" \
+  "                             0: no limit)\n"
+
+/* The log of a simulator process: the messenger's warnings and the
+ * process's own, at most `per_sec` lines a second per kind of message
+ * (a kind: the level and the text with its digits removed, so one peer's
+ * address or a count does not make a new kind). What is held back is
+ * counted and reported as one line per kind,
+ *   hoptrace[NAME] warn: N more like this suppressed in S s: LAST
+ * once that kind's second is over (sim_log_flush) or at the end
+ * (sim_log_finish). Any thread. Never: block on anything but its lock. */
+#define SIM_LOG_KINDS 32
+#define SIM_LOG_TEXT 200
+typedef struct sim_log_kind {
+  uint64_t hash;       /* 0: unused */
+  uint64_t window_ns;  /* start of this kind's current second */
+  uint32_t lines;      /* printed in this second */
+  uint64_t suppressed; /* held back in this second */
+  int level;
+  char last[SIM_LOG_TEXT]; /* the last message held back */
+} sim_log_kind;
+
+typedef struct sim_log {
+  pthread_mutex_t lock;
+  char name[32];
+  uint32_t per_sec; /* 0: no limit */
+  uint64_t suppressed_total;
+  sim_log_kind kinds[SIM_LOG_KINDS];
+} sim_log;
+
+/* Prepares *l for NAME with the limit of --log-rate (default 10). 0, or
+ * -1 with a message (a bad --log-rate). */
+int sim_log_init(sim_log *l, const sim_common_opts *o, const char *name);
+
+/* Logs one line "hoptrace[NAME] LEVEL: MSG" unless its kind is over the
+ * limit (then counts it). An ht_log_fn: arg is the sim_log. */
+void sim_log_line(void *arg, ht_log_level level, const char *msg);
+
+/* Formats like printf, then sim_log_line at `level`. */
+void sim_log_printf(sim_log *l, ht_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Reports the kinds whose second is over and that held lines back. */
+void sim_log_flush(sim_log *l);
+
+/* Reports every count still held back and releases the lock; after the
+ * messenger is closed (nothing logs any more). */
+void sim_log_finish(sim_log *l);
 
 /* 1 when c was one of the common options (stored in o), else 0. */
 int sim_common_option(sim_common_opts *o, int c, const char *arg);
@@ -46,11 +98,25 @@ int sim_common_option(sim_common_opts *o, int c, const char *arg);
  * is built). 0, or -1 with a message printed. */
 int sim_common_apply(const sim_common_opts *o, const char *who);
 
-/* Builds the messenger; loop NULL means its own thread. 0, or -1 with a
+/* Builds the messenger; loop NULL means its own thread; it logs through
+ * `log` (sim_log_init'ed, outlives the messenger). 0, or -1 with a
  * message printed. */
 int sim_messenger_create(ht_messenger **out, const sim_common_opts *o,
                          const char *name, struct uv_loop_s *loop,
-                         uint32_t timeout_ms);
+                         uint32_t timeout_ms, sim_log *log);
+
+/* Strict option parsing: the whole of s is a decimal number (a double:
+ * finite, never nan) in [lo, hi]. 0, or -1 with a message naming the
+ * option ("WHO: --OPT must be ..."). */
+int sim_parse_long(const char *who, const char *opt, const char *s, long lo, long hi,
+                   long *out);
+int sim_parse_double(const char *who, const char *opt, const char *s, double lo, double hi,
+                     double *out);
+
+/* Prints why ht_messenger_listen(url) failed with rc: for a TCP address,
+ * the bind's own errno (EADDRINUSE: "address already in use"), which the
+ * messenger reports as HT_EIO. */
+void sim_listen_error(const char *name, const char *url, int rc);
 
 /* Prints "SIM-CPU NAME pid=P user_us=U sys_us=S" on stderr: this
  * process's CPU time so far, every thread (getrusage). Called last, after

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim_proto.h"
 
@@ -29,6 +31,38 @@ struct sim_store {
   char *dir; /* NULL: memory */
   entry *buckets[BUCKETS];
 };
+
+int sim_store_check_dir(const char *dir, char *err, size_t cap) {
+  struct stat st;
+  if (stat(dir, &st) != 0) {
+    if (errno != ENOENT || mkdir(dir, 0755) != 0) {
+      snprintf(err, cap, "cannot create it: %s", strerror(errno));
+      return -1;
+    }
+    if (stat(dir, &st) != 0) {
+      snprintf(err, cap, "cannot stat it: %s", strerror(errno));
+      return -1;
+    }
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    snprintf(err, cap, "not a directory");
+    return -1;
+  }
+  char probe[4200];
+  snprintf(probe, sizeof(probe), "%s/.sim-osd-probe.%d", dir, (int)getpid());
+  int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || write(fd, "x", 1) != 1) {
+    snprintf(err, cap, "not writable: %s", strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(probe);
+    }
+    return -1;
+  }
+  close(fd);
+  unlink(probe);
+  return 0;
+}
 
 int sim_store_new(sim_store **out, const char *dir) {
   sim_store *s = calloc(1, sizeof(*s));

@@ -16,6 +16,12 @@
 
 typedef struct sim_store sim_store;
 
+/* Checks a --data directory before it is used: it exists (or is created,
+ * one level, mode 0755), is a directory, and a file can be created in it
+ * (a probe file, removed at once). 0, or -1 with the reason in err
+ * ("not a directory", "cannot create it: ...", "not writable: ..."). */
+int sim_store_check_dir(const char *dir, char *err, size_t cap);
+
 /* dir NULL: in memory. 0 or -1 (dir cannot be created). */
 int sim_store_new(sim_store **out, const char *dir);
 void sim_store_free(sim_store *s);
