@@ -9,7 +9,8 @@
  * in one event, ending at "ss" (the reply was encoded just before, on the
  * same thread). 2 events per sampled request and reply (schema 2,
  * shim/recording/hoptrace_schema.h), one per one-way side; the error
- * paths' details (status, error kv) are schema 1's separate events.
+ * paths' details (status message, error kv) are `error` and `tag_*`
+ * events before the span's.
  *
  * Must never: call back into the messenger, block (one short spin lock
  * per sampled span, to find leftovers at close), lock or allocate for an

@@ -23,6 +23,7 @@
 #include "recording/recorder.h"
 #include "recording/usdt.h"
 
+/* The span's ids: the first fields of every span event and probe. */
 #define IDS(c) (c)->trace_id_hi, (c)->trace_id_lo, (c)->span_id, (c)->parent_span_id
 /* Two steps so IDS() expands into four arguments before STAP_PROBEn
  * counts them. */
@@ -31,14 +32,11 @@
 
 static uint32_t epoch_now(void);
 
-/* The span's ids, first fields of every event but the tables'. */
-#define REC_IDS(c) (c)->trace_id_hi, (c)->trace_id_lo, (c)->span_id, (c)->parent_span_id
-
 static void on_span_start(const ht_trace_context *c, const ht_span_info *i,
                           const void *desc) {
   if (desc == NULL && lttng_ust_tracepoint_enabled(hoptrace, span_n)) {
     epoch_now(); /* the process's name, once per set of sessions */
-    ht_rec_span_n r = {REC_IDS(c), (uint8_t)i->kind, i->name, i->service,
+    ht_rec_span_n r = {IDS(c), (uint8_t)i->kind, i->name, i->service,
                        i->endpoint};
     lttng_ust_do_tracepoint(hoptrace, span_n, &r);
   }
@@ -50,7 +48,7 @@ static void on_span_start(const ht_trace_context *c, const ht_span_info *i,
 static void on_annotate(const ht_trace_context *c, const char *name,
                         int in_span) {
   if (!in_span && lttng_ust_tracepoint_enabled(hoptrace, note)) {
-    ht_rec_note r = {REC_IDS(c), name};
+    ht_rec_note r = {IDS(c), name};
     lttng_ust_do_tracepoint(hoptrace, note, &r);
   }
   if (HT_USDT_ENABLED(annotation))
@@ -59,14 +57,14 @@ static void on_annotate(const ht_trace_context *c, const char *name,
 
 static void tag_str(const ht_trace_context *c, const char *k, const char *v) {
   if (lttng_ust_tracepoint_enabled(hoptrace, tag_s)) {
-    ht_rec_tag_s r = {REC_IDS(c), k, v};
+    ht_rec_tag_s r = {IDS(c), k, v};
     lttng_ust_do_tracepoint(hoptrace, tag_s, &r);
   }
 }
 
 static void tag_int(const ht_trace_context *c, const char *k, int64_t v) {
   if (lttng_ust_tracepoint_enabled(hoptrace, tag_i)) {
-    ht_rec_tag_i r = {REC_IDS(c), k, v};
+    ht_rec_tag_i r = {IDS(c), k, v};
     lttng_ust_do_tracepoint(hoptrace, tag_i, &r);
   }
 }
@@ -102,7 +100,7 @@ static void on_kvs(const ht_trace_context *c, const ht_kv *kvs, size_t n) {
 
 static void on_status(const ht_trace_context *c, int32_t code, const char *m) {
   if (lttng_ust_tracepoint_enabled(hoptrace, error)) {
-    ht_rec_error r = {REC_IDS(c), code, m};
+    ht_rec_error r = {IDS(c), code, m};
     lttng_ust_do_tracepoint(hoptrace, error, &r);
   }
   if (HT_USDT_ENABLED(status))
@@ -113,7 +111,7 @@ static void on_msg(const ht_trace_context *c, int dir, const char *ann,
                    uint32_t type, uint64_t seq, uint64_t size,
                    const char *peer) {
   if (lttng_ust_tracepoint_enabled(hoptrace, frame)) {
-    ht_rec_frame r = {REC_IDS(c), (uint8_t)dir, type, seq, size, ann, peer};
+    ht_rec_frame r = {IDS(c), (uint8_t)dir, type, seq, size, ann, peer};
     lttng_ust_do_tracepoint(hoptrace, frame, &r);
   }
   /* USDT: the message probes, or with an annotation the hop probes */
@@ -158,29 +156,33 @@ static uint8_t side_flags(const ht_span_side *s) {
                    ((s->frames & HT_SIDE_END_FRAME) ? HT_SCHEMA_FLAG_END_FRAME : 0));
 }
 
+/* d's desc event, when it is due in this epoch (ht_intern_claim). */
+static void write_desc_due(const ht_intern_entry *d, uint32_t epoch, uint64_t now) {
+  if (ht_intern_claim(d, epoch, now)) {
+    ht_rec_desc r = {d->id, d->kind, d->name, d->service, d->endpoint};
+    lttng_ust_tracepoint(hoptrace, desc, &r);
+  }
+}
+
 static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
-  const ht_trace_context *c = s->ctx;
-  ht_rec_span_s r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
-                     c->parent_span_id, s->start, side_flags(s),
+  ht_rec_span_s r = {IDS(s->ctx), s->start, side_flags(s),
                      s->status, (uint8_t)s->info.kind, s->info.name,
                      s->info.service, s->info.endpoint,
                      p != NULL ? p->name : ""};
   lttng_ust_tracepoint(hoptrace, span_s, &r);
 }
 
-/* A span API span: names from desc, or (desc NULL) a span_n at its start. */
+/* A span API span: names from desc, or (desc NULL) a span_n at its
+ * start. The caller saw span_a enabled. */
 static void write_span_a(const ht_span_side *s, uint32_t epoch) {
   const ht_intern_entry *d = s->desc;
-  if (d != NULL && ht_intern_claim(d, epoch, s->start)) {
-    ht_rec_desc r = {d->id, d->kind, d->name, d->service, d->endpoint};
-    lttng_ust_tracepoint(hoptrace, desc, &r);
-  }
-  const ht_trace_context *c = s->ctx;
+  if (d != NULL)
+    write_desc_due(d, epoch, s->start);
   const uint64_t *m = s->marks;
-  ht_rec_span_a r = {REC_IDS(c), s->start, d != NULL ? d->id : 0, 0,
+  ht_rec_span_a r = {IDS(s->ctx), s->start, d != NULL ? d->id : 0, 0,
                      side_flags(s), s->status, m[HT_MARK_CS], m[HT_MARK_SR],
                      m[HT_MARK_SS], m[HT_MARK_CR]};
-  lttng_ust_tracepoint(hoptrace, span_a, &r);
+  lttng_ust_do_tracepoint(hoptrace, span_a, &r);
 }
 
 static void write_side(const ht_span_side *s) {
@@ -194,23 +196,17 @@ static void write_side(const ht_span_side *s) {
     write_side_inline(s, p);
     return;
   }
-  if (ht_intern_claim(d, epoch, s->start)) {
-    ht_rec_desc r = {d->id, d->kind, d->name, d->service, d->endpoint};
-    lttng_ust_tracepoint(hoptrace, desc, &r);
-  }
+  write_desc_due(d, epoch, s->start);
   if (p != NULL && ht_intern_claim(p, epoch, s->start)) {
     ht_rec_peer r = {p->id, p->name};
     lttng_ust_tracepoint(hoptrace, peer, &r);
   }
-  const ht_trace_context *c = s->ctx;
   if (s->status == 0) {
-    ht_rec_span r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
-                     c->parent_span_id, s->start, d->id,
+    ht_rec_span r = {IDS(s->ctx), s->start, d->id,
                      p != NULL ? p->id : 0, side_flags(s)};
     lttng_ust_tracepoint(hoptrace, span, &r);
   } else {
-    ht_rec_span_x r = {c->trace_id_hi, c->trace_id_lo, c->span_id,
-                       c->parent_span_id, s->start, d->id,
+    ht_rec_span_x r = {IDS(s->ctx), s->start, d->id,
                        p != NULL ? p->id : 0, side_flags(s), s->status};
     lttng_ust_tracepoint(hoptrace, span_x, &r);
   }

@@ -20,8 +20,6 @@ typedef struct ht_spin {
   atomic_bool held;
 } ht_spin;
 
-#define HT_SPIN_INIT {false}
-
 static inline void ht_spin_lock(ht_spin *s) {
   while (atomic_exchange_explicit(&s->held, true, memory_order_acquire)) {
     for (int i = 0; i < 64 && atomic_load_explicit(&s->held, memory_order_relaxed); i++)
