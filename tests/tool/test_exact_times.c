@@ -1,9 +1,10 @@
-/* The Chrome export's exactness: times written from integer ns (epoch
- * scale, negative, the int64 limits), and spans of one thread that partly
- * overlap (concurrent requests, sibling replica writes) put on separate
- * tracks, so that no two complete events of a (pid, tid) partly overlap,
- * each annotation on its span's track and inside it. The real exporter
- * writes to a memory stream; its lines are read back here. */
+/* The exports' times from integer ns (epoch scale, negative, the int64
+ * limits): Chrome's exact to the ns, Zipkin's microseconds covering the
+ * span and its annotations. Chrome's spans of one thread that partly
+ * overlap (concurrent requests, sibling replica writes) go to separate
+ * tracks: no two complete events of a (pid, tid) partly overlap, each
+ * annotation on its span's track and inside it. The real exporters write
+ * to a memory stream; their text is read back here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,16 +106,16 @@ static void lanes_keep_nesting_and_split_partial_overlaps(void **state) {
 }
 
 /* The real exporter's document for one trace. */
-static char *export_chrome(const trace *t) {
+static char *export_doc(const output_format *format, const trace *t) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   assert_non_null(f);
   obuf *ob = obuf_new(f);
-  output *o = output_chrome.open(ob, &(output_info){0});
+  output *o = format->open(ob, &(output_info){0});
   assert_non_null(o);
-  output_chrome.trace(o, t);
-  assert_int_equal(output_chrome.close(o, &(bt_source_stats){0}, &(assembler_stats){0}), 0);
+  format->trace(o, t);
+  assert_int_equal(format->close(o, &(bt_source_stats){0}, &(assembler_stats){0}), 0);
   assert_int_equal(obuf_flush(ob), 0);
   obuf_free(ob);
   fclose(f);
@@ -158,7 +159,7 @@ static void export_has_exact_times_and_no_partial_overlap(void **state) {
       spans[i].parent_id = spans[i].parent->id;
     }
   trace t = {.trace_lo = 1, .spans = ptrs, .n_spans = N_SPANS};
-  char *text = export_chrome(&t), *copy = strdup(text);
+  char *text = export_doc(&output_chrome, &t), *copy = strdup(text);
   assert_non_null(copy);
   int64_t tid[N_SPANS], start[N_SPANS], end[N_SPANS];
   int seen = 0, instants = 0;
@@ -201,11 +202,43 @@ static void export_has_exact_times_and_no_partial_overlap(void **state) {
   free(copy);
 }
 
+/* Start rounded down, end up: [-1.501, -0.001] us is -2 + 2. */
+static void zipkin_rounds_a_span_outwards(void **state) {
+  (void)state;
+  static const struct {
+    int64_t start, end;
+    const char *want;
+  } cases[] = {
+      {-1501, -1, "\"timestamp\":-2,\"duration\":2,"},
+      {1795560768195745031, 1795560768195778601,
+       "\"timestamp\":1795560768195745,\"duration\":34,"},
+      {1000, 1000, "\"timestamp\":1,\"duration\":1,"},
+      {999, 1001, "\"timestamp\":0,\"duration\":2,"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    annotation ann[2] = {{cases[i].start, "sr"}, {cases[i].end, "ss"}};
+    span s = {.id = 1, .name = "op", .service = "osd.0", .start_ns = cases[i].start,
+              .end_ns = cases[i].end, .clock_bound_ns = -1, .annotations = ann,
+              .vpid = -1, .vtid = -1, .n_annotations = 2, .started = true, .ended = true};
+    span *ptr = &s;
+    trace t = {.trace_lo = 1, .spans = &ptr, .n_spans = 1};
+    char *text = export_doc(&output_zipkin, &t);
+    if (strstr(text, cases[i].want) == NULL)
+      fail_msg("case %zu: want %s in %s", i, cases[i].want, text);
+    char ann_ts[64];
+    snprintf(ann_ts, sizeof(ann_ts), "{\"timestamp\":%lld,\"value\":\"ss\"}",
+             (long long)(cases[i].end / 1000 - (cases[i].end % 1000 < 0)));
+    assert_non_null(strstr(text, ann_ts));
+    free(text);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ns_are_written_exactly),
       cmocka_unit_test(lanes_keep_nesting_and_split_partial_overlaps),
       cmocka_unit_test(export_has_exact_times_and_no_partial_overlap),
+      cmocka_unit_test(zipkin_rounds_a_span_outwards),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
