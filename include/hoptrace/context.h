@@ -22,9 +22,15 @@ extern "C" {
 #define HT_FLAG_SAMPLED 0x1u
 /* Force recording (Dapper/B3 "debug"). Implies SAMPLED when recorded. */
 #define HT_FLAG_DEBUG 0x2u
+/* W3C Trace Context Level 2 "random" (its traceparent flag 0x02): the
+ * trace id's rightmost 7 bytes are random. Not a sampling decision: kept
+ * from a received traceparent, carried by the envelope (flags bit 2; a
+ * peer that predates it carries it as a reserved bit), inherited by child
+ * spans, written back to traceparent; B3 neither carries nor invents it. */
+#define HT_FLAG_RANDOM 0x4u
 /* Every other bit is reserved: carried and preserved unchanged by the
- * binary envelope codec, dropped by the text bridges. */
-#define HT_FLAG_KNOWN_MASK (HT_FLAG_SAMPLED | HT_FLAG_DEBUG)
+ * binary envelope codec and by child spans, dropped by the text bridges. */
+#define HT_FLAG_KNOWN_MASK (HT_FLAG_SAMPLED | HT_FLAG_DEBUG | HT_FLAG_RANDOM)
 
 typedef struct ht_trace_context {
   uint64_t trace_id_hi;    /* upper 64 bits of the 128-bit trace id; 0 for
@@ -47,12 +53,15 @@ HT_API int ht_context_equal(const ht_trace_context *a,
  *
  * "00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>". The W3C
  * parent-id is the sender's span, so it maps to ctx->span_id; our
- * parent_span_id is not carried (parsed as 0). Only the SAMPLED flag is
- * carried; DEBUG is formatted as sampled. */
+ * parent_span_id is not carried (parsed as 0). Its flags 0x01 (sampled)
+ * and 0x02 (random) map to SAMPLED and RANDOM, the others are dropped;
+ * DEBUG is formatted as sampled. */
 #define HT_TRACEPARENT_LEN 55
 
-/* Parses `len` bytes of `text` (need not be NUL-terminated). Version 00
- * must be exactly 55 characters. A higher version (01..fe) may be longer,
+/* Parses `len` bytes of `text` (need not be NUL-terminated), ignoring
+ * leading and trailing spaces and tabs (HTTP's optional whitespace around
+ * a field value; none is allowed inside). Version 00 must then be exactly
+ * 55 characters. A higher version (01..fe) may be longer,
  * provided character 55 is '-'; its first four fields are read as version
  * 00's. Rejects upper-case hex, version ff, all-zero trace or parent id,
  * and any length or delimiter error with HT_EBADHEADER (zero ids:

@@ -51,7 +51,11 @@ typedef struct ht_span_info {
   const char *name;     /* operation, e.g. "osd_write" */
   ht_span_kind kind;
   const char *service;  /* e.g. "osd.3" */
-  const char *endpoint; /* address, e.g. "tcp://10.0.0.3:6800" */
+  /* This side's own address, e.g. "tcp://10.0.0.3:6800" for a server
+   * span of the OSD listening there; "" when unknown. The other side's
+   * address is the peer of ht_span_msg_send / ht_span_msg_recv. Zipkin
+   * exports: localEndpoint and remoteEndpoint. */
+  const char *endpoint;
 } ht_span_info;
 
 /* A span records one event when it finishes (with the times of its

@@ -145,7 +145,7 @@ uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags) {
     int yes = ht_plain_decide(modes >> 8, threshold, hi, lo, flags);
     if (yes >= 0) {
       ht_counter_add(yes ? HT_CTR_REMOTE_SAMPLED : HT_CTR_REMOTE_DROPPED, 1);
-      return (flags & ~HT_FLAG_KNOWN_MASK) | (yes ? HT_FLAG_SAMPLED : 0u);
+      return (flags & ~HT_DECISION_FLAGS) | (yes ? HT_FLAG_SAMPLED : 0u);
     }
   }
   ht_epoch_reader *r;

@@ -144,7 +144,7 @@ uint32_t ht_sampler_root_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
 uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
                               uint32_t flags, uint64_t now_ns,
                               ht_outcome *out) {
-  uint32_t keep = flags & ~HT_FLAG_KNOWN_MASK;
+  uint32_t keep = flags & ~HT_DECISION_FLAGS;
   if (flags & HT_FLAG_DEBUG) {
     if (s->cfg.trust_remote_debug &&
         ht_bucket_take(&s->debug_bucket, now_ns)) {

@@ -34,6 +34,10 @@ enum {
   HT_PLAIN_PARENT
 };
 
+/* The flags a receiver decides anew; the others (HT_FLAG_RANDOM, reserved
+ * bits) pass from the remote context to its child unchanged. */
+#define HT_DECISION_FLAGS (HT_FLAG_SAMPLED | HT_FLAG_DEBUG)
+
 /* Deterministic 64-bit hash of a trace id (same in every process). */
 uint64_t ht_trace_id_hash(uint64_t hi, uint64_t lo);
 

@@ -178,6 +178,9 @@ def main():
         write("envelope", name, body)
         # frame-reader inputs: 2 control bytes (max frame, chunk) + frames
         write("frame_reader", name, bytes([255, 3]) + frame(body))
+    # W3C random (flags bit 2) with SAMPLED; outside ENVELOPES so that the
+    # frame-reader streams stay as they were
+    write("envelope", "random_flag", envelope(ctx=trace(1, 2, 3, 4, 5)))
     stream = b"".join(frame(b) for b in ENVELOPES.values())
     write("frame_reader", "stream_all", bytes([255, 7]) + stream)
     write("frame_reader", "stream_bytewise", bytes([255, 0]) + stream)
@@ -190,6 +193,9 @@ def main():
         "zero_trace": "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
         "upper": "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
         "version_ff": "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "random": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03",
+        "ows": " \t00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\t ",
+        "inner_space": "00-4bf92f3577b34da6a3ce929d0e0e4736 -00f067aa0ba902b7-01",
     }.items():
         write("traceparent", name, text.encode())
     for name, text in {

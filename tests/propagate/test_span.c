@@ -251,6 +251,46 @@ static void remote_debug_follows_policy_and_is_counted(void **state) {
   assert_int_equal(after.config_changes - before.config_changes, 2);
 }
 
+/* W3C "random" is no sampling decision: a remote context's child keeps
+ * it whatever the policy decides (plain modes, the stateful RATE, a DEBUG
+ * honoured or refused), its own children too, and a root never invents
+ * it; the header sent on says so again. */
+static void random_flag_passes_to_children(void **state) {
+  (void)state;
+  static const char *in = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03";
+  static const struct {
+    ht_sampler_kind kind;
+    int trust;
+    uint32_t extra;
+    const char *tail;
+  } cases[] = {{HT_SAMPLER_PARENT, 0, 0, "-03"},
+               {HT_SAMPLER_NEVER, 0, 0, "-02"},
+               {HT_SAMPLER_RATE, 0, 0, "-03"},
+               {HT_SAMPLER_PARENT, 1, HT_FLAG_DEBUG, "-03"},
+               {HT_SAMPLER_PARENT, 0, HT_FLAG_DEBUG, "-02"}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    use(cases[i].kind, HT_SAMPLER_NEVER, cases[i].trust);
+    ht_trace_context remote;
+    assert_int_equal(ht_traceparent_parse(in, strlen(in), &remote), 0);
+    remote.flags |= cases[i].extra;
+    ht_span s, child;
+    assert_int_equal(ht_span_start_remote(&s, &remote, &info), 0);
+    assert_int_equal(ht_span_start_child(&child, &s, &info), 0);
+    assert_true(child.ctx.flags & HT_FLAG_RANDOM);
+    char out[HT_TRACEPARENT_LEN + 1];
+    assert_int_equal(ht_traceparent_format(&child.ctx, out, sizeof(out)), 0);
+    if (strcmp(out + HT_TRACEPARENT_LEN - 3, cases[i].tail) != 0)
+      fail_msg("case %zu: %s, want flags %s", i, out, cases[i].tail);
+    ht_span_finish(&child);
+    ht_span_finish(&s);
+  }
+  ht_span root;
+  use(HT_SAMPLER_ALWAYS, HT_SAMPLER_ALWAYS, 0);
+  assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_DEBUG), 0);
+  assert_false(root.ctx.flags & HT_FLAG_RANDOM);
+  ht_span_finish(&root);
+}
+
 static void bad_arguments_are_errors_not_crashes(void **state) {
   (void)state;
   ht_span s, zero;
@@ -351,6 +391,7 @@ int main(void) {
       cmocka_unit_test_setup(marks_go_with_the_span, setup),
       cmocka_unit_test_setup(unsampled_spans_record_nothing_but_carry_ids, setup),
       cmocka_unit_test_setup(remote_debug_follows_policy_and_is_counted, setup),
+      cmocka_unit_test_setup(random_flag_passes_to_children, setup),
       cmocka_unit_test_setup(bad_arguments_are_errors_not_crashes, setup),
       cmocka_unit_test_setup(no_recorder_installed_records_nothing, setup),
       cmocka_unit_test_setup(span_side_is_one_event_with_kept_names, setup),

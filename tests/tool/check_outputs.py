@@ -7,7 +7,9 @@ while the session recorded (the session takes every process of the
 user) are counted and left out of the comparison.
 
 usage: check_outputs.py EXPECT ZIPKIN OTLP CHROME REPORT"""
+import decimal
 import json
+import re
 import sys
 
 
@@ -118,6 +120,96 @@ def check_chrome(path, expect):
         fail("chrome: no process_name metadata")
 
 
+def otlp_times(path):
+    """(trace, span) -> (start ns, end ns, [event ns]) from the OTLP export,
+    whose times are the tool's integer nanoseconds."""
+    times = {}
+    for rs in json.load(open(path))["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for s in ss["spans"]:
+                times[(s["traceId"], s["spanId"])] = (
+                    int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"]),
+                    [int(e["timeUnixNano"]) for e in s["events"]])
+    return times
+
+
+def partial_overlaps(slices):
+    """Pairs of (start, end) in one track that overlap without nesting."""
+    bad, stack = 0, []
+    for start, end in sorted(slices, key=lambda x: (x[0], -x[1])):
+        while stack and stack[-1] <= start:
+            stack.pop()
+        if stack and end > stack[-1]:
+            bad += 1
+        stack.append(end)
+    return bad
+
+
+def check_chrome_exact(path, times):
+    """Chrome: every ts/dur is integer ns / 1000 with three decimals (the
+    OTLP export's ns), annotations fall inside their span on its track, and
+    no two complete events of one (pid, tid) partly overlap."""
+    text = open(path).read()
+    for m in re.finditer(r'"(ts|dur)":(-?[0-9.eE+]+)', text):
+        if not re.fullmatch(r"-?[0-9]+\.[0-9]{3}", m.group(2)):
+            fail("chrome: %s %s is not us with three decimals" % m.groups())
+    events = json.loads(text, parse_float=decimal.Decimal)["traceEvents"]
+    ns = lambda v: int(v * 1000)
+    spans, tracks = {}, {}
+    for e in (e for e in events if e["ph"] == "X"):
+        key = (e["args"]["trace_id"], e["args"]["span_id"])
+        start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+        spans[(e["pid"], key[1])] = (e["tid"], start, end)
+        tracks.setdefault((e["pid"], e["tid"]), []).append((start, end))
+        if key in times and (start, end) != times[key][:2]:
+            fail("chrome: span %s at [%d, %d] ns, otlp says %r" % (key[1], start, end, times[key][:2]))
+    bad = sum(partial_overlaps(v) for v in tracks.values())
+    if bad:
+        fail("chrome: %d complete events partly overlap another of their track" % bad)
+    instants = [e for e in events if e["ph"] == "i"]
+    for e in instants:
+        tid, start, end = spans[(e["pid"], e["args"]["span_id"])]
+        if e["tid"] != tid or not start <= ns(e["ts"]) <= end:
+            fail("chrome: annotation %s at %d ns outside its span [%d, %d] or track" % (
+                e["name"], ns(e["ts"]), start, end))
+    return len(instants)
+
+
+def check_zipkin_exact(path, times, expect):
+    """Zipkin: timestamp = start rounded down, timestamp + duration = end
+    rounded up (so it covers the last annotation), annotations rounded down;
+    endpoints as trace_workload gives them: localEndpoint the span's own
+    address (ht_span_info.endpoint), remoteEndpoint the peer of its
+    message (client span to osd.0)."""
+    floor_us = lambda v: v // 1000
+    ceil_us = lambda v: -((-v) // 1000)
+    for s in json.load(open(path)):
+        key = (s["traceId"].rjust(32, "0"), s["id"])
+        if key not in expect:
+            continue
+        start, end, marks = times[key]
+        if s["timestamp"] != floor_us(start) or \
+           s["timestamp"] + s["duration"] != max(ceil_us(end), floor_us(start) + 1):
+            fail("zipkin: span %s [%d, +%d] us for [%d, %d] ns" % (
+                s["id"], s["timestamp"], s["duration"], start, end))
+        last = max(a["timestamp"] for a in s["annotations"])
+        if s["timestamp"] + s["duration"] < last:
+            fail("zipkin: span %s ends before its last annotation" % s["id"])
+        if sorted(a["timestamp"] for a in s["annotations"]) != sorted(floor_us(m) for m in marks):
+            fail("zipkin: span %s annotation times differ from otlp" % s["id"])
+        service = expect[key][2]
+        port = 7000 if service == "client" else 6800 + int(service.split(".")[1])
+        local = s["localEndpoint"]
+        if local.get("ipv4") != "127.0.0.1" or local.get("port") != port:
+            fail("zipkin: span %s (%s) localEndpoint %r, want its own port %d" % (
+                s["id"], service, local, port))
+        remote = s.get("remoteEndpoint")
+        if service == "client" and remote != {"ipv4": "127.0.0.1", "port": 6800}:
+            fail("zipkin: client span %s remoteEndpoint %r, want osd.0's" % (s["id"], remote))
+        if service != "client" and remote is not None:
+            fail("zipkin: span %s has a remoteEndpoint no peer gave" % s["id"])
+
+
 def main():
     expect_path, zipkin, otlp, chrome, report = sys.argv[1:6]
     expect = load_expect(expect_path)
@@ -125,6 +217,9 @@ def main():
     n, foreign = check_zipkin(zipkin, expect)
     check_otlp(otlp, expect)
     check_chrome(chrome, expect)
+    times = otlp_times(otlp)
+    instants = check_chrome_exact(chrome, times)
+    check_zipkin_exact(zipkin, times, expect)
     text = open(report).read()
     if foreign:
         print("check_outputs: %d traces of other processes left out" % foreign)
@@ -137,7 +232,8 @@ def main():
     for needle in needles:
         if needle not in text:
             fail("report lacks %r" % needle)
-    print("check_outputs: %d traces, %d spans: zipkin, otlp, chrome, report ok" % (len(traces), n))
+    print("check_outputs: %d traces, %d spans, %d chrome instants: zipkin, otlp, chrome, report ok"
+          % (len(traces), n, instants))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "envelope_gen.h"
 #include "envelope_oracle.h"
@@ -156,6 +157,37 @@ static void reserved_flag_bits_survive(void **state) {
   assert_int_equal(out.trace.flags, 0xfffffff1u);
 }
 
+/* W3C "random" rides the envelope in flags bit 2 (HT_FLAG_RANDOM):
+ * traceparent -> context -> envelope -> context -> traceparent keeps it,
+ * and protobuf-c's decoder of the schema (what a peer that predates the
+ * bit runs) reads it as plain flags, the frame still valid. */
+static void random_flag_rides_the_envelope(void **state) {
+  ht_frame_reader *reader = *state;
+  static const char *const headers[] = {
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03",
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-02",
+  };
+  for (size_t i = 0; i < 2; i++) {
+    ht_envelope env = {.type = HT_MSG_REQUEST, .has_trace = true};
+    assert_int_equal(ht_traceparent_parse(headers[i], strlen(headers[i]), &env.trace), 0);
+    assert_true(env.trace.flags & HT_FLAG_RANDOM);
+    size_t len, used;
+    assert_int_equal(ht_frame_encode(&env, frame_buf, sizeof(frame_buf), &len), 0);
+    Hoptrace__Wire__Envelope *pb = hoptrace__wire__envelope__unpack(
+        NULL, len - HT_FRAME_PREFIX_LEN, frame_buf + HT_FRAME_PREFIX_LEN);
+    assert_non_null(pb);
+    assert_non_null(pb->trace);
+    assert_int_equal(pb->trace->flags, env.trace.flags);
+    hoptrace__wire__envelope__free_unpacked(pb, NULL);
+    ht_envelope out;
+    assert_int_equal(ht_frame_reader_feed(reader, frame_buf, len, &used, &out), 0);
+    assert_int_equal(out.trace.flags, env.trace.flags);
+    char text[HT_TRACEPARENT_LEN + 1];
+    assert_int_equal(ht_traceparent_format(&out.trace, text, sizeof(text)), 0);
+    assert_string_equal(text, headers[i]);
+  }
+}
+
 static void foreign_field_order_and_unknown_fields_decode(void **state) {
   ht_frame_reader *reader = *state;
   pb_builder trace = {0}, b = {0};
@@ -274,6 +306,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(random_envelopes_round_trip, setup_reader,
                                       teardown_reader),
       cmocka_unit_test_setup_teardown(reserved_flag_bits_survive, setup_reader,
+                                      teardown_reader),
+      cmocka_unit_test_setup_teardown(random_flag_rides_the_envelope, setup_reader,
                                       teardown_reader),
       cmocka_unit_test_setup_teardown(foreign_field_order_and_unknown_fields_decode,
                                       setup_reader, teardown_reader),

@@ -54,7 +54,12 @@ static void traceparent_rejects_what_the_spec_rejects(void **state) {
       {"00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", HT_EBADHEADER},
       {"00-4bf92f3577b34da6a3ce929d0e0e4736_00f067aa0ba902b7-01", HT_EBADHEADER},
       {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7_01", HT_EBADHEADER},
-      {" 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", HT_EBADHEADER},
+      {"00-4bf92f3577b34da6a3ce929d0e0e4736 -00f067aa0ba902b7-01", HT_EBADHEADER},
+      {"00 -4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", HT_EBADHEADER},
+      {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 x", HT_EBADHEADER},
+      {"\n00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", HT_EBADHEADER},
+      {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r", HT_EBADHEADER},
+      {" \t ", HT_EBADHEADER},
       {"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x", HT_EBADHEADER},
       {"", HT_EBADHEADER},
   };
@@ -82,6 +87,68 @@ static void traceparent_accepts_future_versions(void **state) {
   assert_true(ctx.span_id == 0x00f067aa0ba902b7ull);
 }
 
+/* HTTP optional whitespace around the value, as the W3C test suite sends
+ * it: accepted, for any version. */
+static void traceparent_accepts_surrounding_ows(void **state) {
+  (void)state;
+  static const char *const good[] = {
+      " 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\t",
+      " \t 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 \t\t ",
+      "\tcc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future ",
+  };
+  for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+    ht_trace_context ctx = {0};
+    int rc = parse_tp(good[i], &ctx);
+    if (rc != 0)
+      fail_msg("'%s': got %s", good[i], ht_err_name(rc));
+    assert_true(ctx.trace_id_lo == 0xa3ce929d0e0e4736ull);
+    assert_true(ctx.span_id == 0x00f067aa0ba902b7ull);
+    assert_int_equal(ctx.flags, HT_FLAG_SAMPLED);
+  }
+  /* The whitespace is outside `len`'s value, never read past it. */
+  char padded[HT_TRACEPARENT_LEN + 2];
+  memcpy(padded, " 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 ", sizeof(padded));
+  ht_trace_context ctx;
+  assert_int_equal(ht_traceparent_parse(padded, sizeof(padded), &ctx), 0);
+  assert_int_equal(ht_traceparent_parse(padded + 1, sizeof(padded) - 1, &ctx), 0);
+  assert_int_equal(ht_traceparent_parse(padded, sizeof(padded) - 2, &ctx), HT_EBADHEADER);
+}
+
+/* Trace Context Level 2: flag 0x02 "random" is kept (HT_FLAG_RANDOM) and
+ * written back; flags this version does not know are dropped. */
+static void traceparent_keeps_the_random_flag(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *out;
+    uint32_t flags;
+  } cases[] = {
+      {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03",
+       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03",
+       HT_FLAG_SAMPLED | HT_FLAG_RANDOM},
+      {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-02",
+       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-02", HT_FLAG_RANDOM},
+      {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-ff",
+       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03",
+       HT_FLAG_SAMPLED | HT_FLAG_RANDOM},
+      {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-fc",
+       "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", 0},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    ht_trace_context ctx;
+    assert_int_equal(parse_tp(cases[i].in, &ctx), 0);
+    assert_int_equal(ctx.flags, cases[i].flags);
+    char out[HT_TRACEPARENT_LEN + 1];
+    assert_int_equal(ht_traceparent_format(&ctx, out, sizeof(out)), 0);
+    assert_string_equal(out, cases[i].out);
+  }
+  /* DEBUG is written as sampled, next to random. */
+  ht_trace_context debug = {1, 2, 3, 0, HT_FLAG_DEBUG | HT_FLAG_RANDOM};
+  char out[HT_TRACEPARENT_LEN + 1];
+  assert_int_equal(ht_traceparent_format(&debug, out, sizeof(out)), 0);
+  assert_string_equal(out + HT_TRACEPARENT_LEN - 2, "03");
+}
+
 static void traceparent_never_reads_past_len(void **state) {
   (void)state;
   const char *text = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -99,7 +166,7 @@ static ht_trace_context random_context(test_rng *rng) {
       .trace_id_lo = test_rng_next(rng) | 1,
       .span_id = test_rng_next(rng) | 2,
       .parent_span_id = test_rng_below(rng, 3) == 0 ? 0 : test_rng_next(rng),
-      .flags = (uint32_t)test_rng_below(rng, 4),
+      .flags = (uint32_t)test_rng_below(rng, 8), /* SAMPLED, DEBUG, RANDOM */
   };
   return ctx;
 }
@@ -117,7 +184,8 @@ static void traceparent_round_trips_random_contexts(void **state) {
     assert_true(out.trace_id_lo == in.trace_id_lo);
     assert_true(out.span_id == in.span_id);
     assert_true(out.parent_span_id == 0);
-    assert_int_equal(out.flags, in.flags ? HT_FLAG_SAMPLED : 0);
+    uint32_t sampled = in.flags & (HT_FLAG_SAMPLED | HT_FLAG_DEBUG) ? HT_FLAG_SAMPLED : 0;
+    assert_int_equal(out.flags, sampled | (in.flags & HT_FLAG_RANDOM));
     char again[HT_TRACEPARENT_LEN + 1];
     assert_int_equal(ht_traceparent_format(&out, again, sizeof(again)), 0);
     assert_string_equal(text, again);
@@ -237,8 +305,9 @@ static void b3_round_trips_random_contexts(void **state) {
     assert_true(out.trace_id_lo == in.trace_id_lo);
     assert_true(out.span_id == in.span_id);
     assert_true(out.parent_span_id == in.parent_span_id);
+    /* B3 has no random flag: it neither carries nor invents one. */
     uint32_t flags = in.flags & HT_FLAG_DEBUG ? HT_FLAG_SAMPLED | HT_FLAG_DEBUG
-                                              : in.flags;
+                                              : in.flags & HT_FLAG_SAMPLED;
     assert_int_equal(out.flags, flags);
     char again[HT_B3_MAX_LEN + 1];
     assert_int_equal(ht_b3_format(&out, got, again, sizeof(again), NULL), 0);
@@ -273,6 +342,8 @@ int main(void) {
       cmocka_unit_test(traceparent_spec_example_parses_and_formats_back),
       cmocka_unit_test(traceparent_rejects_what_the_spec_rejects),
       cmocka_unit_test(traceparent_accepts_future_versions),
+      cmocka_unit_test(traceparent_accepts_surrounding_ows),
+      cmocka_unit_test(traceparent_keeps_the_random_flag),
       cmocka_unit_test(traceparent_never_reads_past_len),
       cmocka_unit_test(traceparent_round_trips_random_contexts),
       cmocka_unit_test(b3_spec_examples),

@@ -143,3 +143,19 @@ const endpoint_parts *endpoint_parse_cached(endpoint_cache *cache, const char *e
   }
   return &slot->parts;
 }
+
+void json_ns_as_us(obuf *out, int64_t ns) {
+  char buf[32];
+  char *end = buf + sizeof(buf), *p = end;
+  uint64_t u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns; /* INT64_MIN too */
+  for (int i = 0; i < 3; i++, u /= 10)
+    *--p = (char)('0' + u % 10);
+  *--p = '.';
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (ns < 0)
+    *--p = '-';
+  ob_write(out, p, (size_t)(end - p));
+}

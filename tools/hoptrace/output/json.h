@@ -41,4 +41,8 @@ const endpoint_parts *endpoint_parse_cached(endpoint_cache *cache, const char *e
 /* A decimal integer in quotes (a JSON string). */
 void json_i64_string(obuf *out, int64_t v);
 
+/* Nanoseconds as microseconds with exactly three decimals ("-0.001"),
+ * from the integer: through a double, epoch times move by up to 256 ns. */
+void json_ns_as_us(obuf *out, int64_t ns);
+
 #endif

@@ -1,10 +1,15 @@
 /* Chrome trace-event JSON (opens in Perfetto's UI and chrome://tracing):
  * one track per process and thread, spans as complete events, Dapper
- * annotations as instant events, client->server hops as flow arrows. */
+ * annotations as instant events, client->server hops as flow arrows.
+ * Times are exact (integer ns written as us with three decimals); spans
+ * of a thread that partly overlap or are unrelated go to extra tracks
+ * (chrome_lanes.h). */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "assemble/idmap.h"
+#include "output/chrome_lanes.h"
 #include "output/json.h"
 #include "output/output.h"
 
@@ -13,7 +18,17 @@ struct output {
   int first;
   idmap named; /* (pid, tid) already given a name; tid 0 for the process */
   uint64_t next_flow;
+  chrome_lanes lanes;
+  int failed; /* out of memory: the document is incomplete */
 };
+
+/* A span and its track, placed in start order. */
+typedef struct placed {
+  const span *s;
+  size_t index;
+  int64_t start, end, tid;
+  int lane;
+} placed;
 
 static output *chrome_open(obuf *out, const output_info *info) {
   (void)info;
@@ -43,8 +58,8 @@ static int64_t pid_of(const span *s) {
 
 static int64_t tid_of(const span *s) { return s->vtid >= 0 ? s->vtid : pid_of(s); }
 
-static void name_tracks(output *o, const span *s) {
-  int64_t pid = pid_of(s), tid = tid_of(s);
+static void name_tracks(output *o, const span *s, int64_t tid, int lane) {
+  int64_t pid = pid_of(s);
   static int marker;
   if (idmap_get(&o->named, (uint64_t)pid, 0) == NULL &&
       idmap_put(&o->named, (uint64_t)pid, 0, &marker) == 0) {
@@ -61,19 +76,24 @@ static void name_tracks(output *o, const span *s) {
       idmap_put(&o->named, (uint64_t)pid, (uint64_t)tid + 1, &marker) == 0) {
     sep(o);
     ob_printf(o->out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64
-            ",\"tid\":%" PRId64 ",\"args\":{\"name\":\"tid %" PRId64 "\"}}", pid, tid, tid);
+            ",\"tid\":%" PRId64 ",\"args\":{\"name\":\"tid %" PRId64, pid, tid, tid_of(s));
+    if (lane > 0) /* spans of that thread overlapping others of lane 0 */
+      ob_printf(o->out, " (overlap %d)", lane);
+    ob_puts(o->out, "\"}}");
   }
 }
 
-static void span_event(output *o, const trace *t, const span *s) {
+static void span_event(output *o, const trace *t, const placed *p) {
+  const span *s = p->s;
   char why[160];
-  int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
-  int64_t dur = span_duration_ns(s);
   sep(o);
   ob_puts(o->out, "{\"ph\":\"X\",\"cat\":\"hoptrace\",\"name\":");
   json_string(o->out, s->name ? s->name : "unknown");
-  ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"trace_id\":",
-          pid_of(s), tid_of(s), (double)start / 1000.0, (double)dur / 1000.0);
+  ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid_of(s), p->tid);
+  json_ns_as_us(o->out, p->start);
+  ob_puts(o->out, ",\"dur\":");
+  json_ns_as_us(o->out, p->end - p->start);
+  ob_puts(o->out, ",\"args\":{\"trace_id\":");
   json_trace_id(o->out, t->trace_hi, t->trace_lo, 0);
   ob_puts(o->out, ",\"span_id\":");
   json_hex64(o->out, s->id);
@@ -101,43 +121,92 @@ static void span_event(output *o, const trace *t, const span *s) {
     sep(o);
     ob_puts(o->out, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"hoptrace\",\"name\":");
     json_string(o->out, s->annotations[i].value);
-    ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f}", pid_of(s),
-            tid_of(s), (double)s->annotations[i].ts_ns / 1000.0);
+    ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid_of(s), p->tid);
+    json_ns_as_us(o->out, s->annotations[i].ts_ns);
+    ob_puts(o->out, ",\"args\":{\"span_id\":");
+    json_hex64(o->out, s->id);
+    ob_puts(o->out, "}}");
   }
 }
 
-/* An arrow from a parent to a child that runs in another thread. */
-static void flow(output *o, const span *parent, const span *child) {
-  if (!child->started || (pid_of(parent) == pid_of(child) && tid_of(parent) == tid_of(child)))
+/* An arrow from a parent to a child on another track. */
+static void flow(output *o, const placed *parent, const placed *child) {
+  if (!child->s->started || (pid_of(parent->s) == pid_of(child->s) && parent->tid == child->tid))
     return;
   uint64_t id = ++o->next_flow;
-  int64_t at = child->start_ns;
-  int64_t from = parent->started && parent->start_ns <= at ? at : parent->start_ns;
+  int64_t at = child->s->start_ns;
+  int64_t from = parent->s->started && parent->s->start_ns <= at ? at : parent->s->start_ns;
   sep(o);
   ob_printf(o->out, "{\"ph\":\"s\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
-          ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f}", id, pid_of(parent),
-          tid_of(parent), (double)from / 1000.0);
+          ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", id, pid_of(parent->s), parent->tid);
+  json_ns_as_us(o->out, from);
+  ob_puts(o->out, "}");
   sep(o);
   ob_printf(o->out, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
-          ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%.3f}", id, pid_of(child),
-          tid_of(child), (double)at / 1000.0);
+          ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", id, pid_of(child->s), child->tid);
+  json_ns_as_us(o->out, at);
+  ob_puts(o->out, "}");
+}
+
+/* Start order, a longer span first so that what it contains nests. */
+static int by_start(const void *a, const void *b) {
+  const placed *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->end != y->end)
+    return x->end > y->end ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int by_span(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const placed *)a)->s, y = (uintptr_t)((const placed *)b)->s;
+  return x < y ? -1 : x > y;
 }
 
 static void chrome_trace(output *o, const trace *t) {
-  for (size_t i = 0; i < t->n_spans; i++) {
-    name_tracks(o, t->spans[i]);
-    span_event(o, t, t->spans[i]);
-    if (t->spans[i]->parent)
-      flow(o, t->spans[i]->parent, t->spans[i]);
+  if (t->n_spans == 0)
+    return;
+  placed *p = malloc(t->n_spans * sizeof(*p));
+  if (p == NULL) {
+    o->failed = 1;
+    return;
   }
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
+    int64_t dur = span_duration_ns(s);
+    int64_t end = start > 0 && dur > INT64_MAX - start ? INT64_MAX : start + dur;
+    p[i] = (placed){s, i, start, end, 0, 0};
+  }
+  qsort(p, t->n_spans, sizeof(*p), by_start);
+  chrome_lanes_next_trace(&o->lanes);
+  for (size_t i = 0; i < t->n_spans; i++) {
+    int lane = chrome_lane_place(&o->lanes, pid_of(p[i].s), tid_of(p[i].s), p[i].s, p[i].start,
+                                 p[i].end);
+    if (lane < 0)
+      o->failed = 1;
+    p[i].lane = lane < 0 ? 0 : lane;
+    p[i].tid = chrome_lane_tid(tid_of(p[i].s), p[i].lane);
+    name_tracks(o, p[i].s, p[i].tid, p[i].lane);
+    span_event(o, t, &p[i]);
+  }
+  qsort(p, t->n_spans, sizeof(*p), by_span);
+  for (size_t i = 0; i < t->n_spans; i++) {
+    placed key = {.s = p[i].s->parent};
+    const placed *parent = key.s ? bsearch(&key, p, t->n_spans, sizeof(*p), by_span) : NULL;
+    if (parent != NULL)
+      flow(o, parent, &p[i]);
+  }
+  free(p);
 }
 
 static int chrome_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   ob_printf(o->out, "\n],\"otherData\":{\"traces\":%" PRIu64 ",\"incomplete_traces\":%" PRIu64
-          ",\"discarded_events\":%" PRIu64 "}}\n", st->traces, st->incomplete_traces,
-          src->discarded_events);
-  int rc = obuf_error(o->out) ? -1 : 0;
+          ",\"discarded_events\":%" PRIu64 ",\"overlapping_spans_forced\":%" PRIu64 "}}\n",
+          st->traces, st->incomplete_traces, src->discarded_events, o->lanes.forced);
+  int rc = obuf_error(o->out) || o->failed ? -1 : 0;
   idmap_free(&o->named);
+  chrome_lanes_free(&o->lanes);
   free(o);
   return rc;
 }

@@ -121,6 +121,12 @@ static int64_t span_start_ns(const span *s) {
   return s->end_ns;
 }
 
+/* Zipkin's microseconds: the start rounded down and the end up, so that
+ * start + duration covers the span and every annotation in it (each
+ * truncated on its own, a span ended up to 1 us before its "cr"). */
+static int64_t floor_us(int64_t ns) { return ns / 1000 - (ns % 1000 < 0); }
+static int64_t ceil_us(int64_t ns) { return ns / 1000 + (ns % 1000 > 0); }
+
 static void zipkin_span(output *o, const trace *t, const span *s) {
   obuf *out = o->out;
   ob_puts(out, o->first ? "\n" : ",\n");
@@ -142,11 +148,11 @@ static void zipkin_span(output *o, const trace *t, const span *s) {
     ob_putc(out, '"');
   }
   ob_puts(out, ",\"timestamp\":");
-  json_i64(out, span_start_ns(s) / 1000);
-  int64_t dur = span_duration_ns(s);
+  json_i64(out, floor_us(span_start_ns(s)));
   if (s->started && s->ended) {
+    int64_t us = s->end_ns > s->start_ns ? ceil_us(s->end_ns) - floor_us(s->start_ns) : 1;
     ob_puts(out, ",\"duration\":");
-    json_i64(out, dur / 1000 > 0 ? dur / 1000 : 1);
+    json_i64(out, us > 0 ? us : 1);
   }
   if (s->flags & 2u)
     ob_puts(out, ",\"debug\":true");
@@ -156,7 +162,7 @@ static void zipkin_span(output *o, const trace *t, const span *s) {
   ob_puts(out, ",\"annotations\":[");
   for (size_t i = 0; i < s->n_annotations; i++) {
     ob_puts(out, i ? ",{\"timestamp\":" : "{\"timestamp\":");
-    json_i64(out, s->annotations[i].ts_ns / 1000);
+    json_i64(out, floor_us(s->annotations[i].ts_ns));
     ob_puts(out, ",\"value\":");
     json_string(out, s->annotations[i].value);
     ob_putc(out, '}');
