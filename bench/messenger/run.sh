@@ -19,7 +19,6 @@ ht_sessiond_ensure
 lttng create "$session" --output="$out/trace" >/dev/null
 lttng enable-channel -u -s "$session" --subbuf-size=4M --num-subbuf=8 hoptrace >/dev/null
 lttng enable-event -u -s "$session" -c hoptrace 'hoptrace:*' >/dev/null
-lttng add-context -u -s "$session" -c hoptrace -t vpid -t vtid >/dev/null
 HT_BENCH_SESSION=$session HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so.0" \
   timeout 900 "$build/bench/messenger/bench_messenger" "${2:-2}" "${3:-3}"
 # how much the recording cell wrote, and whether LTTng had to drop any

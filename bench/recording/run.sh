@@ -2,7 +2,8 @@
 # Cost of recording one RPC hop, beside Blkin's figures (issue 16): runs
 # bench_recording's hops (span API, traced and plain messenger) in real
 # LTTng sessions set up as `hoptrace record` sets them up, with and
-# without its per-event contexts, and writes bench/results/recording.txt:
+# with vpid and vtid contexts added (which it added before the events
+# carried their process and thread), and writes bench/results/recording.txt:
 #   - events and bytes per hop: one native run of HOPS hops per session,
 #     hoptrace:* events counted with babeltrace2 (by provider prefix, so a
 #     new event schema needs no change here), bytes = the stream files
@@ -23,7 +24,7 @@ build=$(cd "${1:-$root/build}" && pwd)
 hops=${2:-100000} cg_hops=${3:-20000} warm=1000
 bin="$build/bench/recording/bench_recording"
 # `hoptrace record`'s channel (tools/hoptrace/cli/record.c): user space,
-# per-user buffers, 8 sub-buffers of 2 MiB a CPU; its contexts below.
+# per-user buffers, 8 sub-buffers of 2 MiB a CPU, no contexts.
 subbuf=2M nsubbuf=8
 source "$root/scripts/lttng-env.sh"
 out=$(mktemp -d /tmp/ht-bench-rec-XXXXXX)
@@ -37,8 +38,9 @@ trap cleanup EXIT
 ht_sessiond_ensure
 
 # session_new CTX: a created, not yet started session ($session, trace in
-# $trace), with vpid and vtid on every event when CTX is 1 (what `hoptrace
-# record` adds).
+# $trace), with vpid and vtid contexts on every event when CTX is 1 (what
+# `hoptrace record` added before the events carried them; CTX 0 is what it
+# sets up now).
 session_new() {
   n_sessions=$((n_sessions + 1))
   session="ht-bench-rec-$$-$n_sessions" trace="$out/trace-$n_sessions"

@@ -21,7 +21,8 @@
 
 enum { SPAN, TRACED, PLAIN, N_ROWS };
 static const char *const row_names[N_ROWS] = {"span", "traced", "plain"};
-/* the per-event contexts of a session: none, or those `hoptrace record` adds */
+/* the per-event contexts of a session: none (as `hoptrace record` sets it
+ * up), or the vpid and vtid it added before the events carried them */
 static const char *const ctx_names[2] = {"none", "vpid,vtid"};
 
 typedef struct figures {

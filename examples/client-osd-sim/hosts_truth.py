@@ -14,7 +14,8 @@ median) next to the true one (theta_server - theta_client at the median
 RPC), and the drift fitted from the RPCs over time next to the true one
 (ppm_server - ppm_client). Exit 1 when a corrected one-way delay is negative beyond --slack-us
 (default 20: LTTng timestamps a send before the bytes leave and a receive
-after they were read, so the true delays are positive).
+after they were read, so the true delays are positive), and when it finds
+no RPC between two hosts at all.
 
 usage: hosts_truth.py OUT [--slack-us N]     (OUT holds hosts.txt and relay/)"""
 import os
@@ -23,9 +24,39 @@ import subprocess
 import sys
 from collections import defaultdict
 
-EVENT = re.compile(r"^\[(\d+)\.(\d{9})\] .*?hoptrace:span_(start|end)_(send|recv): .*?"
-                   r"span_id = 0x([0-9A-F]+), parent_span_id = 0x([0-9A-F]+).*?"
-                   r"annotation = \"(cs|sr|ss|cr)\"")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from hoptrace_bt import parse_fields  # noqa: E402
+
+# a span side (hoptrace_schema.h): its end is the event's time, its start
+# a time of the same clock in cycles; cs/sr and cr/ss only when its flags
+# say both ends were frames
+LINE = re.compile(r"^\[([^\]]+)\] .*?hoptrace:(span|span_x|desc): (.*)$")
+START_FRAME, END_FRAME = 0x40, 0x80
+CLIENT, SERVER = 1, 2
+
+
+def fields(text):
+    text = text.strip()
+    text = text[2:-2] if text.startswith("{ ") and text.endswith(" }") else text
+    return dict(parse_fields(text.replace(" }, { ", ", ")))
+
+
+def events(trace):
+    """(event, fields, ns) of each span side and desc; ns from the clock's
+    origin, and a span's start converted with the same clock's offset
+    (the cycles and seconds of one event, babeltrace2 run both ways)."""
+    run = lambda how: subprocess.run(["babeltrace2", how, trace], capture_output=True,
+                                     text=True, check=False).stdout.splitlines()
+    for secs, cycles in zip(run("--clock-seconds"), run("--clock-cycles")):
+        m, c = LINE.match(secs), LINE.match(cycles)
+        if not m or not c:
+            continue
+        whole, _, frac = m[1].partition(".")
+        ns = int(whole) * 1000000000 + int(frac.ljust(9, "0")[:9])
+        f = fields(m[3])
+        if m[2] != "desc":
+            f["start_ns"] = int(f["start"]) + ns - int(c[1])
+        yield m[2], f, ns
 
 
 def load_hosts(out):
@@ -55,21 +86,18 @@ def main():
     hosts = load_hosts(out)
     client, server = {}, {}  # client span id -> (host, cs, cr); -> (host, sr, ss)
     for name, h in hosts.items():
-        txt = subprocess.run(["babeltrace2", "--clock-seconds", h["trace"]], capture_output=True,
-                             text=True, check=False).stdout
-        spans = {}
-        for line in txt.splitlines():
-            m = EVENT.match(line)
-            if not m:
-                continue
-            t = int(m[1]) * 1000000000 + int(m[2])
-            sid, parent, ann = m[5], m[6], m[7]
-            spans.setdefault(sid, {"parent": parent})[ann] = t
-        for sid, s in spans.items():
-            if "cs" in s and "cr" in s:
-                client[sid] = (name, s["cs"], s["cr"])
-            if "sr" in s and "ss" in s:
-                server[s["parent"]] = (name, s["sr"], s["ss"])
+        kinds, sides = {}, []
+        for ev, f, ns in events(h["trace"]):
+            if ev == "desc":
+                kinds[(f["vpid"], f["id"])] = int(f["kind"])
+            elif int(f["flags"]) & (START_FRAME | END_FRAME) == START_FRAME | END_FRAME:
+                sides.append((f, ns))
+        for f, end in sides:
+            kind = kinds.get((f["vpid"], f["desc"]))
+            if kind == CLIENT:
+                client[f["span_id"]] = (name, f["start_ns"], end)
+            elif kind == SERVER:
+                server[f["parent_span_id"]] = (name, f["start_ns"], end)
     pairs = defaultdict(list)
     for sid, (ch, cs, cr) in client.items():
         if sid in server and server[sid][0] != ch:
@@ -99,8 +127,9 @@ def main():
         print("  %s -> %s %6d  %10.1f %10.1f | %8.1f %8.1f  %10.1f | %10.1f  %8.1f | %6.1f%s" % (
             ch, sh, len(rpcs), raw1 / 1e3, raw2 / 1e3, cor1 / 1e3, cor2 / 1e3, est / 1e3,
             true / 1e3, slope, true_ppm, "" if ok else "  <- causality broken after correction"))
-    if not pairs:
+    if not pairs:  # nothing checked is a failure, not a pass
         print("  no RPC between two hosts found")
+        return 1
     return 1 if bad else 0
 
 

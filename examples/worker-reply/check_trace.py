@@ -13,22 +13,23 @@ on the worker, and front's "store.put" ends when its reply arrives, on
 front's loop thread, so the two must differ.
 Only events of process VPID are read (the session may hold others).
 """
+import os
 import re
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from hoptrace_bt import parse_fields  # noqa: E402
+
 EVENT = re.compile(r"hoptrace:(span|span_x|desc): (.*)$")
-FIELD = re.compile(r'(\w+) = ("(?:[^"\\]|\\.)*"|[^,{}\s]+)')
 
 
 def fields(text):
-    out = {}
-    for key, value in FIELD.findall(text):
-        if value.startswith('"'):
-            out[key] = value[1:-1]
-        else:
-            out[key] = int(value, 0)
-    return out
+    """'{ cpu_id = 0 }, { vpid = 1, ... }, { side = [...], ... }' by name."""
+    text = text.strip()
+    text = text[2:-2] if text.startswith("{ ") and text.endswith(" }") else text
+    pairs = parse_fields(text.replace(" }, { ", ", "))
+    return {k: v[1:-1] if v.startswith('"') else int(v) for k, v in pairs}
 
 
 def main():

@@ -12,17 +12,23 @@
  * process: `desc` and `peer` events (id -> text) come before the first
  * span that uses an id, again whenever tracing is (re)enabled in the
  * process, and `process` says once which schema the process writes. The
- * process is the event's vpid context (`hoptrace record` adds it); ids are
+ * process is the vpid these events and the span sides carry (as getpid()
+ * says: the PID namespace's); no per-event context is needed. Ids are
  * only meaningful within one (host, vpid).
  *
- * Events (fields in order):
- *   span:    a span side that ended ok; peer 0 = none
- *   span_x:  the same, with a status (non-zero)
- *   span_s:  self-contained (names inline): when an intern table is full
- *   span_a:  a span of the span API (ht_span_*), at its finish: as span_x,
- *            plus the times of its "cs", "sr", "ss", "cr" annotations
- *            (same clock as start; 0: not annotated); desc 0: its names
- *            are in a span_n written when it started
+ * Events (fields in order; `ids` = trace_id_hi, trace_id_lo, span_id,
+ * parent_span_id; `at` = those four, then the side's start):
+ *   span:    side = [desc | peer << 16, vpid, vtid | flags << 24], at: a
+ *            span side that ended ok, written by thread vtid of process
+ *            vpid; peer 0 = none
+ *   span_x:  the same, side + [status (non-zero; a negative one as its
+ *            32-bit two's complement)]
+ *   span_s:  self-contained (names inline, desc and peer 0): when an
+ *            intern table is full
+ *   span_a:  a span of the span API (ht_span_*), at its finish: as span_x
+ *            (peer 0), plus `marks`, the times of its "cs", "sr", "ss", "cr"
+ *            annotations (same clock as start; 0: not annotated); desc 0:
+ *            its names are in a span_n written when it started
  *   span_n:  a span API span's names, at its start, when they could not
  *            be interned (the table is full)
  *   note:    an annotation at the event's time (any other than the four
@@ -32,13 +38,13 @@
  *   frame:   a message sent (dir 0) or received (1) on the span's behalf:
  *            envelope type, sequence, frame bytes, the annotation it
  *            makes ("cs", "ss", ... or ""), the peer's address text
- *   process: schema version, process name
- *   desc:    id -> (kind, name, service, endpoint)
- *   peer:    id -> the peer's address text
+ *   process: schema version, process name, process id
+ *   desc:    (id, process id) -> (kind, name, service, endpoint)
+ *   peer:    (id, process id) -> the peer's address text
  * A span's note, tag, error and frame events come before its span_a
  * (written when it finishes); each carries the span's ids.
  * Field types: X64 hex uint64, U64, U32, U8, I32, I64, STR
- * (NUL-terminated).
+ * (NUL-terminated); Tx<N>: a fixed array of N Ts.
  * Must never: include LTTng headers (the tool includes this).
  */
 #ifndef HOPTRACE_SCHEMA_H
@@ -48,23 +54,28 @@
 
 #define HT_SCHEMA_VERSION 2
 
-#define HT_SCHEMA_IDS(X)                                                       \
-  X(X64, trace_id_hi) X(X64, trace_id_lo) X(X64, span_id) X(X64, parent_span_id)
+/* The span's ids: trace_id_hi, trace_id_lo, span_id, parent_span_id. */
+#define HT_SCHEMA_IDS(X) X(X64x4, ids)
 
-#define HT_SCHEMA_SPAN(X)                                                      \
-  HT_SCHEMA_IDS(X) X(U64, start) X(U32, desc) X(U32, peer) X(U8, flags)
+/* A span side: `side` = [desc | peer << 16, vpid, vtid | flags << 24]
+ * (span_x, span_s, span_a: and status); `at` = its ids then its start.
+ * Arrays, not one field each: LTTng-UST writes every field (and every
+ * context) with a call of its own, the bulk of an event's cost; so the
+ * process and thread ride in `side` too, not in per-event vpid and vtid
+ * contexts. Packed so that a span event is 64 bytes with its 4-byte
+ * compact header: `side` first, 3 words, and `at` is 8-byte aligned with
+ * no padding. desc and peer ids are < 2^16 (HT_INTERN_MAX), thread ids
+ * < 2^22 (Linux's PID_MAX_LIMIT). */
+#define HT_SCHEMA_SPAN(X) X(U32x3, side) X(X64x5, at)
+#define HT_SCHEMA_SPAN_X(X) X(U32x4, side) X(X64x5, at)
 
-#define HT_SCHEMA_SPAN_X(X)                                                    \
-  HT_SCHEMA_IDS(X) X(U64, start) X(U32, desc) X(U32, peer) X(U8, flags)        \
-  X(I32, status)
-
+/* desc and peer 0 in side: the names are inline */
 #define HT_SCHEMA_SPAN_S(X)                                                    \
-  HT_SCHEMA_IDS(X) X(U64, start) X(U8, flags) X(I32, status)                   \
-  X(U8, kind) X(STR, name) X(STR, service) X(STR, endpoint) X(STR, peer_text)
+  X(U32x4, side) X(X64x5, at) X(U8, kind) X(STR, name) X(STR, service)         \
+  X(STR, endpoint) X(STR, peer_text)
 
-#define HT_SCHEMA_SPAN_A(X)                                                    \
-  HT_SCHEMA_IDS(X) X(U64, start) X(U32, desc) X(U32, peer) X(U8, flags)        \
-  X(I32, status) X(U64, cs) X(U64, sr) X(U64, ss) X(U64, cr)
+/* marks: the times of cs, sr, ss, cr */
+#define HT_SCHEMA_SPAN_A(X) X(U32x4, side) X(X64x5, at) X(U64x4, marks)
 
 #define HT_SCHEMA_SPAN_N(X)                                                    \
   HT_SCHEMA_IDS(X) X(U8, kind) X(STR, name) X(STR, service) X(STR, endpoint)
@@ -78,12 +89,15 @@
   HT_SCHEMA_IDS(X) X(U8, dir) X(U32, type) X(U64, seq) X(U64, size)            \
   X(STR, annotation) X(STR, peer_text)
 
-#define HT_SCHEMA_PROCESS(X) X(U32, schema) X(STR, procname)
+/* vpid last: a process event written before the events carried their
+ * process (hoptrace 0.1 with schema 1 spans) has the first two only */
+#define HT_SCHEMA_PROCESS(X) X(U32, schema) X(STR, procname) X(U32, vpid)
 
 #define HT_SCHEMA_DESC(X)                                                      \
-  X(U32, id) X(U8, kind) X(STR, name) X(STR, service) X(STR, endpoint)
+  X(U32, id) X(U32, vpid) X(U8, kind) X(STR, name) X(STR, service)             \
+  X(STR, endpoint)
 
-#define HT_SCHEMA_PEER(X) X(U32, id) X(STR, text)
+#define HT_SCHEMA_PEER(X) X(U32, id) X(U32, vpid) X(STR, text)
 
 /* E(event name, its field list). The first events get the smallest ids,
  * which LTTng's compact event header needs: the hot ones come first. */
@@ -103,9 +117,44 @@
 #define HT_SCHEMA_CTYPE_I32 int32_t
 #define HT_SCHEMA_CTYPE_I64 int64_t
 #define HT_SCHEMA_CTYPE_STR const char *
+#define HT_SCHEMA_CTYPE_X64x4 uint64_t
+#define HT_SCHEMA_CTYPE_X64x5 uint64_t
+#define HT_SCHEMA_CTYPE_U64x4 uint64_t
+#define HT_SCHEMA_CTYPE_U32x3 uint32_t
+#define HT_SCHEMA_CTYPE_U32x4 uint32_t
+
+/* An array type's length ([N]), nothing for a scalar: Tx<N> is N Ts. */
+#define HT_SCHEMA_DIM_X64 /* a scalar */
+#define HT_SCHEMA_DIM_U64 /* a scalar */
+#define HT_SCHEMA_DIM_U32 /* a scalar */
+#define HT_SCHEMA_DIM_U8 /* a scalar */
+#define HT_SCHEMA_DIM_I32 /* a scalar */
+#define HT_SCHEMA_DIM_I64 /* a scalar */
+#define HT_SCHEMA_DIM_STR /* a scalar */
+#define HT_SCHEMA_DIM_X64x4 [4]
+#define HT_SCHEMA_DIM_X64x5 [5]
+#define HT_SCHEMA_DIM_U64x4 [4]
+#define HT_SCHEMA_DIM_U32x3 [3]
+#define HT_SCHEMA_DIM_U32x4 [4]
+
+/* Indices into the arrays. */
+enum {
+  HT_AT_TRACE_HI, HT_AT_TRACE_LO, HT_AT_SPAN, HT_AT_PARENT, HT_AT_START
+};
+enum { HT_SIDE_NAMES, HT_SIDE_VPID, HT_SIDE_VTID_FLAGS, HT_SIDE_STATUS };
+
+/* side's packed words, both ways */
+#define HT_SIDE_NAMES_OF(desc, peer) ((uint32_t)(desc) | (uint32_t)(peer) << 16)
+#define HT_SIDE_DESC_IN(names) ((names) & 0xffffu)
+#define HT_SIDE_PEER_IN(names) ((names) >> 16)
+#define HT_SIDE_VTID_FLAGS_OF(vtid, flags)                                     \
+  (((uint32_t)(vtid) & 0xffffffu) | (uint32_t)(flags) << 24)
+#define HT_SIDE_VTID_IN(word) ((word) & 0xffffffu)
+#define HT_SIDE_FLAGS_IN(word) ((word) >> 24)
+enum { HT_MARKS_CS, HT_MARKS_SR, HT_MARKS_SS, HT_MARKS_CR };
 
 /* One argument struct per event: ht_rec_span, ht_rec_span_x, ... */
-#define HT_SCHEMA_MEMBER(type, name) HT_SCHEMA_CTYPE_##type name;
+#define HT_SCHEMA_MEMBER(type, name) HT_SCHEMA_CTYPE_##type name HT_SCHEMA_DIM_##type;
 #define HT_SCHEMA_STRUCT(event, fields)                                        \
   typedef struct ht_rec_##event { fields(HT_SCHEMA_MEMBER) } ht_rec_##event;
 HT_SCHEMA_EVENTS(HT_SCHEMA_STRUCT)

@@ -33,6 +33,11 @@
 #define HOPTRACE_TP_I32(name) lttng_ust_field_integer(int32_t, name, r->name)
 #define HOPTRACE_TP_I64(name) lttng_ust_field_integer(int64_t, name, r->name)
 #define HOPTRACE_TP_STR(name) lttng_ust_field_string(name, r->name)
+#define HOPTRACE_TP_X64x4(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 4)
+#define HOPTRACE_TP_X64x5(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 5)
+#define HOPTRACE_TP_U64x4(name) lttng_ust_field_array(uint64_t, name, r->name, 4)
+#define HOPTRACE_TP_U32x3(name) lttng_ust_field_array(uint32_t, name, r->name, 3)
+#define HOPTRACE_TP_U32x4(name) lttng_ust_field_array(uint32_t, name, r->name, 4)
 #define HOPTRACE_TP_FIELD(type, name) HOPTRACE_TP_##type(name)
 #define HOPTRACE_TP_EVENT(event, fields)                                        \
   LTTNG_UST_TRACEPOINT_EVENT(hoptrace, event,                                  \

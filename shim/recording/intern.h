@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HT_INTERN_MAX 65536
+#define HT_INTERN_MAX 65535 /* ids fit 16 bits (hoptrace_schema.h) */
 /* An entry in use is written again when its last writing is this old (in
  * tracer-clock units: about a second of a nanosecond clock), so a live
  * viewer that attaches late (it reads from where the streams are) gets the

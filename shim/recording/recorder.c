@@ -13,9 +13,11 @@
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
 #include "recording/hoptrace_tp.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "propagate/events.h"
@@ -23,8 +25,11 @@
 #include "recording/recorder.h"
 #include "recording/usdt.h"
 
-/* The span's ids: the first fields of every span event and probe. */
+/* The span's ids: the first fields of every span event and probe (an
+ * event's `ids` is REC_IDS, its `at` REC_AT). */
 #define IDS(c) (c)->trace_id_hi, (c)->trace_id_lo, (c)->span_id, (c)->parent_span_id
+#define REC_IDS(c) {IDS(c)}
+#define REC_AT(s) {IDS((s)->ctx), (s)->start}
 /* Two steps so IDS() expands into four arguments before STAP_PROBEn
  * counts them. */
 #define USDT(n, name, ...) USDT_(n, name, __VA_ARGS__)
@@ -36,7 +41,7 @@ static void on_span_start(const ht_trace_context *c, const ht_span_info *i,
                           const void *desc) {
   if (desc == NULL && lttng_ust_tracepoint_enabled(hoptrace, span_n)) {
     epoch_now(); /* the process's name, once per set of sessions */
-    ht_rec_span_n r = {IDS(c), (uint8_t)i->kind, i->name, i->service,
+    ht_rec_span_n r = {REC_IDS(c), (uint8_t)i->kind, i->name, i->service,
                        i->endpoint};
     lttng_ust_do_tracepoint(hoptrace, span_n, &r);
   }
@@ -48,7 +53,7 @@ static void on_span_start(const ht_trace_context *c, const ht_span_info *i,
 static void on_annotate(const ht_trace_context *c, const char *name,
                         int in_span) {
   if (!in_span && lttng_ust_tracepoint_enabled(hoptrace, note)) {
-    ht_rec_note r = {IDS(c), name};
+    ht_rec_note r = {REC_IDS(c), name};
     lttng_ust_do_tracepoint(hoptrace, note, &r);
   }
   if (HT_USDT_ENABLED(annotation))
@@ -57,14 +62,14 @@ static void on_annotate(const ht_trace_context *c, const char *name,
 
 static void tag_str(const ht_trace_context *c, const char *k, const char *v) {
   if (lttng_ust_tracepoint_enabled(hoptrace, tag_s)) {
-    ht_rec_tag_s r = {IDS(c), k, v};
+    ht_rec_tag_s r = {REC_IDS(c), k, v};
     lttng_ust_do_tracepoint(hoptrace, tag_s, &r);
   }
 }
 
 static void tag_int(const ht_trace_context *c, const char *k, int64_t v) {
   if (lttng_ust_tracepoint_enabled(hoptrace, tag_i)) {
-    ht_rec_tag_i r = {IDS(c), k, v};
+    ht_rec_tag_i r = {REC_IDS(c), k, v};
     lttng_ust_do_tracepoint(hoptrace, tag_i, &r);
   }
 }
@@ -100,7 +105,7 @@ static void on_kvs(const ht_trace_context *c, const ht_kv *kvs, size_t n) {
 
 static void on_status(const ht_trace_context *c, int32_t code, const char *m) {
   if (lttng_ust_tracepoint_enabled(hoptrace, error)) {
-    ht_rec_error r = {IDS(c), code, m};
+    ht_rec_error r = {REC_IDS(c), code, m};
     lttng_ust_do_tracepoint(hoptrace, error, &r);
   }
   if (HT_USDT_ENABLED(status))
@@ -111,7 +116,7 @@ static void on_msg(const ht_trace_context *c, int dir, const char *ann,
                    uint32_t type, uint64_t seq, uint64_t size,
                    const char *peer) {
   if (lttng_ust_tracepoint_enabled(hoptrace, frame)) {
-    ht_rec_frame r = {IDS(c), (uint8_t)dir, type, seq, size, ann, peer};
+    ht_rec_frame r = {REC_IDS(c), (uint8_t)dir, type, seq, size, ann, peer};
     lttng_ust_do_tracepoint(hoptrace, frame, &r);
   }
   /* USDT: the message probes, or with an annotation the hop probes */
@@ -129,6 +134,46 @@ static void on_msg(const ht_trace_context *c, int dir, const char *ann,
 
 /* --- schema 2: one event per span side (hoptrace_schema.h) */
 
+/* The process and thread the events name (as getpid() and gettid() say),
+ * cached: LTTng's vpid and vtid contexts cost a field write each on every
+ * event. A fork's child forgets them (its one thread is a new one too). */
+static _Atomic uint32_t rec_pid;
+static _Thread_local __attribute__((tls_model("initial-exec"))) uint32_t rec_tid;
+static pthread_once_t rec_atfork_once = PTHREAD_ONCE_INIT;
+
+static void rec_forget_ids(void) {
+  atomic_store_explicit(&rec_pid, 0, memory_order_relaxed);
+  rec_tid = 0;
+}
+
+static void rec_register_atfork(void) { pthread_atfork(NULL, NULL, rec_forget_ids); }
+
+__attribute__((noinline)) static uint32_t rec_pid_slow(void) {
+  pthread_once(&rec_atfork_once, rec_register_atfork);
+  uint32_t pid = (uint32_t)getpid();
+  atomic_store_explicit(&rec_pid, pid, memory_order_relaxed);
+  return pid;
+}
+
+static inline uint32_t rec_vpid(void) {
+  uint32_t pid = atomic_load_explicit(&rec_pid, memory_order_relaxed);
+  return pid != 0 ? pid : rec_pid_slow();
+}
+
+/* Call after rec_vpid() (which registers the fork handler). */
+static inline uint32_t rec_vtid(void) {
+  if (rec_tid == 0)
+    rec_tid = (uint32_t)gettid();
+  return rec_tid;
+}
+
+/* An event's `side` (hoptrace_schema.h): its three words, then status. */
+#define REC_SIDE(d, p, flags)                                                  \
+  {HT_SIDE_NAMES_OF(d, p), rec_vpid(), HT_SIDE_VTID_FLAGS_OF(rec_vtid(), flags)}
+#define REC_SIDE_X(d, p, flags, status)                                        \
+  {HT_SIDE_NAMES_OF(d, p), rec_vpid(), HT_SIDE_VTID_FLAGS_OF(rec_vtid(), flags), \
+   (uint32_t)(status)}
+
 /* The sessions recording `span` as last seen: lttng-ust publishes a new
  * probe array for the tracepoint whenever a session enabling it comes or
  * goes (NULL: none). A new array starts a new epoch, and every name is
@@ -144,7 +189,7 @@ static uint32_t epoch_now(void) {
   uint32_t epoch = ht_intern_new_epoch();
   char name[17] = "";
   prctl(PR_GET_NAME, name); /* what LTTng's procname context would say */
-  ht_rec_process r = {HT_SCHEMA_VERSION, name};
+  ht_rec_process r = {HT_SCHEMA_VERSION, name, rec_vpid()};
   lttng_ust_tracepoint(hoptrace, process, &r);
   return epoch;
 }
@@ -159,14 +204,14 @@ static uint8_t side_flags(const ht_span_side *s) {
 /* d's desc event, when it is due in this epoch (ht_intern_claim). */
 static void write_desc_due(const ht_intern_entry *d, uint32_t epoch, uint64_t now) {
   if (ht_intern_claim(d, epoch, now)) {
-    ht_rec_desc r = {d->id, d->kind, d->name, d->service, d->endpoint};
+    ht_rec_desc r = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
     lttng_ust_tracepoint(hoptrace, desc, &r);
   }
 }
 
 static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
-  ht_rec_span_s r = {IDS(s->ctx), s->start, side_flags(s),
-                     s->status, (uint8_t)s->info.kind, s->info.name,
+  ht_rec_span_s r = {REC_SIDE_X(0, 0, side_flags(s), s->status), REC_AT(s),
+                     (uint8_t)s->info.kind, s->info.name,
                      s->info.service, s->info.endpoint,
                      p != NULL ? p->name : ""};
   lttng_ust_tracepoint(hoptrace, span_s, &r);
@@ -179,9 +224,9 @@ static void write_span_a(const ht_span_side *s, uint32_t epoch) {
   if (d != NULL)
     write_desc_due(d, epoch, s->start);
   const uint64_t *m = s->marks;
-  ht_rec_span_a r = {IDS(s->ctx), s->start, d != NULL ? d->id : 0, 0,
-                     side_flags(s), s->status, m[HT_MARK_CS], m[HT_MARK_SR],
-                     m[HT_MARK_SS], m[HT_MARK_CR]};
+  ht_rec_span_a r = {REC_SIDE_X(d != NULL ? d->id : 0, 0, side_flags(s), s->status),
+                     REC_AT(s),
+                     {m[HT_MARK_CS], m[HT_MARK_SR], m[HT_MARK_SS], m[HT_MARK_CR]}};
   lttng_ust_do_tracepoint(hoptrace, span_a, &r);
 }
 
@@ -198,16 +243,15 @@ static void write_side(const ht_span_side *s) {
   }
   write_desc_due(d, epoch, s->start);
   if (p != NULL && ht_intern_claim(p, epoch, s->start)) {
-    ht_rec_peer r = {p->id, p->name};
+    ht_rec_peer r = {p->id, rec_vpid(), p->name};
     lttng_ust_tracepoint(hoptrace, peer, &r);
   }
   if (s->status == 0) {
-    ht_rec_span r = {IDS(s->ctx), s->start, d->id,
-                     p != NULL ? p->id : 0, side_flags(s)};
+    ht_rec_span r = {REC_SIDE(d->id, p != NULL ? p->id : 0, side_flags(s)), REC_AT(s)};
     lttng_ust_tracepoint(hoptrace, span, &r);
   } else {
-    ht_rec_span_x r = {IDS(s->ctx), s->start, d->id,
-                       p != NULL ? p->id : 0, side_flags(s), s->status};
+    ht_rec_span_x r = {REC_SIDE_X(d->id, p != NULL ? p->id : 0, side_flags(s), s->status),
+                       REC_AT(s)};
     lttng_ust_tracepoint(hoptrace, span_x, &r);
   }
 }

@@ -11,39 +11,14 @@ than the span's start.
 
 usage: check_trace.py BABELTRACE_OUTPUT EXPECTED_FILE (tree|empty)
 """
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from hoptrace_bt import parse_fields  # noqa: E402
+
 LINE = re.compile(r"^\[[^\]]*\] \([^)]*\) \S+ (hoptrace:\w+): \{ cpu_id = \d+ \}, \{ (.*) \}$")
-
-
-def parse_fields(text):
-    """Parses 'a = 1, b = "x, y", c = [ [0] = 1, [1] = 2 ]' into pairs."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        m = re.compile(r"\s*(\w+) = ").match(text, i)
-        if not m:
-            raise ValueError("cannot parse fields at: " + text[i:])
-        key, i = m.group(1), m.end()
-        if text[i] == '"':
-            j = i + 1
-            while text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            value, i = text[i:j + 1], j + 1
-        elif text[i] == "[":
-            j = text.index(" ]", i)
-            items = re.findall(r"\[\d+\] = (-?\w+)", text[i:j])
-            value, i = "[" + ",".join(items) + "]", j + 2
-        else:
-            m = re.compile(r"-?\w+").match(text, i)
-            value, i = m.group(0), m.end()
-            if value.startswith("0x"):
-                value = str(int(value, 16))
-        if text.startswith(",", i):
-            i += 1
-        if not key.startswith("_"):
-            out.append((key, value))
-    return out
 
 
 def canonical(path):

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hoptrace/error.h"
 #include "hoptrace/sampler.h"
@@ -58,9 +59,10 @@ static void finish(ht_span *s, int status, const char *marks) {
     if (spans_of[k] == s)
       i = names_of[k];
   EXPECT(s, "span_a",
-         " start=* desc=%d/%s/%s/%s peer=0 flags=%u status=%d cs=%s sr=%s ss=%s cr=%s",
+         " start=* desc=%d/%s/%s/%s peer=0 flags=%u vpid=%d vtid=%d status=%d"
+         " cs=%s sr=%s ss=%s cr=%s",
          (int)i->kind, i->name, i->service, i->endpoint,
-         (unsigned)(s->ctx.flags & 0xff), status, marks[0] == 'c' ? "*" : "0",
+         (unsigned)(s->ctx.flags & 0xff), (int)getpid(), (int)gettid(), status, marks[0] == 'c' ? "*" : "0",
          marks[1] == 's' ? "*" : "0", marks[2] == 's' ? "*" : "0",
          marks[3] == 'c' ? "*" : "0");
   ht_span_finish(s);

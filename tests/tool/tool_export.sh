@@ -29,6 +29,21 @@ timeout 120 "${tool[@]}" view --trace-id "$first" -q -o "$work/waterfall-one.htm
 python3 "$src/check_outputs.py" "$work/expect.txt" "$work/zipkin.json" \
   "$work/otlp.json" "$work/chrome.json" "$work/report.txt"
 
+# The session has no contexts (as `hoptrace record` sets it up): the events
+# carry their process and thread. Every span names the workload's pid, as
+# its own process event gives it, and every Chrome slice a thread.
+pid=$(timeout 60 babeltrace2 "$work/trace" |
+  sed -n 's/.*hoptrace:process: .*vpid = \([0-9]*\).*/\1/p' | head -n1)
+python3 - "$work/zipkin.json" "$work/chrome.json" "$pid" <<'PY'
+import json, sys
+spans, chrome, pid = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+pids = {s["tags"].get("hoptrace.pid") for s in spans}
+assert pid and pids == {pid}, (pid, pids)
+tids = {e["tid"] for e in chrome["traceEvents"] if e.get("ph") == "X"}
+assert tids and all(isinstance(t, int) and t > 0 for t in tids), tids
+print("pid %s on all %d spans, %d threads" % (pid, len(spans), len(tids)))
+PY
+
 # One trace by id: exactly its spans.
 timeout 60 "${tool[@]}" export --format zipkin --trace-id "$first" -q "$work/trace" > "$work/one.json"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert len(s)==6 and {x["traceId"] for x in s}=={sys.argv[2]}, s' \

@@ -3,8 +3,9 @@
  * Starts lttng-sessiond (and, for a live session to this host,
  * lttng-relayd) when absent; creates a session with a user-space channel
  * sized for high event rates (default 8 sub-buffers of 2 MiB per CPU,
- * per-user buffers), enables hoptrace:* with vpid and vtid contexts (the
- * process name is written once per process: a `process` event), runs
+ * per-user buffers), enables hoptrace:* without contexts (the events
+ * carry their process and thread; the process name is written once per
+ * process: a `process` event), runs
  * COMMAND, then stops and destroys the session and stops
  * only the daemons it started. Prints the trace path and how many events
  * LTTng discarded. Exits with COMMAND's status. A non-empty -o DIR is
@@ -107,12 +108,9 @@ static int setup_session(const char *name, const record_options *o, const char *
   snprintf(num, sizeof(num), "--num-subbuf=%s", o->num_subbuf);
   if (lttng("enable-channel", arg2, "--userspace", sub, num, "hoptrace") != 0)
     return -1;
-  char *ctx[] = {"lttng", "--quiet", "add-context", arg2, "--userspace",
-                 "--channel=hoptrace", "--type=vpid", "--type=vtid", NULL};
   char filter[1024];
   snprintf(filter, sizeof(filter), "--filter=%s", o->filter ? o->filter : "");
-  if (spawn_quiet(ctx) != 0 ||
-      lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*",
+  if (lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*",
             o->filter ? filter : NULL) != 0 ||
       lttng("start", name, NULL, NULL, NULL, NULL) != 0)
     return -1;

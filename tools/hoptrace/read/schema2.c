@@ -37,10 +37,8 @@ static const bt_field *member(const bt_field *st, int64_t i) {
                : bt_field_structure_borrow_member_field_by_index_const(st, (uint64_t)i);
 }
 
-static int read_U64(const bt_field *st, int64_t i, uint64_t *v) {
-  const bt_field *f = member(st, i);
-  if (f == NULL)
-    return -1;
+/* An unsigned integer field's value (a non-negative signed one too). */
+static int integer_u64(const bt_field *f, uint64_t *v) {
   bt_field_class_type t = bt_field_get_class_type(f);
   if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
     *v = bt_field_integer_unsigned_get_value(f);
@@ -53,7 +51,61 @@ static int read_U64(const bt_field *st, int64_t i, uint64_t *v) {
   }
   return -1;
 }
+
+static int read_U64(const bt_field *st, int64_t i, uint64_t *v) {
+  const bt_field *f = member(st, i);
+  return f == NULL ? -1 : integer_u64(f, v);
+}
 #define read_X64 read_U64
+
+/* A fixed array of exactly n unsigned integers, each at most max. */
+static int read_array(const bt_field *st, int64_t i, uint64_t *v, uint64_t n,
+                      uint64_t max) {
+  const bt_field *f = member(st, i);
+  if (f == NULL || !bt_field_class_type_is(bt_field_get_class_type(f),
+                                           BT_FIELD_CLASS_TYPE_ARRAY) ||
+      bt_field_array_get_length(f) != n)
+    return -1;
+  for (uint64_t k = 0; k < n; k++)
+    if (integer_u64(bt_field_array_borrow_element_field_by_index_const(f, k), &v[k]) != 0 ||
+        v[k] > max)
+      return -1;
+  return 0;
+}
+
+#define ARRAY_READER(type, max, n)                                             \
+  static int read_##type##x##n(const bt_field *st, int64_t i, type##_t *v) {   \
+    uint64_t u[n];                                                             \
+    if (read_array(st, i, u, n, max) != 0)                                     \
+      return -1;                                                               \
+    for (int k = 0; k < (n); k++)                                              \
+      v[k] = (type##_t)u[k];                                                   \
+    return 0;                                                                  \
+  }
+ARRAY_READER(uint64, UINT64_MAX, 4)
+ARRAY_READER(uint64, UINT64_MAX, 5)
+ARRAY_READER(uint32, UINT32_MAX, 3)
+ARRAY_READER(uint32, UINT32_MAX, 4)
+#undef ARRAY_READER
+#define read_X64x4 read_uint64x4
+#define read_X64x5 read_uint64x5
+#define read_U64x4 read_uint64x4
+#define read_U32x3 read_uint32x3
+#define read_U32x4 read_uint32x4
+
+/* What a reader takes: a scalar's address, an array's first element. */
+#define FIELD_ADDR_X64(x) &(x)
+#define FIELD_ADDR_U64(x) &(x)
+#define FIELD_ADDR_U32(x) &(x)
+#define FIELD_ADDR_U8(x) &(x)
+#define FIELD_ADDR_I32(x) &(x)
+#define FIELD_ADDR_I64(x) &(x)
+#define FIELD_ADDR_STR(x) &(x)
+#define FIELD_ADDR_X64x4(x) (x)
+#define FIELD_ADDR_X64x5(x) (x)
+#define FIELD_ADDR_U64x4(x) (x)
+#define FIELD_ADDR_U32x3(x) (x)
+#define FIELD_ADDR_U32x4(x) (x)
 
 static int read_U32(const bt_field *st, int64_t i, uint32_t *v) {
   uint64_t u;
@@ -114,7 +166,7 @@ static int read_STR(const bt_field *st, int64_t i, const char **v) {
 }
 
 #define READ_FIELD(type, name)                                                 \
-  if (read_##type(st, m[i++], &r->name) != 0)                                  \
+  if (read_##type(st, m[i++], FIELD_ADDR_##type(r->name)) != 0)                \
     return -1;
 #define EVENT_READER(event, fields)                                            \
   static int read_##event(const bt_field *st, const int64_t *m,               \
@@ -171,40 +223,39 @@ static int mark_ns(const bt_clock_class *clock, uint64_t cycles, int64_t *ns) {
   return cycles == 0 ? 0 : clock_ns(clock, cycles, ns);
 }
 
+/* The ids every event about a span starts with (an `ids` or `at`). */
+static void ids(hop_event *out, hop_event_kind kind, const uint64_t *at) {
+  out->kind = kind;
+  out->trace_hi = at[HT_AT_TRACE_HI];
+  out->trace_lo = at[HT_AT_TRACE_LO];
+  out->span_id = at[HT_AT_SPAN];
+  out->parent_id = at[HT_AT_PARENT];
+}
+
 /* The parts every span side has, whichever event carried it; -1 when its
  * start is not a time of the event's clock. */
-static int side(hop_event *out, uint64_t hi, uint64_t lo, uint64_t span,
-                uint64_t parent, uint64_t start, uint8_t flags, int32_t status,
-                const bt_clock_class *clock, int64_t ts_ns) {
-  out->kind = HOP_SPAN_SIDE;
-  out->trace_hi = hi;
-  out->trace_lo = lo;
-  out->span_id = span;
-  out->parent_id = parent;
+static int side(hop_event *out, const uint64_t *at, const uint32_t *sd,
+                size_t n_sd, const bt_clock_class *clock, int64_t ts_ns) {
+  uint32_t flags = HT_SIDE_FLAGS_IN(sd[HT_SIDE_VTID_FLAGS]);
+  /* a negative status is written as its two's complement */
+  int32_t status = n_sd > HT_SIDE_STATUS ? (int32_t)sd[HT_SIDE_STATUS] : 0;
+  ids(out, HOP_SPAN_SIDE, at);
+  out->desc_id = HT_SIDE_DESC_IN(sd[HT_SIDE_NAMES]);
+  out->peer_id = HT_SIDE_PEER_IN(sd[HT_SIDE_NAMES]);
+  out->vpid = sd[HT_SIDE_VPID]; /* the event's own, not a context's */
+  out->vtid = HT_SIDE_VTID_IN(sd[HT_SIDE_VTID_FLAGS]);
   out->flags = flags & 0x0fu;
   out->status = status;
   out->ts_ns = ts_ns;
   out->frames = (uint8_t)(((flags & HT_SCHEMA_FLAG_START_FRAME) ? 1 : 0) |
                           ((flags & HT_SCHEMA_FLAG_END_FRAME) ? 2 : 0));
-  return clock_ns(clock, start, &out->start_ns);
+  return clock_ns(clock, at[HT_AT_START], &out->start_ns);
 }
+#define IDS_OF(kind, r) ids(out, (kind), (r).ids)
 
-/* The ids every event about a span starts with. */
-static void ids(hop_event *out, hop_event_kind kind, uint64_t hi, uint64_t lo,
-                uint64_t span, uint64_t parent) {
-  out->kind = kind;
-  out->trace_hi = hi;
-  out->trace_lo = lo;
-  out->span_id = span;
-  out->parent_id = parent;
-}
-#define IDS_OF(kind, r)                                                        \
-  ids(out, (kind), (r).trace_id_hi, (r).trace_id_lo, (r).span_id, (r).parent_span_id)
-
-/* A span side's common part from its record r (any span event). */
-#define SIDE_OF(r, status)                                                     \
-  side(out, (r).trace_id_hi, (r).trace_id_lo, (r).span_id, (r).parent_span_id, \
-       (r).start, (r).flags, (status), clock, ts_ns)
+/* A span side's common part from its `at` and `side` arrays. */
+#define SIDE_OF(r)                                                             \
+  side(out, (r).at, (r).side, sizeof((r).side) / sizeof((r).side[0]), clock, ts_ns)
 
 int schema2_decode(int event, const int64_t *m, const bt_field *st,
                    const bt_clock_class *clock, int64_t ts_ns, hop_event *out) {
@@ -212,23 +263,15 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
   switch (event) {
   case S2_span: {
     ht_rec_span r;
-    if (read_span(st, m, &r) != 0 || SIDE_OF(r, 0) != 0)
-      return -1;
-    out->desc_id = r.desc;
-    out->peer_id = r.peer;
-    return 1;
+    return read_span(st, m, &r) != 0 || SIDE_OF(r) != 0 ? -1 : 1;
   }
   case S2_span_x: {
     ht_rec_span_x r;
-    if (read_span_x(st, m, &r) != 0 || SIDE_OF(r, r.status) != 0)
-      return -1;
-    out->desc_id = r.desc;
-    out->peer_id = r.peer;
-    return 1;
+    return read_span_x(st, m, &r) != 0 || SIDE_OF(r) != 0 ? -1 : 1;
   }
   case S2_span_s: {
     ht_rec_span_s r;
-    if (read_span_s(st, m, &r) != 0 || SIDE_OF(r, r.status) != 0)
+    if (read_span_s(st, m, &r) != 0 || SIDE_OF(r) != 0)
       return -1;
     out->span_kind = r.kind;
     out->name = r.name;
@@ -239,15 +282,13 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
   }
   case S2_span_a: {
     ht_rec_span_a r;
-    if (read_span_a(st, m, &r) != 0 || SIDE_OF(r, r.status) != 0 ||
-        mark_ns(clock, r.cs, &out->marks_ns[0]) != 0 ||
-        mark_ns(clock, r.sr, &out->marks_ns[1]) != 0 ||
-        mark_ns(clock, r.ss, &out->marks_ns[2]) != 0 ||
-        mark_ns(clock, r.cr, &out->marks_ns[3]) != 0)
+    if (read_span_a(st, m, &r) != 0 || SIDE_OF(r) != 0 ||
+        mark_ns(clock, r.marks[HT_MARKS_CS], &out->marks_ns[0]) != 0 ||
+        mark_ns(clock, r.marks[HT_MARKS_SR], &out->marks_ns[1]) != 0 ||
+        mark_ns(clock, r.marks[HT_MARKS_SS], &out->marks_ns[2]) != 0 ||
+        mark_ns(clock, r.marks[HT_MARKS_CR], &out->marks_ns[3]) != 0)
       return -1;
-    out->desc_id = r.desc;
-    out->peer_id = r.peer;
-    out->named_apart = r.desc == 0; /* by its span_n */
+    out->named_apart = HT_SIDE_DESC_IN(r.side[HT_SIDE_NAMES]) == 0; /* by its span_n */
     return 1;
   }
   case S2_span_n: {
@@ -310,8 +351,14 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
   }
   case S2_process: {
     ht_rec_process r;
-    if (read_process(st, m, &r) != 0)
+    if (m[2] < 0) { /* no vpid field (hoptrace_schema.h): the context's */
+      if (read_U32(st, m[0], &r.schema) != 0 || read_STR(st, m[1], &r.procname) != 0)
+        return -1;
+    } else if (read_process(st, m, &r) != 0) {
       return -1;
+    } else {
+      out->vpid = r.vpid;
+    }
     out->kind = HOP_PROCESS;
     out->seq = r.schema;
     out->procname = r.procname;
@@ -322,6 +369,7 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
     if (read_desc(st, m, &r) != 0)
       return -1;
     out->kind = HOP_DESC;
+    out->vpid = r.vpid;
     out->desc_id = r.id;
     out->span_kind = r.kind;
     out->name = r.name;
@@ -334,6 +382,7 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
     if (read_peer(st, m, &r) != 0)
       return -1;
     out->kind = HOP_PEER;
+    out->vpid = r.vpid;
     out->peer_id = r.id;
     out->peer = r.text;
     return 1;

@@ -1,0 +1,73 @@
+"""babeltrace2's text output of hoptrace events, as named fields.
+
+parse_fields('a = 1, b = "x, y", at = [ [0] = 0x1, ... ]') gives pairs
+(key, text), integers in decimal, strings with their quotes, and the
+schema's arrays (shim/recording/hoptrace_schema.h) spread into the
+fields they hold, in the order ids/at, side, marks: `at` becomes
+trace_id_hi, trace_id_lo, span_id, parent_span_id, start; `side` (its
+words packed: [desc | peer << 16, vpid, vtid | flags << 24, status])
+desc, peer, flags, vpid, vtid (and status, as a signed 32-bit number);
+`marks` cs, sr, ss, cr. Keys starting with "_" are dropped.
+"""
+import re
+
+ARRAYS = {
+    "ids": ("trace_id_hi", "trace_id_lo", "span_id", "parent_span_id"),
+    "at": ("trace_id_hi", "trace_id_lo", "span_id", "parent_span_id", "start"),
+    "side": ("names", "vpid", "vtid_flags", "status"),
+    "marks": ("cs", "sr", "ss", "cr"),
+}
+ORDER = ("ids", "at", "side", "marks")
+KEY = re.compile(r"\s*(\w+) = ")
+WORD = re.compile(r"-?\w+")
+
+
+def number(text):
+    return str(int(text, 16)) if text.startswith("0x") else text
+
+
+def spread(key, items):
+    names = ARRAYS[key]
+    if len(items) > len(names):
+        raise ValueError("%s has %d elements, the schema %d" % (key, len(items), len(names)))
+    words = dict(zip(names, (int(v) for v in items)))
+    if key != "side":
+        return [(k, str(v)) for k, v in words.items()]
+    out = [("desc", words["names"] & 0xffff), ("peer", words["names"] >> 16),
+           ("flags", words["vtid_flags"] >> 24), ("vpid", words["vpid"]),
+           ("vtid", words["vtid_flags"] & 0xffffff)]
+    if "status" in words:
+        s = words["status"]
+        out.append(("status", s - (1 << 32) if s >= 1 << 31 else s))
+    return [(k, str(v)) for k, v in out]
+
+
+def parse_fields(text):
+    plain, arrays, i, n = [], {}, 0, len(text)
+    while i < n:
+        m = KEY.match(text, i)
+        if not m:
+            raise ValueError("cannot parse fields at: " + text[i:])
+        key, i = m.group(1), m.end()
+        if text[i] == '"':
+            j = i + 1
+            while text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            value, i = text[i:j + 1], j + 1
+        elif text[i] == "[":
+            j = text.index(" ]", i)
+            items = [number(v) for v in re.findall(r"\[\d+\] = (-?\w+)", text[i:j])]
+            value, i = items, j + 2
+        else:
+            m = WORD.match(text, i)
+            value, i = number(m.group(0)), m.end()
+        if text.startswith(",", i):
+            i += 1
+        if key.startswith("_"):
+            continue
+        if key in ARRAYS and isinstance(value, list):
+            arrays[key] = spread(key, value)
+        else:
+            plain.append((key, "[" + ",".join(value) + "]" if isinstance(value, list) else value))
+    spread_first = [p for k in ORDER if k in arrays for p in arrays[k]]
+    return spread_first + plain
