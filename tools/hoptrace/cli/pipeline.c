@@ -173,7 +173,8 @@ static void on_idle(void *user) {
     writer_collect(r->writer, release_trace, r);
 }
 
-static void summary(const bt_source_stats *src, const assembler_stats *st) {
+static void summary(const bt_source_stats *src, const assembler_stats *st,
+                    unsigned long long replaced) {
   fprintf(stderr,
           "hoptrace: %" PRIu64 " events, %" PRIu64 " traces (%" PRIu64 " incomplete: %" PRIu64
           " spans without parent, %" PRIu64 " unfinished, %" PRIu64 " touched by loss), %" PRIu64
@@ -186,6 +187,10 @@ static void summary(const bt_source_stats *src, const assembler_stats *st) {
             "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
             "(desc/peer events) are not in this trace\n",
             src->unresolved_names);
+  if (replaced > 0)
+    fprintf(stderr,
+            "hoptrace: %llu invalid UTF-8 sequences in the trace's strings written as U+FFFD\n",
+            replaced);
 }
 
 /* First pass over a file input: every trace's cross-host RPCs into the
@@ -310,9 +315,10 @@ static int run_pipeline(const pipeline_options *opts) {
   if (obuf_flush(r.buf) != 0)
     write_rc = -1;
   int write_errno = obuf_errno(r.buf);
+  unsigned long long replaced = r.buf->replaced;
   obuf_free(r.buf);
   if (!opts->quiet) {
-    summary(&src, st);
+    summary(&src, st, replaced);
     if (host_health_count(r.hosts) > 1)
       host_health_print(r.hosts, host_stall_ns(opts), stderr);
     if (r.align != NULL)

@@ -10,6 +10,7 @@
 #include "assemble/host_health.h"
 #include "output/latency_hist.h"
 #include "output/output.h"
+#include "output/utf8.h"
 
 #define SLOWEST 5
 #define PATH_MAX_LINES 16
@@ -228,9 +229,17 @@ static void report_trace(output *o, const trace *t) {
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
+/* A line of trace strings (service, operation, host names): escaped, so
+ * that a peer's bytes never reach a terminal as controls (utf8.h). */
+static void line(obuf *out, const char *indent, const char *text) {
+  ob_puts(out, indent);
+  text_escaped(out, text, strlen(text), false);
+  ob_putc(out, '\n');
+}
+
 static void print_rows(obuf *out, hop_row *rows, size_t n, int first_phase) {
   for (size_t i = 0; i < n; i++) {
-    ob_printf(out, "%s\n", rows[i].label);
+    line(out, "", rows[i].label);
     for (int p = first_phase; p <= PH_TOTAL; p++) {
       const latency_hist *h = &rows[i].phase[p];
       if (h->count == 0)
@@ -265,7 +274,8 @@ static void print_via_file(obuf *out, void (*print)(const void *, FILE *), const
   if (mem != NULL) {
     print(what, mem);
     fclose(mem);
-    ob_write(out, text, len);
+    if (text != NULL) /* host names: a peer's bytes too */
+      text_escaped(out, text, len, true);
   }
   free(text);
 }
@@ -294,7 +304,11 @@ static void print_hosts(output *o) {
     const host_pair *p = &o->pairs[i];
     char label[160];
     snprintf(label, sizeof(label), "%s -> %s", p->client_host, p->server_host);
-    ob_printf(out, "  %-32s %10" PRIu64 " %18" PRIu64 " %18" PRIu64 "\n", label, p->rpcs,
+    ob_puts(out, "  ");
+    text_escaped(out, label, strlen(label), false);
+    for (size_t pad = strlen(label); pad < 32; pad++)
+      ob_putc(out, ' ');
+    ob_printf(out, " %10" PRIu64 " %18" PRIu64 " %18" PRIu64 "\n", p->rpcs,
               p->negative_request, p->negative_reply);
     negative += p->negative_request + p->negative_reply;
   }
@@ -326,7 +340,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
             (double)o->slowest[i].duration / 1000.0,
             o->slowest[i].incomplete ? "  [incomplete]" : "");
     for (int l = 0; l < o->slowest[i].lines; l++)
-      ob_printf(out, "  %s\n", o->slowest[i].path[l]);
+      line(out, "  ", o->slowest[i].path[l]);
   }
   print_hosts(o);
   ob_printf(out, "\nCompleteness\n");
