@@ -15,6 +15,7 @@
 #include "output/writer.h"
 #include "read/bt_hosts.h"
 #include "read/bt_source.h"
+#include "read/trace_dirs.h"
 
 #define TICK_EVERY 4096u
 
@@ -43,6 +44,7 @@ void pipeline_catch_signals(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  bt_trace_dirs_stop_on(&interrupted); /* `report /` must stop on SIGINT */
 }
 
 int pipeline_interrupted(void) { return interrupted; }
@@ -213,7 +215,7 @@ static int alignment_pass(const pipeline_options *opts, align_state *al) {
   bt_source_stats src;
   char err[512];
   int rc = bt_source_read(source, &cb, a, &src, &interrupted, err, sizeof(err));
-  if (rc != 0)
+  if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);
   assembler_flush(a);
@@ -266,7 +268,7 @@ static int run_pipeline(const pipeline_options *opts) {
   pipeline_catch_signals();
   int hosts = 0, failed = 0;
   r.align = start_alignment(opts, &hosts, &failed);
-  if (failed)
+  if (failed || interrupted)
     return 1;
   r.align_live = r.align != NULL && opts->follow;
   output_info info = {.align = r.align, .n_hosts = hosts, .stall_ns = host_stall_ns(opts)};
@@ -297,7 +299,7 @@ static int run_pipeline(const pipeline_options *opts) {
   bt_source_stats src;
   char err[512];
   int rc = bt_source_read(source, &cb, &r, &src, &interrupted, err, sizeof(err));
-  if (rc != 0)
+  if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);
   assembler_flush(r.asm_);
@@ -305,9 +307,9 @@ static int run_pipeline(const pipeline_options *opts) {
   if (r.writer != NULL)
     writer_finish(r.writer, release_trace, &r);
   const assembler_stats *st = assembler_get_stats(r.asm_);
-  /* interrupted: the traces written so far go out, the document's end
-   * does not (it must not look complete) */
-  if (interrupted) {
+  /* interrupted or failed: the traces written so far go out, the
+   * document's end does not (it must not look complete) */
+  if (interrupted || rc != 0) {
     obuf_flush(r.buf);
     obuf_discard(r.buf);
   }

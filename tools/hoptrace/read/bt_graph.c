@@ -196,6 +196,8 @@ static int add_file_sources(bt_graph *graph, const bt_component_class_source *cl
   for (size_t i = 0; rc == 0 && i < n_inputs; i++) {
     size_t before = *n;
     rc = bt_find_trace_dirs(inputs[i], &dirs, n, 0);
+    if (rc != 0)
+      snprintf(err, err_len, "%s: %s", inputs[i], bt_trace_dirs_error(rc));
     if (rc == 0 && *n == before) {
       snprintf(err, err_len, "%s: no CTF trace (no metadata file) found", inputs[i]);
       rc = -1;
