@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "assemble/align.h"
 #include "assemble/assemble.h"
@@ -48,6 +50,18 @@ void pipeline_catch_signals(void) {
 }
 
 int pipeline_interrupted(void) { return interrupted; }
+
+static void on_alarm(int sig) { (void)sig; }
+
+/* Interrupted: the last writes may sit on a reader that never reads (a
+ * full pipe); a second later SIGALRM, caught without SA_RESTART, makes
+ * the blocked write fail (EINTR) and the run ends. */
+static void bound_last_writes(void) {
+  struct sigaction sa = {.sa_handler = on_alarm};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, NULL);
+  alarm(1);
+}
 
 static void release_trace(void *user, trace *t) {
   assembler_release(((run *)user)->asm_, t);
@@ -136,6 +150,12 @@ static int64_t wall_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The output failed (EPIPE: `| head` has what it wanted; ENOSPC): the
+ * rest of the input would be read for nothing. */
+static bool output_failed(run *r) {
+  return r->writer != NULL ? writer_failed(r->writer) : obuf_error(r->buf) != 0;
+}
+
 static int on_event(void *user, const hop_event *ev) {
   run *r = user;
   const pipeline_options *o = r->opts;
@@ -150,6 +170,8 @@ static int on_event(void *user, const hop_event *ev) {
   host_health_event(r->hosts, ev);
   if (++r->since_tick >= TICK_EVERY) {
     r->since_tick = 0;
+    if (output_failed(r))
+      return 1;
     end_warmup(r, false);
     assembler_tick(r->asm_, assembler_now(r->asm_));
     if (r->writer != NULL)
@@ -292,7 +314,7 @@ static int run_pipeline(const pipeline_options *opts) {
     return 2;
   }
   /* a writer thread when one can start; else this thread writes */
-  r.writer = writer_new(opts->format, r.out, r.buf, opts->follow);
+  r.writer = writer_new(opts->format, r.out, r.buf, opts->follow, &interrupted);
   if (r.writer != NULL)
     assembler_keep_traces(r.asm_);
   bt_source_callbacks cb = {on_event, on_discarded, on_idle};
@@ -309,6 +331,8 @@ static int run_pipeline(const pipeline_options *opts) {
   const assembler_stats *st = assembler_get_stats(r.asm_);
   /* interrupted or failed: the traces written so far go out, the
    * document's end does not (it must not look complete) */
+  if (interrupted)
+    bound_last_writes();
   if (interrupted || rc != 0) {
     obuf_flush(r.buf);
     obuf_discard(r.buf);
@@ -316,6 +340,9 @@ static int run_pipeline(const pipeline_options *opts) {
   int write_rc = opts->format->close(r.out, &src, st);
   if (obuf_flush(r.buf) != 0)
     write_rc = -1;
+  alarm(0);
+  if (interrupted || write_rc != 0) /* what stdio still holds would be written at exit */
+    __fpurge(opts->out);
   int write_errno = obuf_errno(r.buf);
   unsigned long long replaced = r.buf->replaced;
   obuf_free(r.buf);

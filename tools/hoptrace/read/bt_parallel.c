@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -186,6 +187,7 @@ bt_parallel *bt_parallel_start(char *const *inputs, size_t n, bt_read_fn read,
   }
   for (size_t i = 0; i < STREAM_SPLIT_MAX_GROUPS; i++)
     p->d[i].sock = -1;
+  pid_t parent = getpid();
   for (size_t i = 0; i < n; i++) {
     decoder *d = &p->d[i];
     int sv[2];
@@ -202,6 +204,11 @@ bt_parallel *bt_parallel_start(char *const *inputs, size_t n, bt_read_fn read,
     }
     d->pid = fork();
     if (d->pid == 0) {
+      /* a decoder dies with the reading process, even of SIGKILL (no
+       * orphan decoding on, holding its link directory); and the parent
+       * may have died before this line */
+      if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(1);
       close(sv[0]);
       for (size_t j = 0; j < i; j++) /* the earlier decoders' ends */
         close(p->d[j].sock);
