@@ -14,6 +14,7 @@
 #include "assemble/align.h"
 #include "assemble/assemble.h"
 #include "assemble/host_health.h"
+#include "output/utf8.h"
 #include "output/writer.h"
 #include "read/bt_hosts.h"
 #include "read/bt_source.h"
@@ -277,10 +278,27 @@ static int64_t host_stall_ns(const pipeline_options *opts) {
   return 2 * opts->grace_ns > 5000000000 ? 2 * opts->grace_ns : 5000000000;
 }
 
+static void print_health(const void *r, FILE *f) {
+  const run *x = r;
+  host_health_print(x->hosts, host_stall_ns(x->opts), f);
+}
+static void print_clock(const void *al, FILE *f) { clock_sync_print(align_clock(al), f); }
+
+/* The host tables name the trace's hosts: a peer's bytes, escaped
+ * (utf8.h) before they reach a terminal. */
+static void to_stderr(void (*print)(const void *, FILE *), const void *what) {
+  obuf *b = obuf_new(stderr);
+  if (b == NULL)
+    return;
+  text_printed(b, print, what);
+  obuf_flush(b);
+  obuf_free(b);
+}
+
 static void align_summary(const align_state *al, int hosts) {
   fprintf(stderr, "hoptrace: clocks of %d hosts aligned from %" PRIu64 " cross-host RPCs:\n",
           hosts, align_rpcs(al));
-  clock_sync_print(align_clock(al), stderr);
+  to_stderr(print_clock, al);
 }
 
 static int run_pipeline(const pipeline_options *opts) {
@@ -349,7 +367,7 @@ static int run_pipeline(const pipeline_options *opts) {
   if (!opts->quiet) {
     summary(&src, st, replaced);
     if (host_health_count(r.hosts) > 1)
-      host_health_print(r.hosts, host_stall_ns(opts), stderr);
+      to_stderr(print_health, &r);
     if (r.align != NULL)
       align_summary(r.align, hosts);
   }

@@ -266,20 +266,6 @@ static int cmp_slow(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* Text a printer writes to a FILE, into the output. */
-static void print_via_file(obuf *out, void (*print)(const void *, FILE *), const void *what) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (mem != NULL) {
-    print(what, mem);
-    fclose(mem);
-    if (text != NULL) /* host names: a peer's bytes too */
-      text_escaped(out, text, len, true);
-  }
-  free(text);
-}
-
 static void print_health(const void *info, FILE *f) {
   const output_info *i = info;
   host_health_print(i->hosts, i->stall_ns, f);
@@ -292,7 +278,7 @@ static void print_hosts(output *o) {
   const host_health *health = o->info != NULL ? o->info->hosts : NULL;
   if (health != NULL && host_health_count(health) > 1) {
     ob_printf(out, "\nPer host: events, LTTng losses, server spans it never recorded\n");
-    print_via_file(out, print_health, o->info);
+    text_printed(out, print_health, o->info);
   }
   if (o->n_pairs == 0 && al == NULL)
     return;
@@ -319,7 +305,7 @@ static void print_hosts(output *o) {
   if (al == NULL)
     return;
   ob_printf(out, "\nClock alignment (times above are on the reference host's clock)\n");
-  print_via_file(out, print_clock, al);
+  text_printed(out, print_clock, al);
 }
 
 static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {

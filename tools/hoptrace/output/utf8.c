@@ -1,6 +1,8 @@
 /* UTF-8 checks and the terminal-safe form of trace strings (utf8.h). */
 #include "output/utf8.h"
 
+#include <stdlib.h>
+
 static bool cont(unsigned char c) { return (c & 0xc0) == 0x80; }
 
 size_t utf8_sequence(const unsigned char *p) {
@@ -57,4 +59,17 @@ void text_escaped(obuf *out, const char *s, size_t len, bool keep_newlines) {
     }
     p += n > 0 ? n : 1;
   }
+}
+
+void text_printed(obuf *out, void (*print)(const void *what, FILE *f), const void *what) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (mem != NULL) {
+    print(what, mem);
+    fclose(mem);
+    if (text != NULL)
+      text_escaped(out, text, len, true);
+  }
+  free(text);
 }

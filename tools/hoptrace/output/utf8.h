@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "output/obuf.h"
 
@@ -24,5 +25,9 @@ size_t utf8_sequence(const unsigned char *p);
  * and newlines kept when keep_newlines. s[len] is readable (a NUL, or
  * more text). */
 void text_escaped(obuf *out, const char *s, size_t len, bool keep_newlines);
+
+/* What print writes to a FILE (host tables naming a trace's hosts),
+ * escaped as text_escaped with newlines kept, into out. */
+void text_printed(obuf *out, void (*print)(const void *what, FILE *f), const void *what);
 
 #endif
