@@ -64,6 +64,31 @@ static void strings_escape_quotes_controls_and_script_end(void **state) {
   expect(&m, "\"\"");
 }
 
+/* A peer's bytes: every invalid sequence's bytes become U+FFFD, counted;
+ * well-formed UTF-8 up to U+10FFFF passes; C1 controls are escaped. */
+static void invalid_utf8_is_replaced_and_counted(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *want;
+    unsigned long long replaced;
+  } cases[] = {
+      {"\xff\xfe\x80op", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdop\"", 3},
+      {"a\xe2\x82", "\"a\xef\xbf\xbd\xef\xbf\xbd\"", 2},          /* cut at the end */
+      {"\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\"", 2},            /* overlong '/' */
+      {"\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"", 3}, /* a surrogate */
+      {"\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"", 4},
+      {"\xf4\x8f\xbf\xbf\xe2\x82\xac", "\"\xf4\x8f\xbf\xbf\xe2\x82\xac\"", 0},
+      {"\xc2\x9b[2J\xc2\xa0", "\"\\u009b[2J\xc2\xa0\"", 0},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    mem_out m;
+    open_mem(&m);
+    json_string(m.f, cases[i].in);
+    assert_int_equal(m.f->replaced, cases[i].replaced);
+    expect(&m, cases[i].want);
+  }
+}
+
 static void ids_are_fixed_width_lower_hex(void **state) {
   (void)state;
   mem_out m;
@@ -176,6 +201,7 @@ static void endpoint_cache_agrees_with_parse(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(strings_escape_quotes_controls_and_script_end),
+      cmocka_unit_test(invalid_utf8_is_replaced_and_counted),
       cmocka_unit_test(ids_are_fixed_width_lower_hex),
       cmocka_unit_test(integers_match_printf_at_the_limits),
       cmocka_unit_test(buffer_keeps_order_across_its_size),

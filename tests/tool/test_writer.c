@@ -48,7 +48,7 @@ static void run(int follow, int slow, int collect_every) {
   assert_non_null(sink);
   obuf *buf = obuf_new(sink);
   assert_non_null(buf);
-  trace_writer *w = writer_new(&recording_format, &out, buf, follow);
+  trace_writer *w = writer_new(&recording_format, &out, buf, follow, NULL);
   assert_non_null(w);
   for (uint64_t i = 0; i < N_TRACES; i++) {
     traces[i].trace_lo = i;

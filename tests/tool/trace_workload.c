@@ -4,13 +4,17 @@
  * one line per span: "TRACE SPAN PARENT KIND SERVICE NAME".
  *
  *   trace_workload --traces N [--fanout K] [--pause-us U] [--expect FILE]
- *                  [--warm-up]
+ *                  [--warm-up] [--op NAME]
  *
  * --warm-up first records unexpected traces every 100 ms until SIGUSR1
  * arrives (60 s at most), so a live reader can show it is attached before
  * the expected traces begin.
  * --pause-us sleeps between traces (live tests); without it the traces
- * are recorded as fast as possible (loss tests). Exit 0 on success. */
+ * are recorded as fast as possible (loss tests).
+ * --op names the client and primary spans (and is the "object" tag's
+ * value) instead of osd_write: any bytes, as a hostile peer's request
+ * would carry (the tool's outputs must stay valid UTF-8). Exit 0 on
+ * success. */
 #include <getopt.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -24,6 +28,7 @@
 
 static FILE *expect;
 static volatile sig_atomic_t go;
+static const char *op = "osd_write";
 
 static void on_go(int sig) {
   (void)sig;
@@ -43,12 +48,12 @@ static int start(ht_span *s, const ht_span *parent, const ht_span_info *info) {
 
 static int one_trace(int fanout, int index) {
   ht_span client, primary;
-  ht_span_info ci = {"osd_write", HT_SPAN_CLIENT, "client", "tcp://127.0.0.1:7000"};
-  ht_span_info pi = {"osd_write", HT_SPAN_SERVER, "osd.0", "tcp://127.0.0.1:6800"};
+  ht_span_info ci = {op, HT_SPAN_CLIENT, "client", "tcp://127.0.0.1:7000"};
+  ht_span_info pi = {op, HT_SPAN_SERVER, "osd.0", "tcp://127.0.0.1:6800"};
   if (start(&client, NULL, &ci) != 0)
     return -1;
   ht_span_annotate(&client, HT_ANN_CLIENT_SEND);
-  ht_span_kv_str(&client, "object", "rbd_data.42");
+  ht_span_kv_str(&client, "object", strcmp(op, "osd_write") == 0 ? "rbd_data.42" : op);
   ht_span_msg_send(&client, 1, (uint64_t)index, 4096, "tcp://127.0.0.1:6800");
   if (start(&primary, &client, &pi) != 0)
     return -1;
@@ -100,6 +105,7 @@ int main(int argc, char **argv) {
                                        {"pause-us", required_argument, NULL, 'p'},
                                        {"expect", required_argument, NULL, 'e'},
                                        {"warm-up", no_argument, NULL, 'w'},
+                                       {"op", required_argument, NULL, 'o'},
                                        {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -109,6 +115,7 @@ int main(int argc, char **argv) {
     case 'p': pause_us = atol(optarg); break;
     case 'e': expect_path = optarg; break;
     case 'w': warm = 1; break;
+    case 'o': op = optarg; break;
     default: return 2;
     }
   }

@@ -17,6 +17,8 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -222,11 +224,17 @@ static int target_open(target *t, bool direct) {
 /* Closes the output: renames the temporary file on success, removes it
  * otherwise. The run's status, or 2 when closing or renaming failed. */
 static int target_close(target *t, int rc) {
+  int err = 0;
+  /* the data on disk before the rename: a crash must not leave a
+   * renamed but empty file */
   errno = 0;
-  int closed = fclose(t->file);
-  int err = errno;
-  if (closed != 0 && rc == 0) {
-    fprintf(stderr, "hoptrace: cannot write %s: %s\n", t->path, strerror(err ? err : EIO));
+  if (t->tmp != NULL && rc == 0 && (fflush(t->file) != 0 || fsync(fileno(t->file)) != 0))
+    err = errno != 0 ? errno : EIO;
+  errno = 0;
+  if (fclose(t->file) != 0 && err == 0)
+    err = errno != 0 ? errno : EIO;
+  if (err != 0 && rc == 0) {
+    fprintf(stderr, "hoptrace: cannot write %s: %s\n", t->path, strerror(err));
     rc = 2;
   }
   if (t->tmp != NULL) {
@@ -237,8 +245,9 @@ static int target_close(target *t, int rc) {
       rc = 128 + pipeline_interrupted();
     }
     if (rc == 0 && rename(t->tmp, t->final) != 0) {
+      err = errno; /* rename's own, before anything else runs */
       fprintf(stderr, "hoptrace: cannot rename the output to %s: %s\n", t->path,
-              strerror(errno));
+              strerror(err));
       rc = 2;
     }
     if (rc != 0)
@@ -247,6 +256,22 @@ static int target_close(target *t, int rc) {
     free(t->final);
   }
   return rc;
+}
+
+/* Standard descriptors the caller closed (`>&-`) are taken by
+ * /dev/null: a later socket or file would take their number, and the
+ * output meant for stdout would go into a decoder's socket. */
+static bool stdout_closed;
+static void reserve_std_fds(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+      continue;
+    if (fd == 1)
+      stdout_closed = true;
+    int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got >= 0 && got != fd)
+      close(got);
+  }
 }
 
 static int run_reader(int argc, char **argv, const char *command) {
@@ -343,6 +368,13 @@ static int run_reader(int argc, char **argv, const char *command) {
   }
   if (path != NULL && strcmp(path, "-") == 0)
     path = NULL;
+  if (path == NULL && stdout_closed) {
+    fprintf(stderr, "hoptrace: standard output is closed: nowhere to write (use -o FILE)\n");
+    return 2;
+  }
+  /* a reader that went away (`| head`) is a write error (EPIPE) the run
+   * reports and cleans up after, not a signal that kills it */
+  signal(SIGPIPE, SIG_IGN);
   /* the input first: a bad input must not cost an existing output file */
   int rc = live ? 0 : check_inputs(&o, path);
   if (rc != 0)
@@ -374,6 +406,7 @@ static int run_reader(int argc, char **argv, const char *command) {
 }
 
 int main(int argc, char **argv) {
+  reserve_std_fds();
   if (argc < 2) {
     usage(stderr);
     return 2;

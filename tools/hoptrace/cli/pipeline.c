@@ -5,16 +5,20 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "assemble/align.h"
 #include "assemble/assemble.h"
 #include "assemble/host_health.h"
+#include "output/utf8.h"
 #include "output/writer.h"
 #include "read/bt_hosts.h"
 #include "read/bt_source.h"
+#include "read/trace_dirs.h"
 
 #define TICK_EVERY 4096u
 
@@ -43,9 +47,22 @@ void pipeline_catch_signals(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  bt_trace_dirs_stop_on(&interrupted); /* `report /` must stop on SIGINT */
 }
 
 int pipeline_interrupted(void) { return interrupted; }
+
+static void on_alarm(int sig) { (void)sig; }
+
+/* Interrupted: the last writes may sit on a reader that never reads (a
+ * full pipe); a second later SIGALRM, caught without SA_RESTART, makes
+ * the blocked write fail (EINTR) and the run ends. */
+static void bound_last_writes(void) {
+  struct sigaction sa = {.sa_handler = on_alarm};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, NULL);
+  alarm(1);
+}
 
 static void release_trace(void *user, trace *t) {
   assembler_release(((run *)user)->asm_, t);
@@ -134,6 +151,12 @@ static int64_t wall_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The output failed (EPIPE: `| head` has what it wanted; ENOSPC): the
+ * rest of the input would be read for nothing. */
+static bool output_failed(run *r) {
+  return r->writer != NULL ? writer_failed(r->writer) : obuf_error(r->buf) != 0;
+}
+
 static int on_event(void *user, const hop_event *ev) {
   run *r = user;
   const pipeline_options *o = r->opts;
@@ -148,6 +171,8 @@ static int on_event(void *user, const hop_event *ev) {
   host_health_event(r->hosts, ev);
   if (++r->since_tick >= TICK_EVERY) {
     r->since_tick = 0;
+    if (output_failed(r))
+      return 1;
     end_warmup(r, false);
     assembler_tick(r->asm_, assembler_now(r->asm_));
     if (r->writer != NULL)
@@ -173,7 +198,8 @@ static void on_idle(void *user) {
     writer_collect(r->writer, release_trace, r);
 }
 
-static void summary(const bt_source_stats *src, const assembler_stats *st) {
+static void summary(const bt_source_stats *src, const assembler_stats *st,
+                    unsigned long long replaced) {
   fprintf(stderr,
           "hoptrace: %" PRIu64 " events, %" PRIu64 " traces (%" PRIu64 " incomplete: %" PRIu64
           " spans without parent, %" PRIu64 " unfinished, %" PRIu64 " touched by loss), %" PRIu64
@@ -186,6 +212,10 @@ static void summary(const bt_source_stats *src, const assembler_stats *st) {
             "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
             "(desc/peer events) are not in this trace\n",
             src->unresolved_names);
+  if (replaced > 0)
+    fprintf(stderr,
+            "hoptrace: %llu invalid UTF-8 sequences in the trace's strings written as U+FFFD\n",
+            replaced);
 }
 
 /* First pass over a file input: every trace's cross-host RPCs into the
@@ -208,7 +238,7 @@ static int alignment_pass(const pipeline_options *opts, align_state *al) {
   bt_source_stats src;
   char err[512];
   int rc = bt_source_read(source, &cb, a, &src, &interrupted, err, sizeof(err));
-  if (rc != 0)
+  if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);
   assembler_flush(a);
@@ -248,10 +278,27 @@ static int64_t host_stall_ns(const pipeline_options *opts) {
   return 2 * opts->grace_ns > 5000000000 ? 2 * opts->grace_ns : 5000000000;
 }
 
+static void print_health(const void *r, FILE *f) {
+  const run *x = r;
+  host_health_print(x->hosts, host_stall_ns(x->opts), f);
+}
+static void print_clock(const void *al, FILE *f) { clock_sync_print(align_clock(al), f); }
+
+/* The host tables name the trace's hosts: a peer's bytes, escaped
+ * (utf8.h) before they reach a terminal. */
+static void to_stderr(void (*print)(const void *, FILE *), const void *what) {
+  obuf *b = obuf_new(stderr);
+  if (b == NULL)
+    return;
+  text_printed(b, print, what);
+  obuf_flush(b);
+  obuf_free(b);
+}
+
 static void align_summary(const align_state *al, int hosts) {
   fprintf(stderr, "hoptrace: clocks of %d hosts aligned from %" PRIu64 " cross-host RPCs:\n",
           hosts, align_rpcs(al));
-  clock_sync_print(align_clock(al), stderr);
+  to_stderr(print_clock, al);
 }
 
 static int run_pipeline(const pipeline_options *opts) {
@@ -261,7 +308,7 @@ static int run_pipeline(const pipeline_options *opts) {
   pipeline_catch_signals();
   int hosts = 0, failed = 0;
   r.align = start_alignment(opts, &hosts, &failed);
-  if (failed)
+  if (failed || interrupted)
     return 1;
   r.align_live = r.align != NULL && opts->follow;
   output_info info = {.align = r.align, .n_hosts = hosts, .stall_ns = host_stall_ns(opts)};
@@ -285,14 +332,14 @@ static int run_pipeline(const pipeline_options *opts) {
     return 2;
   }
   /* a writer thread when one can start; else this thread writes */
-  r.writer = writer_new(opts->format, r.out, r.buf, opts->follow);
+  r.writer = writer_new(opts->format, r.out, r.buf, opts->follow, &interrupted);
   if (r.writer != NULL)
     assembler_keep_traces(r.asm_);
   bt_source_callbacks cb = {on_event, on_discarded, on_idle};
   bt_source_stats src;
   char err[512];
   int rc = bt_source_read(source, &cb, &r, &src, &interrupted, err, sizeof(err));
-  if (rc != 0)
+  if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);
   assembler_flush(r.asm_);
@@ -300,21 +347,27 @@ static int run_pipeline(const pipeline_options *opts) {
   if (r.writer != NULL)
     writer_finish(r.writer, release_trace, &r);
   const assembler_stats *st = assembler_get_stats(r.asm_);
-  /* interrupted: the traces written so far go out, the document's end
-   * does not (it must not look complete) */
-  if (interrupted) {
+  /* interrupted or failed: the traces written so far go out, the
+   * document's end does not (it must not look complete) */
+  if (interrupted)
+    bound_last_writes();
+  if (interrupted || rc != 0) {
     obuf_flush(r.buf);
     obuf_discard(r.buf);
   }
   int write_rc = opts->format->close(r.out, &src, st);
   if (obuf_flush(r.buf) != 0)
     write_rc = -1;
+  alarm(0);
+  if (interrupted || write_rc != 0) /* what stdio still holds would be written at exit */
+    __fpurge(opts->out);
   int write_errno = obuf_errno(r.buf);
+  unsigned long long replaced = r.buf->replaced;
   obuf_free(r.buf);
   if (!opts->quiet) {
-    summary(&src, st);
+    summary(&src, st, replaced);
     if (host_health_count(r.hosts) > 1)
-      host_health_print(r.hosts, host_stall_ns(opts), stderr);
+      to_stderr(print_health, &r);
     if (r.align != NULL)
       align_summary(r.align, hosts);
   }

@@ -7,12 +7,16 @@
 #include <string.h>
 
 #include "assemble/text_hash.h"
+#include "output/utf8.h"
 
-/* Bytes that need an escape: controls, DEL, '"', '\\', and '/' (only after
- * '<', checked separately). Safe runs go out with one fwrite: per-byte
- * stdio calls were a fifth of an export's instructions. */
+/* Bytes that need an escape: controls, DEL, '"', '\\', '/' (only after
+ * '<', checked separately), and every non-ASCII byte (its sequence is
+ * checked: a trace's strings are a peer's bytes, and one invalid
+ * sequence makes a collector reject the whole document). Safe runs go
+ * out with one fwrite: per-byte stdio calls were a fifth of an export's
+ * instructions. */
 static int needs_escape(unsigned char c) {
-  return c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '/';
+  return c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '/';
 }
 
 void json_string(obuf *out, const char *s) {
@@ -37,6 +41,20 @@ void json_string(obuf *out, const char *s) {
       ob_puts(out, p != start && p[-1] == '<' ? "\\/" : "/");
       break;
     default: {
+      if (*p >= 0x80) {
+        size_t n = utf8_sequence(p);
+        if (n == 0) {
+          ob_puts(out, UTF8_REPLACEMENT);
+          out->replaced++;
+          break;
+        }
+        if (n > 2 || p[0] != 0xc2 || p[1] >= 0xa0) {
+          ob_write(out, p, n);
+          p += n - 1;
+          break;
+        }
+        p++; /* a C1 control (U+0080..U+009F): escaped like C0 */
+      }
       static const char hex[] = "0123456789abcdef";
       char u[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
       ob_write(out, u, sizeof(u));

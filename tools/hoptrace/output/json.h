@@ -7,7 +7,8 @@
 #include "output/obuf.h"
 
 /* A JSON string literal, escaped; NULL writes "". `</` is escaped too so
- * the text can sit inside an HTML <script>. */
+ * the text can sit inside an HTML <script>. Always valid UTF-8: an
+ * invalid sequence's bytes become U+FFFD each, counted in out->replaced. */
 void json_string(obuf *out, const char *s);
 /* "%016llx" in quotes. */
 void json_hex64(obuf *out, uint64_t v);

@@ -15,6 +15,7 @@ obuf *obuf_new(FILE *file) {
   b->error = false;
   b->discard = false;
   b->err = 0;
+  b->replaced = 0;
   return b;
 }
 

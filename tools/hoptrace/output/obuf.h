@@ -18,6 +18,7 @@ typedef struct obuf {
   bool error; /* a write failed: the rest is dropped */
   bool discard; /* obuf_discard: the rest is dropped, not an error */
   int err;      /* errno of the first failed write (0: none seen) */
+  unsigned long long replaced; /* invalid UTF-8 sequences written as U+FFFD (utf8.h) */
   char buf[OBUF_BYTES];
 } obuf;
 

@@ -10,6 +10,7 @@
 #include "assemble/host_health.h"
 #include "output/latency_hist.h"
 #include "output/output.h"
+#include "output/utf8.h"
 
 #define SLOWEST 5
 #define PATH_MAX_LINES 16
@@ -228,9 +229,17 @@ static void report_trace(output *o, const trace *t) {
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
+/* A line of trace strings (service, operation, host names): escaped, so
+ * that a peer's bytes never reach a terminal as controls (utf8.h). */
+static void line(obuf *out, const char *indent, const char *text) {
+  ob_puts(out, indent);
+  text_escaped(out, text, strlen(text), false);
+  ob_putc(out, '\n');
+}
+
 static void print_rows(obuf *out, hop_row *rows, size_t n, int first_phase) {
   for (size_t i = 0; i < n; i++) {
-    ob_printf(out, "%s\n", rows[i].label);
+    line(out, "", rows[i].label);
     for (int p = first_phase; p <= PH_TOTAL; p++) {
       const latency_hist *h = &rows[i].phase[p];
       if (h->count == 0)
@@ -257,19 +266,6 @@ static int cmp_slow(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* Text a printer writes to a FILE, into the output. */
-static void print_via_file(obuf *out, void (*print)(const void *, FILE *), const void *what) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (mem != NULL) {
-    print(what, mem);
-    fclose(mem);
-    ob_write(out, text, len);
-  }
-  free(text);
-}
-
 static void print_health(const void *info, FILE *f) {
   const output_info *i = info;
   host_health_print(i->hosts, i->stall_ns, f);
@@ -282,7 +278,7 @@ static void print_hosts(output *o) {
   const host_health *health = o->info != NULL ? o->info->hosts : NULL;
   if (health != NULL && host_health_count(health) > 1) {
     ob_printf(out, "\nPer host: events, LTTng losses, server spans it never recorded\n");
-    print_via_file(out, print_health, o->info);
+    text_printed(out, print_health, o->info);
   }
   if (o->n_pairs == 0 && al == NULL)
     return;
@@ -294,7 +290,11 @@ static void print_hosts(output *o) {
     const host_pair *p = &o->pairs[i];
     char label[160];
     snprintf(label, sizeof(label), "%s -> %s", p->client_host, p->server_host);
-    ob_printf(out, "  %-32s %10" PRIu64 " %18" PRIu64 " %18" PRIu64 "\n", label, p->rpcs,
+    ob_puts(out, "  ");
+    text_escaped(out, label, strlen(label), false);
+    for (size_t pad = strlen(label); pad < 32; pad++)
+      ob_putc(out, ' ');
+    ob_printf(out, " %10" PRIu64 " %18" PRIu64 " %18" PRIu64 "\n", p->rpcs,
               p->negative_request, p->negative_reply);
     negative += p->negative_request + p->negative_reply;
   }
@@ -305,7 +305,7 @@ static void print_hosts(output *o) {
   if (al == NULL)
     return;
   ob_printf(out, "\nClock alignment (times above are on the reference host's clock)\n");
-  print_via_file(out, print_clock, al);
+  text_printed(out, print_clock, al);
 }
 
 static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
@@ -326,7 +326,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
             (double)o->slowest[i].duration / 1000.0,
             o->slowest[i].incomplete ? "  [incomplete]" : "");
     for (int l = 0; l < o->slowest[i].lines; l++)
-      ob_printf(out, "  %s\n", o->slowest[i].path[l]);
+      line(out, "  ", o->slowest[i].path[l]);
   }
   print_hosts(o);
   ob_printf(out, "\nCompleteness\n");

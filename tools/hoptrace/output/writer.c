@@ -7,9 +7,13 @@
  * up. */
 #include "output/writer.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define WAKE_BATCH 32u
 
@@ -18,6 +22,8 @@ struct trace_writer {
   output *out;
   obuf *buf;
   bool follow;
+  volatile sig_atomic_t *interrupt; /* the run's signal flag */
+  atomic_bool failed;               /* a write failed (the reader stops) */
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t work;  /* writer: something to write, or stop */
@@ -43,9 +49,14 @@ static void *writer_main(void *arg) {
       break; /* stop, and everything written */
     trace *t = w->ring[w->written % WRITER_QUEUE];
     pthread_mutex_unlock(&w->lock);
-    w->fmt->trace(w->out, t);
-    if (w->follow)
-      obuf_flush(w->buf);
+    /* interrupted or failed: the traces are only handed back */
+    if (!*w->interrupt && !atomic_load(&w->failed)) {
+      w->fmt->trace(w->out, t);
+      if (w->follow)
+        obuf_flush(w->buf);
+      if (obuf_error(w->buf))
+        atomic_store(&w->failed, true);
+    }
     pthread_mutex_lock(&w->lock);
     w->written++;
     if (w->reader_waiting &&
@@ -57,7 +68,7 @@ static void *writer_main(void *arg) {
 }
 
 trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
-                         bool follow) {
+                         bool follow, volatile sig_atomic_t *interrupt) {
   trace_writer *w = calloc(1, sizeof(*w));
   if (w == NULL)
     return NULL;
@@ -65,6 +76,9 @@ trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
   w->out = out;
   w->buf = buf;
   w->follow = follow;
+  static volatile sig_atomic_t never;
+  w->interrupt = interrupt != NULL ? interrupt : &never;
+  atomic_init(&w->failed, false);
   if (pthread_mutex_init(&w->lock, NULL) != 0)
     goto no_lock;
   if (pthread_cond_init(&w->work, NULL) != 0)
@@ -87,6 +101,24 @@ no_lock:
 
 /* Called with the lock held, returns with it released: takes [head,
  * written) out under the lock and releases them outside it. */
+/* The writer may sit in a write(2) to a reader that never reads: the
+ * run's own signal, sent to its thread, makes that write fail (EINTR:
+ * the handler is installed without SA_RESTART). */
+static void kick(trace_writer *w) {
+  int sig = *w->interrupt;
+  if (sig != 0)
+    pthread_kill(w->thread, sig);
+}
+
+static void in_100ms(struct timespec *ts) {
+  clock_gettime(CLOCK_REALTIME, ts);
+  ts->tv_nsec += 100000000;
+  if (ts->tv_nsec >= 1000000000) {
+    ts->tv_sec++;
+    ts->tv_nsec -= 1000000000;
+  }
+}
+
 static void collect_and_unlock(trace_writer *w, writer_release_fn release,
                                void *arg) {
   trace *done[64];
@@ -106,7 +138,7 @@ static void collect_and_unlock(trace_writer *w, writer_release_fn release,
 void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
                    void *arg) {
   pthread_mutex_lock(&w->lock);
-  while (w->tail - w->head == WRITER_QUEUE) {
+  while (w->tail - w->head == WRITER_QUEUE && !*w->interrupt) {
     if (w->head < w->written) { /* room once the written ones go back */
       collect_and_unlock(w, release, arg);
       pthread_mutex_lock(&w->lock);
@@ -114,8 +146,16 @@ void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
     }
     w->reader_waiting = true;
     pthread_cond_signal(&w->work);
-    pthread_cond_wait(&w->space, &w->lock);
+    struct timespec ts;
+    in_100ms(&ts); /* a signal does not end the wait: look at the flag */
+    pthread_cond_timedwait(&w->space, &w->lock, &ts);
     w->reader_waiting = false;
+  }
+  if (*w->interrupt) { /* nothing more is written: t goes back at once */
+    pthread_mutex_unlock(&w->lock);
+    kick(w);
+    release(arg, t);
+    return;
   }
   w->ring[w->tail++ % WRITER_QUEUE] = t;
   if (w->writer_idle && (w->follow || w->tail - w->written >= WAKE_BATCH))
@@ -135,7 +175,13 @@ void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
   w->stop = true;
   pthread_cond_signal(&w->work);
   pthread_mutex_unlock(&w->lock);
-  pthread_join(w->thread, NULL);
+  for (;;) {
+    struct timespec ts;
+    in_100ms(&ts);
+    if (pthread_timedjoin_np(w->thread, NULL, &ts) != ETIMEDOUT)
+      break;
+    kick(w);
+  }
   pthread_mutex_lock(&w->lock);
   collect_and_unlock(w, release, arg);
   pthread_cond_destroy(&w->space);
@@ -143,3 +189,5 @@ void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
   pthread_mutex_destroy(&w->lock);
   free(w);
 }
+
+bool writer_failed(trace_writer *w) { return atomic_load(&w->failed); }

@@ -10,6 +10,7 @@
 #ifndef HT_TOOL_WRITER_H
 #define HT_TOOL_WRITER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -22,9 +23,15 @@ typedef void (*writer_release_fn)(void *arg, trace *t);
 
 /* NULL when the thread cannot start (the caller then writes itself).
  * fmt->trace(out, t) runs on the writer's thread; with follow, buf is
- * flushed after each trace. */
+ * flushed after each trace. Once *interrupt (the signal that ended the
+ * run, caught without SA_RESTART) is set, nothing more is written, and
+ * a write blocked on a reader that never reads is interrupted by
+ * sending that signal to the writer's thread. */
 trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
-                         bool follow);
+                         bool follow, volatile sig_atomic_t *interrupt);
+/* A write failed (e.g. EPIPE: the reader went away): the caller stops
+ * reading; the rest is not written. Any thread. */
+bool writer_failed(trace_writer *w);
 /* Queues t (owned by the writer until collected). */
 void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
                    void *arg);

@@ -132,6 +132,21 @@ static const bt_component_class_source *source_class(const char *plugin_name,
   return bt_plugin_borrow_source_component_class_by_name_const(*plugin, cls_name);
 }
 
+/* The deepest cause (index 0: causes are appended as the error rises)
+ * of the thread's babeltrace2 error, in a static buffer; the error is
+ * cleared. */
+static const char *root_cause(void) {
+  static char why[256];
+  const bt_error *e = bt_current_thread_take_error();
+  uint64_t n = e != NULL ? bt_error_get_cause_count(e) : 0;
+  snprintf(why, sizeof(why), "%s",
+           n > 0 ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0))
+                 : "babeltrace2 error");
+  if (e != NULL)
+    bt_error_release(e);
+  return why;
+}
+
 /* Adds one source with params {inputs: [input], extra...}. */
 static int add_source(bt_graph *graph, const bt_component_class_source *cls,
                       const char *name, const char *input, int live,
@@ -144,9 +159,12 @@ static int add_source(bt_graph *graph, const bt_component_class_source *cls,
     goto out;
   if (live && bt_value_map_insert_string_entry(params, "session-not-found-action", "end"))
     goto out;
-  if (bt_graph_add_source_component(graph, cls, name, params, BT_LOGGING_LEVEL_ERROR,
+  /* the plugin's own log lines would name a decoder's link directory:
+   * its error's first cause goes into our message instead */
+  if (bt_graph_add_source_component(graph, cls, name, params,
+                                    live ? BT_LOGGING_LEVEL_ERROR : BT_LOGGING_LEVEL_NONE,
                                     src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-    snprintf(err, err_len, "cannot open %s as an LTTng trace", input);
+    snprintf(err, err_len, "cannot open %s as an LTTng trace: %s", input, root_cause());
     goto out;
   }
   rc = 0;
@@ -196,6 +214,8 @@ static int add_file_sources(bt_graph *graph, const bt_component_class_source *cl
   for (size_t i = 0; rc == 0 && i < n_inputs; i++) {
     size_t before = *n;
     rc = bt_find_trace_dirs(inputs[i], &dirs, n, 0);
+    if (rc != 0)
+      snprintf(err, err_len, "%s: %s", inputs[i], bt_trace_dirs_error(rc));
     if (rc == 0 && *n == before) {
       snprintf(err, err_len, "%s: no CTF trace (no metadata file) found", inputs[i]);
       rc = -1;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -186,6 +187,7 @@ bt_parallel *bt_parallel_start(char *const *inputs, size_t n, bt_read_fn read,
   }
   for (size_t i = 0; i < STREAM_SPLIT_MAX_GROUPS; i++)
     p->d[i].sock = -1;
+  pid_t parent = getpid();
   for (size_t i = 0; i < n; i++) {
     decoder *d = &p->d[i];
     int sv[2];
@@ -202,6 +204,11 @@ bt_parallel *bt_parallel_start(char *const *inputs, size_t n, bt_read_fn read,
     }
     d->pid = fork();
     if (d->pid == 0) {
+      /* a decoder dies with the reading process, even of SIGKILL (no
+       * orphan decoding on, holding its link directory); and the parent
+       * may have died before this line */
+      if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(1);
       close(sv[0]);
       for (size_t j = 0; j < i; j++) /* the earlier decoders' ends */
         close(p->d[j].sock);
@@ -309,6 +316,16 @@ static decoder *earliest(bt_parallel *p) {
   return best;
 }
 
+/* A decoder said it failed (e.g. it could not open its streams): the
+ * run fails at once, as one graph over the whole trace would, instead of
+ * merging the other decoders' events into a partial output. */
+static int said_failure(const decoder *d, char *err, size_t err_len) {
+  if (!d->ended || d->end.type != MSG_END || d->end.rc == 0)
+    return 0;
+  snprintf(err, err_len, "%s", d->end.err);
+  return -1;
+}
+
 int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
                      bt_source_stats *stats, volatile sig_atomic_t *stop,
                      char *err, size_t err_len) {
@@ -316,6 +333,8 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < p->n; i++)
     rc = advance(&p->d[i], err, err_len);
+  for (size_t i = 0; rc == 0 && i < p->n; i++)
+    rc = said_failure(&p->d[i], err, err_len);
   decoder *d;
   uint64_t delivered = 0; /* hop events: known even when a decoder never ends */
   while (rc == 0 && (d = earliest(p)) != NULL && !(stop != NULL && *stop)) {
@@ -329,6 +348,8 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
       cb->on_discarded(user, &loss);
     }
     rc = advance(d, err, err_len);
+    if (rc == 0)
+      rc = said_failure(d, err, err_len);
   }
   stats->hop_events = delivered;
   for (size_t i = 0; i < p->n; i++) {

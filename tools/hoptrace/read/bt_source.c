@@ -23,6 +23,8 @@ struct bt_source {
   bt_parallel *decoders; /* NULL: one graph in this process */
   stream_split split;
   uint64_t trace_dirs;
+  char **dirs; /* the trace directories split, by the user's path: t<i> is dirs[i] */
+  size_t n_dirs;
 };
 
 /* Decoder processes for a trace directory with several stream files. A
@@ -42,6 +44,11 @@ static void start_decoders(bt_source *s, unsigned decoders) {
     if (s->decoders == NULL)
       stream_split_remove(&s->split);
     s->trace_dirs = n;
+  }
+  if (s->decoders != NULL) { /* kept to name them in messages */
+    s->dirs = dirs;
+    s->n_dirs = n;
+    return;
   }
   for (size_t i = 0; i < n; i++)
     free(dirs[i]);
@@ -66,20 +73,30 @@ bt_source *bt_source_open(const char *const *inputs, size_t n_inputs, unsigned d
   return s;
 }
 
-/* A decoder's message names its group's link directory: name the user's
- * input instead. */
+/* A decoder's message names its group's link directories (ROOT/t<i>,
+ * ROOT/t<i>/FILE, ROOT): name the user's trace directory dirs[i], or
+ * the input, instead, everywhere in the message. */
 static void name_input(const bt_source *s, char *err, size_t err_len) {
-  for (size_t g = 0; g < s->split.n_groups; g++) {
-    const char *root = s->split.roots[g];
-    char *at = root != NULL ? strstr(err, root) : NULL;
+  for (int replaced = 0; replaced < 16; replaced++) {
+    const char *root = NULL, *at = NULL;
+    for (size_t g = 0; at == NULL && g < s->split.n_groups; g++)
+      if ((root = s->split.roots[g]) != NULL)
+        at = strstr(err, root);
     if (at == NULL)
-      continue;
-    char rest[512];
-    snprintf(rest, sizeof(rest), "%s", at + strlen(root));
-    *at = '\0';
-    size_t used = strlen(err);
-    snprintf(err + used, err_len - used, "%s%s", s->inputs[0], rest);
-    return;
+      return;
+    const char *rest = at + strlen(root), *name = s->inputs[0];
+    char *end;
+    if (rest[0] == '/' && rest[1] == 't' && rest[2] >= '0' && rest[2] <= '9') {
+      unsigned long i = strtoul(rest + 2, &end, 10);
+      if (i < s->n_dirs) {
+        name = s->dirs[i];
+        rest = end;
+      }
+    }
+    char tail[512];
+    snprintf(tail, sizeof(tail), "%s", rest);
+    size_t used = (size_t)(at - err);
+    snprintf(err + used, err_len - used, "%s%s", name, tail);
   }
 }
 
@@ -162,6 +179,9 @@ void bt_source_close(bt_source *s) {
     return;
   bt_parallel_stop(s->decoders);
   stream_split_remove(&s->split);
+  for (size_t i = 0; i < s->n_dirs; i++)
+    free(s->dirs[i]);
+  free(s->dirs);
   for (size_t i = 0; i < s->n_inputs; i++)
     free(s->inputs[i]);
   free(s->inputs);

@@ -6,7 +6,11 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,14 +88,28 @@ static int make_trace_dir(const char *root, size_t dir_index, const char *real_d
   return 0;
 }
 
+static const char *tmp_dir(void) {
+  const char *tmp = getenv("TMPDIR");
+  return tmp != NULL && tmp[0] ? tmp : "/tmp";
+}
+
+/* Holds root's lock for as long as this process or its decoders live. */
+static int lock_root(stream_split *split, const char *root) {
+  int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  split->locks[split->n_locks++] = fd;
+  return flock(fd, LOCK_EX | LOCK_NB);
+}
+
 static int make_groups(char *const *real_dirs, const stream_file *files, size_t n_files,
                        stream_split *split) {
-  const char *tmp = getenv("TMPDIR");
   for (size_t g = 0; g < split->n_groups; g++) {
     char root[PATH_MAX];
-    if ((size_t)snprintf(root, sizeof(root), "%s/hoptrace-split.XXXXXX",
-                         tmp != NULL && tmp[0] ? tmp : "/tmp") >= sizeof(root) ||
-        mkdtemp(root) == NULL || (split->roots[g] = strdup(root)) == NULL)
+    if ((size_t)snprintf(root, sizeof(root), "%s/hoptrace-split.%ld.XXXXXX", tmp_dir(),
+                         (long)getpid()) >= sizeof(root) ||
+        mkdtemp(root) == NULL || (split->roots[g] = strdup(root)) == NULL ||
+        lock_root(split, root) != 0)
       return -1;
   }
   for (size_t i = 0; i < n_files; i++) {
@@ -105,9 +123,49 @@ static int make_groups(char *const *real_dirs, const stream_file *files, size_t 
   return 0;
 }
 
+static void remove_tree(const char *path, int depth);
+
+/* A directory of a run that died: hoptrace-split.PID.XXXXXX, a real
+ * directory of this user, PID gone, and nobody holding its lock (a
+ * live run in another PID namespace still holds it). */
+static bool stale(const char *dir, const char *name) {
+  char *end;
+  if (strncmp(name, "hoptrace-split.", 15) != 0)
+    return false;
+  long pid = strtol(name + 15, &end, 10);
+  if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
+      kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+    return false;
+  char path[PATH_MAX];
+  struct stat sb;
+  if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path) ||
+      lstat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid())
+    return false;
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  bool unlocked = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+  if (fd >= 0)
+    close(fd);
+  return unlocked;
+}
+
+static void remove_stale(void) {
+  DIR *d = opendir(tmp_dir());
+  if (d == NULL)
+    return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    char path[PATH_MAX];
+    if (stale(tmp_dir(), e->d_name) &&
+        (size_t)snprintf(path, sizeof(path), "%s/%s", tmp_dir(), e->d_name) < sizeof(path))
+      remove_tree(path, 0);
+  }
+  closedir(d);
+}
+
 int stream_split_make(char *const *dirs, size_t n_dirs, size_t max_groups,
                       stream_split *split, char *err, size_t err_len) {
   *split = (stream_split){0};
+  remove_stale();
   if (max_groups > STREAM_SPLIT_MAX_GROUPS)
     max_groups = STREAM_SPLIT_MAX_GROUPS;
   stream_file *files = NULL;
@@ -181,5 +239,8 @@ void stream_split_remove(stream_split *split) {
     free(split->roots[g]);
     split->roots[g] = NULL;
   }
+  for (size_t i = 0; i < split->n_locks; i++)
+    close(split->locks[i]);
+  split->n_locks = 0;
   split->n_groups = 0;
 }

@@ -15,10 +15,17 @@
 typedef struct stream_split {
   size_t n_groups;
   char *roots[STREAM_SPLIT_MAX_GROUPS]; /* one temporary directory each */
+  /* each root open and flock'ed while this process (or a decoder it
+   * forked) lives: a later run removes only unlocked roots of dead pids */
+  int locks[STREAM_SPLIT_MAX_GROUPS];
+  size_t n_locks;
 } stream_split;
 
 /* Groups the non-empty stream files of dirs[0..n_dirs) into at most
- * max_groups groups under temporary directories in $TMPDIR (or /tmp).
+ * max_groups groups under temporary directories in $TMPDIR (or /tmp),
+ * named hoptrace-split.PID.XXXXXX. First removes such directories left
+ * by runs that died (SIGKILL, a crash): only this user's, only when PID
+ * is gone and no process holds the directory's lock.
  * 0 with split->n_groups >= 2; 1 when there is nothing to split (fewer
  * than two stream files, or max_groups < 2): nothing created; -1 with a
  * message in err (nothing left behind). */

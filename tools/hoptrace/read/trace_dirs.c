@@ -2,16 +2,39 @@
  * (a `metadata` file and some stream data), each one src.ctf.fs component
  * or one set of streams to split among decoders. Looks at directory
  * entries and file sizes only. Must never open a trace file or parse
- * CTF, nor descend without bound (8 levels below the input at most). */
+ * CTF, nor descend without bound: TRACE_DIRS_MAX_DEPTH levels below the
+ * input, TRACE_DIRS_MAX_VISITED directories, no symbolic link below the
+ * input followed (it could lead out of the tree, or around a loop), and
+ * the walk ends as soon as the stop flag is set (SIGINT on `report /`). */
 #include "read/trace_dirs.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #define MAX_TRACE_DIRS 4096
+
+static volatile sig_atomic_t *stop_flag;
+
+void bt_trace_dirs_stop_on(volatile sig_atomic_t *flag) { stop_flag = flag; }
+
+const char *bt_trace_dirs_error(int rc) {
+  switch (rc) {
+  case TRACE_DIRS_TOO_MANY_TRACES: return "more than 4096 CTF traces below it";
+  case TRACE_DIRS_TOO_MANY_DIRS: return "more than 65536 directories below it: not a trace directory";
+  case TRACE_DIRS_STOPPED: return "interrupted while looking for traces";
+  default: return "out of memory";
+  }
+}
+
+typedef struct walk {
+  char ***dirs;
+  size_t *n;
+  size_t visited;
+} walk;
 
 /* 1 when some stream file of the trace directory holds data. LTTng leaves
  * empty stream files when every event was filtered out, and src.ctf.fs
@@ -34,23 +57,37 @@ static int has_stream_data(const char *trace_dir) {
   return data;
 }
 
-int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
+/* A real directory, not a link to one (d_type when the file system says). */
+static bool is_real_dir(const struct dirent *e, const char *path) {
+  if (e->d_type != DT_UNKNOWN)
+    return e->d_type == DT_DIR;
+  struct stat sb;
+  return lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int find(walk *w, const char *path, int depth) {
+  if (stop_flag != NULL && *stop_flag)
+    return TRACE_DIRS_STOPPED;
+  if (++w->visited > TRACE_DIRS_MAX_VISITED)
+    return TRACE_DIRS_TOO_MANY_DIRS;
   char meta[4096];
   struct stat sb;
   snprintf(meta, sizeof(meta), "%s/metadata", path);
   if (stat(meta, &sb) == 0 && S_ISREG(sb.st_mode)) {
     if (!has_stream_data(path))
       return 0;
-    if (*n >= MAX_TRACE_DIRS)
-      return -1;
-    char **grown = realloc(*dirs, (*n + 1) * sizeof(char *));
+    if (*w->n >= MAX_TRACE_DIRS)
+      return TRACE_DIRS_TOO_MANY_TRACES;
+    char **grown = realloc(*w->dirs, (*w->n + 1) * sizeof(char *));
     if (grown == NULL)
       return -1;
-    *dirs = grown;
-    (*dirs)[(*n)++] = strdup(path);
+    *w->dirs = grown;
+    if (((*w->dirs)[*w->n] = strdup(path)) == NULL)
+      return -1;
+    (*w->n)++;
     return 0;
   }
-  if (depth > 8)
+  if (depth >= TRACE_DIRS_MAX_DEPTH)
     return 0;
   DIR *dir = opendir(path);
   if (dir == NULL)
@@ -61,10 +98,16 @@ int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
     if (e->d_name[0] == '.')
       continue;
     char child[4096];
-    snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
-    if (stat(child, &sb) == 0 && S_ISDIR(sb.st_mode))
-      rc = bt_find_trace_dirs(child, dirs, n, depth + 1);
+    if ((size_t)snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= sizeof(child))
+      continue;
+    if (is_real_dir(e, child))
+      rc = find(w, child, depth + 1);
   }
   closedir(dir);
   return rc;
+}
+
+int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
+  walk w = {dirs, n, 0};
+  return find(&w, path, depth);
 }

@@ -2,11 +2,33 @@
 #ifndef HT_TOOL_TRACE_DIRS_H
 #define HT_TOOL_TRACE_DIRS_H
 
+#include <signal.h>
 #include <stddef.h>
+
+/* The bounds of a walk: a trace deeper than this below the input is not
+ * found (LTTng's deepest layout, a relay's host/session/ust/uid/UID/BITS,
+ * is 6 levels; a directory of hosts' sessions 7). */
+#define TRACE_DIRS_MAX_DEPTH 8
+#define TRACE_DIRS_MAX_VISITED 65536
+
+enum {
+  TRACE_DIRS_NO_MEMORY = -1,
+  TRACE_DIRS_TOO_MANY_TRACES = -2,
+  TRACE_DIRS_TOO_MANY_DIRS = -3,
+  TRACE_DIRS_STOPPED = -4,
+};
 
 /* Appends to *dirs every directory below `path` (or path itself) that
  * holds a CTF `metadata` file and some stream data; depth is 0 at the
- * input. 0, or -1 when out of memory or past 4096 traces. */
+ * input. Symbolic links below path are not followed (path itself may be
+ * one). 0, or a TRACE_DIRS_* error. */
 int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth);
+
+/* From now on every walk ends (TRACE_DIRS_STOPPED) once *flag is
+ * non-zero: the reader's interruption flag. */
+void bt_trace_dirs_stop_on(volatile sig_atomic_t *flag);
+
+/* What a TRACE_DIRS_* error means, for a message. */
+const char *bt_trace_dirs_error(int rc);
 
 #endif
