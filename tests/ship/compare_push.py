@@ -4,7 +4,8 @@
 read arrives exactly once, with the same parent, name, kind, times,
 status, attributes, events and resource.
 
-usage: compare_push.py OTLP_FILE RECEIVED.jsonl ENCODING [--rejected N]"""
+usage: compare_push.py OTLP_FILE RECEIVED.jsonl|OTHER_OTLP_FILE.json ENCODING
+(ENCODING "file" with a second OTLP file: the same spans in both)"""
 import json
 import sys
 
@@ -42,8 +43,8 @@ def from_file(path):
 def main():
     want = from_file(sys.argv[1])
     encoding = sys.argv[3]
-    got = {}
-    for line in open(sys.argv[2]):
+    got = from_file(sys.argv[2]) if encoding == "file" else {}
+    for line in open(sys.argv[2]) if encoding != "file" else []:
         s = json.loads(line)
         key = (s["traceId"], s["spanId"])
         if key in got:

@@ -11,6 +11,7 @@
 # listening (every span dropped, counted).
 # usage: ship_push.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
 set -euo pipefail
+trap 'echo "ship_push: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
 rm -rf "$work" && mkdir -p "$work/receiver"
 export HT_LTTNG_PROVIDER=$provider
@@ -38,7 +39,7 @@ start_receiver() { # name, receiver arguments...
   node "$work/receiver/receiver.js" --port-file "$work/$name.port" --out "$work/$name.jsonl" \
     "$@" 2> "$work/$name.receiver.log" &
   pid=$!
-  for _ in $(seq 100); do [[ -s $work/$name.port ]] && break; sleep 0.1; done
+  for _ in $(seq 300); do [[ -s $work/$name.port ]] && break; sleep 0.1; done
   [[ -s $work/$name.port ]] || { cat "$work/$name.receiver.log" >&2; exit 1; }
   port=$(cat "$work/$name.port")
 }
@@ -97,6 +98,14 @@ timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops -q "
 stop_receiver
 expect_summary "$work/allow.log" 900 388 0 512
 
+# 503: retryable, but no retries yet: dropped and counted as such
+start_receiver busy --fail-first 1:503
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops "$work/trace" \
+  2> "$work/busy.log"
+stop_receiver
+expect_summary "$work/busy.log" 900 388 0 512
+grep -q "512 dropped (0 refused by HTTP status, 512 retryable status" "$work/busy.log"
+
 # partial success: 5 rejected per batch, counted
 start_receiver partial --reject 5
 rc=0
@@ -113,6 +122,12 @@ timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "
   rc=$?
 [[ $rc -eq 2 ]]
 grep -q "900 spans read, 0 sent, 0 accepted, 0 rejected, 900 dropped (0 refused by HTTP status, 0 retryable status, 900 connection" "$work/down.log"
+
+# the OTLP file without a spill directory: still every span, said so
+TMPDIR=$work/no-such-dir "$hoptrace" export --format otlp -q -o "$work/nospill.json" "$work/trace" \
+  2> "$work/nospill.log"
+grep -q "no spill file" "$work/nospill.log"
+python3 "$src/compare_push.py" "$work/file.json" "$work/nospill.json" file
 
 # misuse: refused by name, nothing sent
 for bad in "--to ftp://127.0.0.1/x" "--to http://127.0.0.1:1 --format otlp" \

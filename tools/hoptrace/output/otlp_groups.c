@@ -48,7 +48,9 @@ otlp_groups *otlp_groups_new(void) {
     return NULL;
   g->fd = mkostemp(path, O_CLOEXEC);
   if (g->fd < 0) {
+    int err = errno;
     free(g);
+    errno = err;
     return NULL;
   }
   unlink(path); /* gone with the process, whatever ends it */

@@ -18,7 +18,8 @@
 
 typedef struct otlp_groups otlp_groups;
 
-/* NULL when the spill file cannot be created (errno says why). */
+/* NULL when the spill file cannot be created (errno says why). $TMPDIR,
+ * else /tmp. */
 otlp_groups *otlp_groups_new(void);
 /* The buffer s's resource's spans go to, NULL past OTLP_GROUPS_MAX or
  * out of memory. A new resource's block starts with head(s) rendered

@@ -3,7 +3,9 @@
  * resource of each trace as it comes (the file is read while it grows).
  * Ids hex, times as nanosecond strings, kind as the OTLP enum; what a
  * span becomes is otlp_map.h's, shared with the protobuf push. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +27,11 @@ static output *otlp_open(obuf *out, const output_info *info) {
   if (o == NULL)
     return NULL;
   o->out = out;
-  if (!info->follow && (o->groups = otlp_groups_new()) == NULL) {
-    free(o);
-    return NULL;
-  }
+  /* no spill file ($TMPDIR unwritable): still a valid document, one
+   * block per resource of each trace, and said so */
+  if (!info->follow && (o->groups = otlp_groups_new()) == NULL)
+    fprintf(stderr, "hoptrace: otlp: no spill file in %s (%s): one ResourceSpans per trace\n",
+            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
   ob_puts(out, "{\"resourceSpans\":[");
   return o;
 }
