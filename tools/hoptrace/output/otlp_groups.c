@@ -24,6 +24,7 @@ typedef struct group {
   char *service, *hostname, *procname;
   int32_t vpid;
   char *head;         /* the block's opening, rendered once */
+  unsigned long long head_replaced; /* its invalid UTF-8 (obuf.h) */
   FILE *file;         /* cookie stream into the spill file */
   obuf *buf;
   piece *pieces;
@@ -93,7 +94,8 @@ static int same(const char *a, const char *b) {
   return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
 }
 
-static char *render_head(const span *s, void (*head)(obuf *, const span *)) {
+static char *render_head(const span *s, void (*head)(obuf *, const span *),
+                         unsigned long long *replaced) {
   char *text = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);
@@ -101,6 +103,7 @@ static char *render_head(const span *s, void (*head)(obuf *, const span *)) {
   if (b != NULL) {
     head(b, s);
     obuf_flush(b);
+    *replaced = b->replaced;
     obuf_free(b);
   }
   if (mem != NULL)
@@ -137,7 +140,7 @@ obuf *otlp_groups_buf(otlp_groups *g, const span *s, void (*head)(obuf *, const 
   gr->service = dup_or_null(s->service);
   gr->hostname = dup_or_null(s->hostname);
   gr->procname = dup_or_null(s->procname);
-  gr->head = render_head(s, head);
+  gr->head = render_head(s, head, &gr->head_replaced);
   cookie_io_functions_t io = {.write = spill_write};
   gr->file = gr->head ? fopencookie(gr, "w", io) : NULL;
   if (gr->file != NULL)
@@ -190,6 +193,8 @@ int otlp_groups_finish(otlp_groups *g, obuf *out, const char *tail, bool *any) {
     ob_puts(out, *any ? ",\n" : "\n");
     *any = true;
     ob_puts(out, gr->head);
+    /* the replacements the summary counts happened in the group's buffers */
+    out->replaced += gr->head_replaced + gr->buf->replaced;
     rc = copy_back(g, gr, out, block);
     ob_puts(out, tail);
   }
