@@ -11,7 +11,12 @@ packages=(
   systemtap-sdt-dev python3 valgrind chromium
   faketime iproute2  # simulated hosts (scripts/hosts.sh)
   libnng-dev libzmq3-dev  # bench/transport comparison only
+  libcurl4-openssl-dev zlib1g-dev  # hoptrace export --to: HTTP(S), gzip
+  nodejs  # tests/ship/receiver: decodes with OpenTelemetry's own definitions
 )
+# npm: Debian's package, unless the nodejs installed (e.g. NodeSource's,
+# which conflicts with it) already brings its own
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -105,6 +105,47 @@ def check_otlp(path, expect):
         fail("otlp: %d spans, want %d" % (n, len(expect)))
 
 
+OTLP_RESOURCE_KEYS = {"service.name", "service.instance.id", "host.name", "process.pid",
+                      "telemetry.sdk.name", "telemetry.sdk.language", "telemetry.sdk.version"}
+
+
+def otlp_attrs(attrs):
+    return {a["key"]: next(iter(a["value"].values())) for a in attrs}
+
+
+def check_otlp_conventions(path):
+    """Current semantic conventions: one ResourceSpans per resource, the
+    resource keys, RPC attributes, status UNSET on success / ERROR with a
+    message and error.type on failure, no deprecated net.peer.name."""
+    doc = json.load(open(path))
+    seen = set()
+    for rs in doc["resourceSpans"]:
+        res = otlp_attrs(rs["resource"]["attributes"])
+        if not OTLP_RESOURCE_KEYS <= set(res):
+            fail("otlp: resource lacks %r" % (OTLP_RESOURCE_KEYS - set(res)))
+        ident = tuple(sorted(res.items()))
+        if ident in seen:
+            fail("otlp: resource %r in two ResourceSpans" % res["service.instance.id"])
+        seen.add(ident)
+        for ss in rs["scopeSpans"]:
+            for s in ss["spans"]:
+                a = otlp_attrs(s["attributes"])
+                if "net.peer.name" in a:
+                    fail("otlp: deprecated net.peer.name")
+                if s["kind"] in (2, 3) and (a.get("rpc.system") != "hoptrace" or
+                                            a.get("rpc.method") != s["name"]):
+                    fail("otlp: RPC span without rpc.system/rpc.method: %r" % a)
+                if s["kind"] == 3 and "network.peer.address" in a and \
+                        not {"server.address", "server.port", "network.peer.port"} <= set(a):
+                    fail("otlp: client span without server.address/port: %r" % a)
+                code = s["status"].get("code", 0)
+                if code == 1:
+                    fail("otlp: status OK set (UNSET on success)")
+                if (code == 2) != ("error.type" in a) or (code == 2 and not s["status"].get("message")):
+                    fail("otlp: failure without ERROR, message and error.type: %r" % s)
+    return len(seen)
+
+
 def check_chrome(path, expect):
     doc = json.load(open(path))
     events = doc["traceEvents"]
@@ -216,6 +257,7 @@ def main():
     traces = {t for t, _ in expect}
     n, foreign = check_zipkin(zipkin, expect)
     check_otlp(otlp, expect)
+    check_otlp_conventions(otlp)
     check_chrome(chrome, expect)
     times = otlp_times(otlp)
     instants = check_chrome_exact(chrome, times)

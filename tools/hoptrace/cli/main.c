@@ -32,6 +32,7 @@
 #include "cli/pipeline.h"
 #include "cli/record.h"
 #include "read/stream_split.h"
+#include "ship/ship.h"
 
 
 static void usage(FILE *out) {
@@ -57,6 +58,9 @@ static void usage(FILE *out) {
         "  --warmup SECONDS    live: traces wait at least this long for the first clock fit,\n"
         "                      until it aligns every host seen or 4x as long (default 5)\n"
         "  -q, --quiet         no summary on stderr\n"
+        "  --to URL|env        export: push the spans (OTLP/HTTP; `env`: OTEL_EXPORTER_OTLP_*)\n"
+        "  --to-format otlp|otlp-json|zipkin  what --to sends (default otlp: protobuf)\n"
+        "  --allow-drops       --to: exit 0 even when spans were not delivered\n"
         "INPUT: directories holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION URLs\n",
         out);
 }
@@ -290,7 +294,10 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"decoders", required_argument, NULL, 'D'}, {"quiet", no_argument, NULL, 'q'},
       {"align", required_argument, NULL, 'A'}, {"align-reference", required_argument, NULL, 'R'},
       {"warmup", required_argument, NULL, 'W'},
+      {"to", required_argument, NULL, 'U'}, {"to-format", required_argument, NULL, 'P'},
+      {"allow-drops", no_argument, NULL, 'Y'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+  ship_options push = {0};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:qh", longopts, NULL)) != -1) {
@@ -342,10 +349,22 @@ static int run_reader(int argc, char **argv, const char *command) {
       break;
     }
     case 'q': o.quiet = true; break;
+    case 'U': push.to = optarg; break;
+    case 'P': push.format = optarg; break;
+    case 'Y': push.allow_drops = true; break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
   }
+  if ((push.to || push.format || push.allow_drops) &&
+      (strcmp(command, "export") != 0 || o.format || path || !push.to)) {
+    fprintf(stderr, "hoptrace: --to URL belongs to export, without --format and -o "
+                    "(--to-format and --allow-drops go with it)\n");
+    return 2;
+  }
+  push.quiet = o.quiet;
+  if (push.to && (o.format = ship_output(&push)) == NULL)
+    return 2;
   if (o.format == NULL) {
     fprintf(stderr, "hoptrace export: --format zipkin|otlp|chrome is required\n");
     return 2;
@@ -398,6 +417,8 @@ static int run_reader(int argc, char **argv, const char *command) {
   if (!o.follow)
     setvbuf(o.out, NULL, _IOFBF, (size_t)1 << 18);
   rc = pipeline_run(&o);
+  if (push.to)
+    rc = ship_exit_status(rc);
   if (path != NULL)
     rc = target_close(&t, rc);
   if (rc == 0 && path != NULL && !o.quiet)

@@ -311,7 +311,8 @@ static int run_pipeline(const pipeline_options *opts) {
   if (failed || interrupted)
     return 1;
   r.align_live = r.align != NULL && opts->follow;
-  output_info info = {.align = r.align, .n_hosts = hosts, .stall_ns = host_stall_ns(opts)};
+  output_info info = {.align = r.align, .n_hosts = hosts, .stall_ns = host_stall_ns(opts),
+                      .follow = opts->follow};
   /* decoder processes next: they fork, before any thread starts */
   bt_source *source = bt_source_open(opts->inputs, opts->n_inputs, opts->decoders);
   r.hosts = host_health_new();

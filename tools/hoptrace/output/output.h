@@ -3,6 +3,7 @@
 #ifndef HT_TOOL_OUTPUT_H
 #define HT_TOOL_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "assemble/assemble.h"
@@ -19,6 +20,7 @@ typedef struct output_info {
   int n_hosts;              /* distinct hosts in the input (0: unknown) */
   const host_health *hosts; /* per host: events, losses, missing spans */
   int64_t stall_ns;         /* a host quiet this long before the end stalled */
+  bool follow;              /* live: the output is read while it grows */
 } output_info;
 
 typedef struct output_format {

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# `hoptrace export --to`: a real LTTng session of trace_workload pushed to
+# a Node.js receiver on loopback that decodes with OpenTelemetry's own
+# protobuf definitions (receiver/, installed here with `npm ci` from the
+# committed lock file). Every span the tool read must arrive exactly once,
+# equal to `hoptrace export --format otlp` of the same input
+# (compare_push.py): protobuf and gzip by default, OTLP/JSON through the
+# OTEL_EXPORTER_OTLP_* environment, Zipkin; then the failures: a 400
+# (batch dropped, the server's message shown, exit 2 unless
+# --allow-drops), a partial success (rejected spans counted), nobody
+# listening (every span dropped, counted).
+# usage: ship_push.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
+set -euo pipefail
+trap 'echo "ship_push: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
+rm -rf "$work" && mkdir -p "$work/receiver"
+export HT_LTTNG_PROVIDER=$provider
+tool=("$hoptrace")
+[[ -n ${HT_TEST_WRAPPER:-} ]] && { read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace"); }
+
+command -v node >/dev/null && command -v npm >/dev/null ||
+  { echo "node and npm are needed (scripts/install-deps.sh installs them)" >&2; exit 1; }
+cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/receiver.js" \
+  "$work/receiver/"
+(cd "$work/receiver" && timeout 300 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+
+# 150 traces of 6 spans: 900 spans, two batches (512 + 388)
+timeout 120 "$hoptrace" record -o "$work/trace" --filter '$ctx.procname == "trace_workload"' -- \
+  "$workload" --traces 150 --fanout 2 --expect "$work/expect.txt" 2> "$work/record.log"
+grep -q " 0 discarded by LTTng" "$work/record.log"
+timeout 120 "${tool[@]}" export --format otlp -q -o "$work/file.json" "$work/trace"
+spans=$(wc -l < "$work/expect.txt")
+[[ $spans -eq 900 ]] || { echo "workload recorded $spans spans, want 900" >&2; exit 1; }
+
+pid=
+start_receiver() { # name, receiver arguments...
+  local name=$1; shift
+  rm -f "$work/$name.port"
+  node "$work/receiver/receiver.js" --port-file "$work/$name.port" --out "$work/$name.jsonl" \
+    "$@" 2> "$work/$name.receiver.log" &
+  pid=$!
+  for _ in $(seq 300); do [[ -s $work/$name.port ]] && break; sleep 0.1; done
+  [[ -s $work/$name.port ]] || { cat "$work/$name.receiver.log" >&2; exit 1; }
+  port=$(cat "$work/$name.port")
+}
+stop_receiver() { kill "$pid"; wait "$pid" || true; pid=; }
+trap '[[ -n $pid ]] && kill $pid' EXIT
+
+# summary: "N spans read, N sent, N accepted, N rejected, N dropped" (sent:
+# a server answered)
+expect_summary() { # log, read, accepted, rejected, dropped
+  grep -q "pushed to .*: $2 spans read, $2 sent, $3 accepted, $4 rejected, $5 dropped" "$1" ||
+    { echo "summary wrong, want $2 read, $3 accepted, $4 rejected, $5 dropped:" >&2; cat "$1" >&2;
+      exit 1; }
+}
+
+# protobuf, gzip, an explicit URL without path (/v1/traces added)
+start_receiver proto
+OTEL_EXPORTER_OTLP_HEADERS='x-test=a%20b,other=1' \
+  timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/proto.log"
+stop_receiver
+expect_summary "$work/proto.log" 900 900 0 0
+grep -q ", 2 batches" "$work/proto.log"
+python3 "$src/compare_push.py" "$work/file.json" "$work/proto.jsonl" protobuf
+# the header from the environment, its value percent-decoded
+[[ $(grep -c '"header":"a b"' "$work/proto.jsonl") -eq 900 ]]
+
+# OTLP/JSON, uncompressed, the endpoint from the environment
+start_receiver json
+OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$port/" OTEL_EXPORTER_OTLP_COMPRESSION=none \
+  timeout 120 "${tool[@]}" export --to env --to-format otlp-json "$work/trace" 2> "$work/json.log"
+stop_receiver
+expect_summary "$work/json.log" 900 900 0 0
+python3 "$src/compare_push.py" "$work/file.json" "$work/json.jsonl" json
+
+# Zipkin v2: every span once
+start_receiver zipkin
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --to-format zipkin "$work/trace" \
+  2> "$work/zipkin.log"
+stop_receiver
+expect_summary "$work/zipkin.log" 900 900 0 0
+[[ $(cut -d, -f2,3 "$work/zipkin.jsonl" | sort -u | wc -l) -eq 900 ]]
+
+# 400 on the first batch: dropped, the server's words shown, exit 2
+start_receiver bad --fail-first 1:400
+rc=0
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/bad.log" ||
+  rc=$?
+stop_receiver
+[[ $rc -eq 2 ]] || { echo "400: exit $rc, want 2" >&2; exit 1; }
+expect_summary "$work/bad.log" 900 388 0 512
+grep -q "batch of 512 spans dropped: HTTP 400: test receiver refuses this batch" "$work/bad.log"
+grep -q "512 spans not delivered" "$work/bad.log"
+[[ $(wc -l < "$work/bad.jsonl") -eq 388 ]]
+start_receiver allow --fail-first 1:400
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops -q "$work/trace" \
+  2> "$work/allow.log"
+stop_receiver
+expect_summary "$work/allow.log" 900 388 0 512
+
+# 503: retryable, but no retries yet: dropped and counted as such
+start_receiver busy --fail-first 1:503
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops "$work/trace" \
+  2> "$work/busy.log"
+stop_receiver
+expect_summary "$work/busy.log" 900 388 0 512
+grep -q "512 dropped (0 refused by HTTP status, 512 retryable status" "$work/busy.log"
+
+# partial success: 5 rejected per batch, counted
+start_receiver partial --reject 5
+rc=0
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/partial.log" ||
+  rc=$?
+stop_receiver
+[[ $rc -eq 2 ]]
+expect_summary "$work/partial.log" 900 890 10 0
+grep -q "partly rejected (5): test rejects" "$work/partial.log"
+
+# nobody listening (the last receiver's port, now closed): all dropped
+rc=0
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/down.log" ||
+  rc=$?
+[[ $rc -eq 2 ]]
+grep -q "900 spans read, 0 sent, 0 accepted, 0 rejected, 900 dropped (0 refused by HTTP status, 0 retryable status, 900 connection" "$work/down.log"
+
+# the OTLP file without a spill directory: still every span, said so
+TMPDIR=$work/no-such-dir "$hoptrace" export --format otlp -q -o "$work/nospill.json" "$work/trace" \
+  2> "$work/nospill.log"
+grep -q "no spill file" "$work/nospill.log"
+python3 "$src/compare_push.py" "$work/file.json" "$work/nospill.json" file
+
+# misuse: refused by name, nothing sent
+for bad in "--to ftp://127.0.0.1/x" "--to http://127.0.0.1:1 --format otlp" \
+            "--to http://127.0.0.1:1 --to-format yaml" "--to-format zipkin"; do
+  # shellcheck disable=SC2086
+  if "$hoptrace" export $bad "$work/trace" 2> "$work/misuse.log"; then
+    echo "export $bad succeeded" >&2; exit 1
+  fi
+  grep -q -- "--to" "$work/misuse.log"
+done
+echo "ship push test passed"

@@ -1,0 +1,172 @@
+/* ship_config_load (config.h): the OpenTelemetry exporter variables,
+ * the signal-specific one first. */
+#include "ship/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *otel_env(const char *what) {
+  char name[96];
+  snprintf(name, sizeof(name), "OTEL_EXPORTER_OTLP_TRACES_%s", what);
+  const char *v = getenv(name);
+  if (v != NULL && v[0] != '\0')
+    return v;
+  snprintf(name, sizeof(name), "OTEL_EXPORTER_OTLP_%s", what);
+  v = getenv(name);
+  return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* http(s)://HOST[:PORT][/PATH]: the path's start, or NULL if no URL. */
+static const char *url_path(const char *url) {
+  const char *rest = strncmp(url, "http://", 7) == 0    ? url + 7
+                     : strncmp(url, "https://", 8) == 0 ? url + 8
+                                                        : NULL;
+  if (rest == NULL || rest[0] == '\0' || rest[0] == '/')
+    return NULL;
+  for (const char *p = rest; *p; p++)
+    if ((unsigned char)*p <= ' ' || *p == 0x7f)
+      return NULL;
+  const char *slash = strchr(rest, '/');
+  return slash ? slash : rest + strlen(rest);
+}
+
+static int set_url(ship_config *c, const char *base, const char *add, char *err, size_t cap) {
+  const char *path = url_path(base);
+  if (path == NULL) {
+    snprintf(err, cap, "'%s' is not an http:// or https:// URL", base);
+    return -1;
+  }
+  size_t n = strlen(base);
+  while (add && n > 0 && base[n - 1] == '/') /* base/ + /v1/traces */
+    n--;
+  if ((size_t)snprintf(c->url, sizeof(c->url), "%.*s%s", (int)n, base, add ? add : "") >=
+      sizeof(c->url)) {
+    snprintf(err, cap, "URL too long");
+    return -1;
+  }
+  return 0;
+}
+
+static int hexval(int ch) {
+  return isdigit(ch) ? ch - '0' : isxdigit(ch) ? tolower(ch) - 'a' + 10 : -1;
+}
+
+/* "k=v,k2=v2" (values percent-encoded, W3C baggage style) -> headers. */
+static int parse_headers(ship_config *c, const char *text, char *err, size_t cap) {
+  const char *p = text;
+  while (*p) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    const char *eq = memchr(p, '=', len);
+    while (len && isspace((unsigned char)*p))
+      p++, len--;
+    if (len == 0) {
+      p += end ? 1 : 0;
+      continue;
+    }
+    if (eq == NULL || eq == p || c->n_headers == SHIP_MAX_HEADERS) {
+      snprintf(err, cap, "OTEL_EXPORTER_OTLP_HEADERS: want key=value,... (at most %d)",
+               SHIP_MAX_HEADERS);
+      return -1;
+    }
+    char *h = malloc(len + 3);
+    if (h == NULL) {
+      snprintf(err, cap, "out of memory");
+      return -1;
+    }
+    size_t n = 0;
+    for (const char *k = p; k < eq; k++) {
+      if (isspace((unsigned char)*k))
+        continue;
+      if (!isalnum((unsigned char)*k) && !strchr("!#$%&'*+-.^_`|~", *k)) {
+        free(h);
+        snprintf(err, cap, "OTEL_EXPORTER_OTLP_HEADERS: bad header name");
+        return -1;
+      }
+      h[n++] = *k;
+    }
+    h[n++] = ':';
+    h[n++] = ' ';
+    for (const char *v = eq + 1; v < p + len; v++) {
+      int ch = (unsigned char)*v;
+      if (ch == '%' && v + 2 < p + len && hexval(v[1]) >= 0 && hexval(v[2]) >= 0) {
+        ch = hexval(v[1]) * 16 + hexval(v[2]);
+        v += 2;
+      }
+      if (ch < ' ' || ch == 0x7f) { /* no header injection */
+        free(h);
+        snprintf(err, cap, "OTEL_EXPORTER_OTLP_HEADERS: control character in a value");
+        return -1;
+      }
+      h[n++] = (char)ch;
+    }
+    h[n] = '\0';
+    c->headers[c->n_headers++] = h;
+    p += len + (end ? 1 : 0);
+  }
+  return 0;
+}
+
+int ship_config_load(ship_config *c, const char *to, const char *format, char *err,
+                     size_t cap) {
+  memset(c, 0, sizeof(*c));
+  if (strcmp(format, "otlp") == 0)
+    c->format = SHIP_OTLP_PROTO;
+  else if (strcmp(format, "otlp-json") == 0)
+    c->format = SHIP_OTLP_JSON;
+  else if (strcmp(format, "zipkin") == 0)
+    c->format = SHIP_ZIPKIN;
+  else {
+    snprintf(err, cap, "--to-format otlp|otlp-json|zipkin, not '%s'", format);
+    return -1;
+  }
+  const char *path = c->format == SHIP_ZIPKIN ? "/api/v2/spans" : "/v1/traces";
+  int rc;
+  if (strcmp(to, "env") == 0) {
+    const char *traces = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+    const char *base = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
+    if (traces && traces[0])
+      rc = set_url(c, traces, NULL, err, cap);
+    else
+      rc = set_url(c, base && base[0] ? base : "http://localhost:4318", path, err, cap);
+  } else {
+    const char *p = url_path(to);
+    rc = set_url(c, to, p && (p[0] == '\0' || strcmp(p, "/") == 0) ? path : NULL, err, cap);
+  }
+  const char *v;
+  if (rc == 0 && (v = otel_env("HEADERS")) != NULL)
+    rc = parse_headers(c, v, err, cap);
+  c->timeout_ms = 10000;
+  if (rc == 0 && (v = otel_env("TIMEOUT")) != NULL) {
+    char *end;
+    errno = 0;
+    long ms = strtol(v, &end, 10);
+    if (!isdigit((unsigned char)v[0]) || *end || errno || ms < 1 || ms > 3600000) {
+      snprintf(err, cap, "OTEL_EXPORTER_OTLP_TIMEOUT: milliseconds from 1 to 3600000");
+      rc = -1;
+    }
+    c->timeout_ms = ms;
+  }
+  c->gzip = true;
+  if (rc == 0 && (v = otel_env("COMPRESSION")) != NULL) {
+    if (strcmp(v, "gzip") != 0 && strcmp(v, "none") != 0) {
+      snprintf(err, cap, "OTEL_EXPORTER_OTLP_COMPRESSION: gzip or none");
+      rc = -1;
+    }
+    c->gzip = strcmp(v, "gzip") == 0;
+  }
+  if (rc == 0 && (v = otel_env("CERTIFICATE")) != NULL)
+    snprintf(c->ca_file, sizeof(c->ca_file), "%s", v);
+  if (rc != 0)
+    ship_config_free(c);
+  return rc;
+}
+
+void ship_config_free(ship_config *c) {
+  for (int i = 0; i < c->n_headers; i++)
+    free(c->headers[i]);
+  c->n_headers = 0;
+}
