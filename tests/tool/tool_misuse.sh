@@ -112,7 +112,9 @@ echo "atomic: modes kept, symlinks followed, concurrent writers give one whole f
 
 ## 1: interrupted runs
 traces=100000
-timeout 300 "$hoptrace" record -o "$work/big" --filter '$ctx.procname == "trace_workload"' -- \
+# 64 MiB of ring buffer a CPU: the whole recording fits even when a busy
+# machine keeps the consumer daemon from draining it (0 discards needed)
+timeout 300 "$hoptrace" record -o "$work/big" --subbuf-size 8M --num-subbuf 8 --filter '$ctx.procname == "trace_workload"' -- \
   "$workload" --traces $traces --fanout 2 2> "$work/record.log"
 grep -q " 0 discarded by LTTng" "$work/record.log" || { cat "$work/record.log"; fail "discards"; }
 # run COMMAND... in the background, signal it after 0.2 s; $status its exit
