@@ -75,8 +75,11 @@ static ht_ctl_conn *slot_for_new(ht_control *ctl) {
 
 static void accept_one(ht_control *ctl, uint64_t now) {
   int fd = accept4(ctl->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-  if (fd < 0)
+  if (fd < 0) {
+    if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+      usleep(100000); /* the listener stays readable: do not spin */
     return;
+  }
   if (!peer_allowed(fd)) {
     ht_ctl_conn_send(fd, "error EPERM not the owner of this process");
     close(fd);
