@@ -6,7 +6,8 @@
 # and leaves none running (issue 17): run as another user (nobody, when
 # root) with a LTTNG_HOME of its own, so the shared daemon is untouched,
 #  - with a process named lttng-sessiond that does not listen (a renamed
-#    sleep): record starts its own, records, and stops exactly it;
+#    sleep): record starts its own, records, and stops exactly it, also
+#    when record itself gets SIGTERM while the command runs;
 #  - with a real lttng-sessiond stopped by SIGSTOP: record fails (exit 2)
 #    within its bounds, saying why, and starts nothing.
 # usage: tool_record.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
@@ -97,8 +98,24 @@ ours=$(sed -n 's/^hoptrace: started lttng-sessiond (pid \([0-9]*\))$/\1/p' "$wor
   { echo "record did not start and stop a session daemon of its own" >&2; exit 1; }
 left=$(mine lttng-sessiond; mine lttng-consumerd)
 [[ $left == "$fake" ]] || { echo "left running after record: $left (fake $fake)" >&2; exit 1; }
-kill "$fake"; wait "$fake" 2>/dev/null || true
 echo "a same-user lttng-sessiond that does not listen: record started its own and stopped it"
+# SIGTERM to record while the command runs: the command gets it, and the
+# daemon record started is stopped all the same
+"${as[@]}" env LTTNG_HOME="$home" HOME="$home" "$hoptrace" record -o "$home/trace3" -- \
+  sh -c "touch '$home/running'; exec sleep 60" 2> "$work/term.log" &
+rec=$!
+for ((t = 0; t < 300; t++)); do [[ -f $home/running ]] && break; sleep 0.1; done
+[[ -f $home/running ]] || { cat "$work/term.log" >&2; echo "the recorded command did not start" >&2; exit 1; }
+kill -TERM "$rec"
+rc=0
+wait "$rec" || rc=$?
+cat "$work/term.log"
+[[ $rc == 143 ]] || { echo "record after SIGTERM: exit $rc, want 143" >&2; exit 1; }
+grep -q "^hoptrace: stopped lttng-sessiond" "$work/term.log" || { echo "its daemon not stopped" >&2; exit 1; }
+left=$(mine lttng-sessiond; mine lttng-consumerd)
+[[ $left == "$fake" ]] || { echo "left running after SIGTERM: $left (fake $fake)" >&2; exit 1; }
+kill "$fake"; wait "$fake" 2>/dev/null || true
+echo "SIGTERM to record: the command ended, the daemon record started stopped"
 
 as_user lttng-sessiond --daemonize
 stopped=$(mine lttng-sessiond)

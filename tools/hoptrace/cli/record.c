@@ -58,10 +58,15 @@ typedef struct record_options {
   int force; /* record into a non-empty -o DIR */
 } record_options;
 
-static pid_t command_pid;
+/* SIGINT/SIGTERM go to the recorded command; before it runs they end
+ * the recording early, still stopping the daemons started for it. */
+static volatile pid_t command_pid;
+static volatile sig_atomic_t interrupted;
 static void forward_signal(int sig) {
   if (command_pid > 0)
     kill(command_pid, sig);
+  else
+    interrupted = 128 + sig;
 }
 
 /* Bounds: a daemon that is stopped (SIGSTOP) accepts connections and
@@ -271,6 +276,9 @@ int record_main(int argc, char **argv) {
   char *relayd_argv[] = {"lttng-relayd", "--daemonize", NULL};
   pid_t sessiond = 0, relayd = 0;
   int status = 2;
+  struct sigaction sa = {.sa_handler = forward_signal};
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
   if (ensure_sessiond(&sessiond) != 0) {
     fprintf(stderr, "hoptrace: no LTTng session daemon\n");
     goto out;
@@ -281,13 +289,15 @@ int record_main(int argc, char **argv) {
     fprintf(stderr, "hoptrace: cannot start lttng-relayd\n");
     goto out;
   }
-  if (setup_session(name, &o, absolute) != 0) {
-    lttng("destroy", name, NULL, NULL, NULL, NULL);
+  if (interrupted) {
+    status = interrupted;
     goto out;
   }
-  struct sigaction sa = {.sa_handler = forward_signal};
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  if (setup_session(name, &o, absolute) != 0 || interrupted) {
+    lttng("destroy", name, NULL, NULL, NULL, NULL);
+    status = interrupted ? interrupted : 2;
+    goto out;
+  }
   command_pid = spawn_child(o.command);
   status = command_pid > 0 ? spawn_wait(command_pid) : 127;
   command_pid = 0;
