@@ -6,13 +6,13 @@
  * lttng-sessiond that does not answer is never taken for a daemon. Every
  * lttng command runs with --no-sessiond (the CLI never spawns a daemon
  * nobody would stop) and within SPAWN_HELPER_MS. For a live session to
- * this host it starts lttng-relayd when absent. It creates a session with a user-space channel
- * sized for high event rates (default 8 sub-buffers of 2 MiB per CPU,
- * per-user buffers), enables hoptrace:* without contexts (the events
- * carry their process and thread; the process name is written once per
- * process: a `process` event), runs
- * COMMAND, then stops and destroys the session and stops
- * only the daemons it started. Prints the trace path and how many events
+ * this host it starts lttng-relayd when absent. It creates a session
+ * with a user-space channel sized for high event rates (default 8
+ * sub-buffers of 2 MiB per CPU, per-user buffers), enables hoptrace:*
+ * without contexts (the events carry their process and thread; the
+ * process name is written once per process: a `process` event), runs
+ * COMMAND, then stops and destroys the session and stops only the
+ * daemons it started. Prints the trace path and how many events
  * LTTng discarded. Exits with COMMAND's status. A non-empty -o DIR is
  * refused (exit 2) unless --force: LTTng would overwrite its trace. */
 #include "cli/record.h"
