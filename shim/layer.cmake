@@ -15,7 +15,9 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_messenger.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_stats.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_cmd.c
+  ${CMAKE_CURRENT_LIST_DIR}/control/control_conn.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_env.c
+  ${CMAKE_CURRENT_LIST_DIR}/control/control_reader.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_socket.c
   ${CMAKE_CURRENT_LIST_DIR}/recording/intern.c
   ${CMAKE_CURRENT_LIST_DIR}/recording/join_kvs.c

@@ -34,6 +34,10 @@
 # this cluster's processes by procname (default DIR/sim-osd, DIR/sim-client).
 #
 # --ctl gives every OSD a control socket, $work/ctl/osd.N.sock.
+# --ratio-schedule with a traced messenger and --hoptrace goes through
+# those sockets (`hoptrace ctl --timeout 2`); a change that a process did
+# not take is named on stderr (WORK/logs/ctl.log says why) and fails the
+# run, unless processes were killed on purpose (--kill-osd, --restart-osds).
 # HT_TEST_WRAPPER="valgrind ..." starts every OSD and client under that
 # command (scripts/valgrind.sh); then OSDs get 60 s to be ready, not 10.
 #
@@ -103,7 +107,7 @@ rm -f "$work"/logs/* "$work"/ready.* "$work"/ctl/*.sock 2>/dev/null || true
 : > "$work/faults.log"
 : > "$work/killed.pids"
 
-pids=() names=() cpids=()
+pids=() names=() cpids=() sched_pid=""
 cleanup() {
   # clients run under timeout, which passes TERM on to them
   for p in "${cpids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -214,11 +218,23 @@ if [[ $use_ctl == 1 ]]; then
       at=${step%%:*} r=${step#*:}
       due_ms=$(awk -v s="$start_ms" -v a="$at" 'BEGIN { printf "%.0f", s + a * 1000 }')
       while (( $(date +%s%3N) < due_ms )); do sleep 0.02; done
-      for s in "$work"/ctl/*.sock; do "$hoptrace" ctl "$s" set "ratio=$r" >/dev/null 2>&1 || true; done
-      echo "cluster: t=${at}s sampling ratio -> $r (hoptrace ctl, every process)" >&2
+      failed=()
+      for s in "$work"/ctl/*.sock; do
+        # bounded (ctl's --timeout); a failure is reported, never hidden
+        "$hoptrace" ctl --timeout 2 "$s" set "ratio=$r" >/dev/null 2>> "$work/logs/ctl.log" ||
+          failed+=("$(basename "$s" .sock)")
+      done
+      if (( ${#failed[@]} > 0 )); then
+        echo "cluster: t=${at}s sampling ratio -> $r FAILED for ${failed[*]} (see $work/logs/ctl.log)" >&2
+        sched_failed=1
+      else
+        echo "cluster: t=${at}s sampling ratio -> $r (hoptrace ctl, every process)" >&2
+      fi
     done
+    exit "${sched_failed:-0}"
   ) &
-  pids+=($!) names+=("ratio-schedule")
+  sched_pid=$!
+  pids+=("$sched_pid") names+=("ratio-schedule")
 fi
 
 # --- OSD kills and restarts while the clients run (round-robin, one down at a time)
@@ -278,6 +294,17 @@ for ((c = 0; c < clients; c++)); do
   fi
   cat "$work/logs/client.$c.log" >&2
 done
+
+# the schedule's changes reached every process, unless processes were
+# down on purpose (a killed OSD's socket refuses them; that is logged)
+if [[ -n $sched_pid ]]; then
+  rc=0
+  wait "$sched_pid" || rc=$?
+  if [[ $rc != 0 && -z $kill_spec && -z $restart_spec ]]; then
+    echo "cluster: a scheduled ratio change failed (exit status $rc)" >&2
+    status=1
+  fi
+fi
 
 # --- stop the OSDs (graceful), check each stopped cleanly
 for ((i = 0; i < osds; i++)); do kill -TERM "${pids[$i]}" 2>/dev/null || true; done

@@ -2,7 +2,7 @@
 # The launcher: a traced object-store cluster you can run, break and read.
 # Starts a local cluster on loopback (4 OSDs, 3 clients by default) under
 # an LTTng session (`hoptrace record`: starts lttng-sessiond only when
-# absent, stops what it started), runs the workload for a bounded time,
+# none answers, stops what it started), runs the workload for a bounded time,
 # raises and lowers the sampling ratio mid-run, stops everything it
 # started, then writes into the output directory:
 #   trace/ (CTF), zipkin.json, otlp.json, chrome-trace.json, report.txt,

@@ -45,7 +45,8 @@ typedef struct ht_trace_context {
  * HT_EBADCONTEXT otherwise, HT_EINVAL for NULL. */
 HT_API int ht_context_validate(const ht_trace_context *ctx);
 
-/* 1 when both contexts have the same ids and flags, else 0. */
+/* 1 when both contexts have the same ids and flags, else 0. NULL equals
+ * only NULL. */
 HT_API int ht_context_equal(const ht_trace_context *a,
                             const ht_trace_context *b);
 
@@ -106,7 +107,8 @@ HT_API int ht_b3_parse(const char *text, size_t len, ht_trace_context *out,
 HT_API int ht_b3_format(const ht_trace_context *ctx, ht_b3_sampling sampling,
                         char *buf, size_t cap, size_t *len);
 
-/* The sampling state a context's flags say: DEBUG, ACCEPT or DENY. */
+/* The sampling state a context's flags say: DEBUG, ACCEPT or DENY;
+ * ABSENT for NULL (no context, no decision). */
 HT_API ht_b3_sampling ht_b3_sampling_of(const ht_trace_context *ctx);
 
 #ifdef __cplusplus

@@ -22,7 +22,11 @@
  *   help                       the command list
  *   quit                       close the connection
  * A change is all or nothing: on any error nothing is applied.
- * `hoptrace ctl SOCKET COMMAND...` is the command-line client.
+ * Several clients are served at once (an idle one delays nobody); a
+ * command whose client has already hung up is not run, so a client that
+ * gave up on its answer does not see its command applied later.
+ * `hoptrace ctl [--timeout SECONDS] SOCKET COMMAND...` is the
+ * command-line client (one bounded deadline for connect and answer).
  */
 #ifndef HOPTRACE_CONTROL_H
 #define HOPTRACE_CONTROL_H
@@ -45,7 +49,7 @@ typedef struct ht_control ht_control;
  * long for a Unix socket), HT_EEXIST, HT_EIO, HT_ENOMEM. */
 HT_API int ht_control_open(const char *path, ht_control **out);
 
-/* Stops serving (a connected client is disconnected), removes the socket
+/* Stops serving (connected clients are disconnected), removes the socket
  * file and frees c. NULL is fine. Not from the control thread. */
 HT_API void ht_control_close(ht_control *c);
 

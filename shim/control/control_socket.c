@@ -1,26 +1,34 @@
 /* The control socket: a local Unix stream socket, owner-only (0600 and a
  * peer-credential check on every connection), served by one thread that
- * reads lines and answers each with ht_control_execute.
+ * polls up to MAX_CONNS connections at once and answers each line with
+ * ht_control_execute (control_conn.c). An idle or slow client holds only
+ * its own slot: it never delays another client's command.
  * Must never: listen on anything but a Unix socket, let another user in,
- * allocate per byte received, or block close for longer than one poll. */
+ * allocate per byte received, block on one client, or block close for
+ * longer than one poll. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hoptrace/control.h"
 #include "hoptrace/error.h"
+#include "control/control_conn.h"
 
 #define IDLE_MS 10000 /* a silent client is dropped after this */
-#define SEND_TIMEOUT_S 2
+/* Connections served at once; one more evicts the longest idle, so a
+ * client that connects is always served. */
+#define MAX_CONNS 8
 
 struct ht_control {
   struct sockaddr_un addr;
@@ -28,36 +36,13 @@ struct ht_control {
   int lfd;
   int wake[2]; /* close writes here; the thread polls wake[0] */
   pthread_t thread;
+  ht_ctl_conn conns[MAX_CONNS];
 };
 
-/* 1 when fd is ready to read, 0 when woken for close or idle, -1 error. */
-static int wait_readable(ht_control *c, int fd, int timeout_ms) {
-  struct pollfd p[2] = {{fd, POLLIN, 0}, {c->wake[0], POLLIN, 0}};
-  for (;;) {
-    int n = poll(p, 2, timeout_ms);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return -1;
-    if (n == 0 || (p[1].revents & POLLIN))
-      return 0;
-    return 1;
-  }
-}
-
-static void send_line(int fd, const char *text) {
-  size_t len = strlen(text);
-  char buf[HT_CONTROL_REPLY_MIN + 1];
-  memcpy(buf, text, len);
-  buf[len++] = '\n';
-  for (size_t off = 0; off < len;) {
-    ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return; /* the client's problem: stop answering it */
-    off += (size_t)n;
-  }
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* Same user as this process, or root. */
@@ -69,65 +54,91 @@ static bool peer_allowed(int fd) {
   return cred.uid == geteuid() || cred.uid == 0;
 }
 
-/* Runs the lines of one connection; returns when it ends. */
-static void serve(ht_control *c, int fd) {
-  char buf[HT_CONTROL_LINE_MAX + 2];
-  char reply[HT_CONTROL_REPLY_MIN];
-  size_t have = 0;
-  for (;;) {
-    char *nl;
-    while ((nl = memchr(buf, '\n', have)) != NULL) {
-      size_t line_len = (size_t)(nl - buf);
-      int rc = ht_control_execute(buf, line_len, reply, sizeof(reply));
-      send_line(fd, reply);
-      if (rc == 1)
-        return;
-      have -= line_len + 1;
-      memmove(buf, nl + 1, have);
-    }
-    if (have == sizeof(buf)) {
-      send_line(fd, "error EINVAL line too long");
-      return;
-    }
-    if (wait_readable(c, fd, IDLE_MS) != 1)
-      return;
-    ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) { /* EOF: a last line without newline still counts */
-      if (n == 0 && have > 0) {
-        ht_control_execute(buf, have, reply, sizeof(reply));
-        send_line(fd, reply);
-      }
-      return;
-    }
-    have += (size_t)n;
+static void drop(ht_ctl_conn *c) {
+  if (c->fd >= 0)
+    close(c->fd);
+  c->fd = -1;
+}
+
+/* A free slot, else the longest idle connection's (dropped). */
+static ht_ctl_conn *slot_for_new(ht_control *ctl) {
+  ht_ctl_conn *oldest = &ctl->conns[0];
+  for (int i = 0; i < MAX_CONNS; i++) {
+    if (ctl->conns[i].fd < 0)
+      return &ctl->conns[i];
+    if (ctl->conns[i].active_ms < oldest->active_ms)
+      oldest = &ctl->conns[i];
   }
+  drop(oldest);
+  return oldest;
+}
+
+static void accept_one(ht_control *ctl, uint64_t now) {
+  int fd = accept4(ctl->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd < 0) {
+    if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+      usleep(100000); /* the listener stays readable: do not spin */
+    return;
+  }
+  if (!peer_allowed(fd)) {
+    ht_ctl_conn_send(fd, "error EPERM not the owner of this process");
+    close(fd);
+    return;
+  }
+  ht_ctl_conn *c = slot_for_new(ctl);
+  c->fd = fd;
+  c->active_ms = now;
+  ht_ctl_reader_init(&c->reader);
+}
+
+/* Polls the wake pipe, the listener and every connection; 0 when woken
+ * for close. */
+static int serve_once(ht_control *ctl) {
+  struct pollfd p[2 + MAX_CONNS];
+  int idx[MAX_CONNS], n = 2;
+  uint64_t now = now_ms();
+  int timeout = -1;
+  p[0] = (struct pollfd){ctl->wake[0], POLLIN, 0};
+  p[1] = (struct pollfd){ctl->lfd, POLLIN, 0};
+  for (int i = 0; i < MAX_CONNS; i++) {
+    ht_ctl_conn *c = &ctl->conns[i];
+    if (c->fd < 0)
+      continue;
+    if (now - c->active_ms >= IDLE_MS) {
+      drop(c);
+      continue;
+    }
+    int left = (int)(c->active_ms + IDLE_MS - now);
+    timeout = timeout < 0 || left < timeout ? left : timeout;
+    idx[n - 2] = i;
+    p[n++] = (struct pollfd){c->fd, POLLIN, 0};
+  }
+  if (poll(p, (nfds_t)n, timeout) < 0)
+    return errno == EINTR ? 1 : 0;
+  if (p[0].revents != 0)
+    return 0;
+  now = now_ms();
+  for (int k = 2; k < n; k++)
+    if (p[k].revents != 0 && ht_ctl_conn_ready(&ctl->conns[idx[k - 2]], now) != 0)
+      drop(&ctl->conns[idx[k - 2]]);
+  if (p[1].revents & POLLIN)
+    accept_one(ctl, now);
+  return 1;
 }
 
 static void *control_thread(void *arg) {
-  ht_control *c = arg;
+  ht_control *ctl = arg;
   /* The process's signals are for the application's own threads (an
    * application waiting in sigwait must get its SIGTERM), never for this
    * one, whatever mask its creator had. */
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
-  for (;;) {
-    int r = wait_readable(c, c->lfd, -1);
-    if (r != 1)
-      return NULL;
-    int fd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0)
-      continue;
-    struct timeval tv = {SEND_TIMEOUT_S, 0};
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    if (peer_allowed(fd))
-      serve(c, fd);
-    else
-      send_line(fd, "error EPERM not the owner of this process");
-    close(fd);
-  }
+  while (serve_once(ctl))
+    ;
+  for (int i = 0; i < MAX_CONNS; i++)
+    drop(&ctl->conns[i]);
+  return NULL;
 }
 
 /* An existing file at the path: a dead socket is replaced, anything else
@@ -161,7 +172,7 @@ static int bind_socket(ht_control *c) {
   if (bind(c->lfd, (const struct sockaddr *)&c->addr, sizeof(c->addr)) != 0)
     return errno == EADDRINUSE ? HT_EEXIST : HT_EIO;
   if (chmod(c->addr.sun_path, 0600) != 0 || lstat(c->addr.sun_path, &st) != 0 ||
-      listen(c->lfd, 8) != 0) {
+      listen(c->lfd, 16) != 0) {
     unlink(c->addr.sun_path);
     return HT_EIO;
   }
@@ -186,6 +197,8 @@ int ht_control_open(const char *path, ht_control **out) {
   if (c == NULL)
     return HT_ENOMEM;
   c->lfd = c->wake[0] = c->wake[1] = -1;
+  for (int i = 0; i < MAX_CONNS; i++)
+    c->conns[i].fd = -1;
   c->addr.sun_family = AF_UNIX;
   if (strlen(path) >= sizeof(c->addr.sun_path)) {
     release(c);

@@ -81,6 +81,8 @@ int ht_b3_parse(const char *text, size_t len, ht_trace_context *out,
 }
 
 ht_b3_sampling ht_b3_sampling_of(const ht_trace_context *ctx) {
+  if (ctx == NULL)
+    return HT_B3_SAMPLING_ABSENT;
   if (ctx->flags & HT_FLAG_DEBUG)
     return HT_B3_SAMPLING_DEBUG;
   return (ctx->flags & HT_FLAG_SAMPLED) ? HT_B3_SAMPLING_ACCEPT

@@ -100,6 +100,27 @@ CONTROL = {  # first byte picks the reply capacity (0: HT_CONTROL_REPLY_MIN)
 }
 
 
+def conn_step(conn, text, end=False):
+    """fuzz_control_lines.c: text received on connection conn (ends after)."""
+    return bytes([conn | (0x80 if end else 0), len(text)]) + text
+
+
+# fuzz_control_lines.c: first byte = connections - 1, then steps
+CONTROL_LINES = {
+    "interleaved": b"\2" + conn_step(0, b"sam") + conn_step(1, b"status\nhel")
+    + conn_step(2, b"set ratio=0.5") + conn_step(0, b"ple 0.25\n")
+    + conn_step(1, b"p\n", True) + conn_step(2, b"\n", True),
+    "idle_and_busy": b"\7" + b"".join(conn_step(i, b"stat") for i in range(8))
+    + conn_step(3, b"us\nstatus\n" * 10) + conn_step(5, b"us", True),
+    "too_long_on_one": b"\1" + conn_step(0, b"x" * 200) + conn_step(1, b"help\n")
+    + conn_step(0, b"x" * 100) + conn_step(1, b"status\n"),
+    "exact_max_line": b"\0" + conn_step(0, b"set " + b"r" * 200)
+    + conn_step(0, b"s" * 52 + b"\nstatus\n"),
+    "last_line_no_newline": b"\3" + conn_step(3, b"quit\nsample 0.1\nsampler never")
+    + conn_step(2, b"\x00\xff\r\n\n"),
+}
+
+
 # Event kinds of tools/hoptrace/read/event.h, in order.
 START, END, ANNOT, KV_STR, KV_INT, KVS, STATUS, SEND, RECV = range(9)
 # Indexes into fuzz_assemble.c's string table.
@@ -210,6 +231,8 @@ def main():
         write("b3", name, text.encode())
     for name, data in CONTROL.items():
         write("control", name, data)
+    for name, data in CONTROL_LINES.items():
+        write("control_lines", name, data)
     for name, data in ASSEMBLE.items():
         write("assemble", name, data)
     for name, data in EVENT_BLOCK.items():

@@ -1,6 +1,7 @@
 /* The control protocol (ht_control_execute) against bad and good input,
  * and the control socket: permissions, stale and live socket files, a
- * conversation over the socket, long and binary lines. */
+ * conversation over the socket, long and binary lines, several clients at
+ * once. */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -199,6 +200,53 @@ static void test_socket(void **state) {
   rmdir(dir);
 }
 
+/* Several clients at once (issue 17): idle connections, more of them than
+ * are served at once, delay no other client; a command whose client hung
+ * up before it ran is not applied; a half-closed client (no more
+ * commands) still gets its answer. */
+static void test_concurrent_clients(void **state) {
+  (void)state;
+  char d[] = "/tmp/ht-ctl-conc-XXXXXX", p[96], out[4096];
+  assert_non_null(mkdtemp(d));
+  snprintf(p, sizeof(p), "%s/ctl.sock", d);
+  ht_control *c = NULL;
+  assert_int_equal(ht_control_open(p, &c), 0);
+  assert_int_equal(run("sample 0.5"), 0);
+  int idle[12];
+  for (int i = 0; i < 12; i++) {
+    idle[i] = connect_to(p);
+    assert_true(idle[i] >= 0);
+    if (i % 2)
+      assert_int_equal(send(idle[i], "sam", 3, MSG_NOSIGNAL), 3);
+  }
+  int fd = connect_to(p);
+  assert_true(fd >= 0);
+  converse(fd, "sample 0.25\n", 12, out, sizeof(out), 1);
+  assert_memory_equal(out, "ok sampler=ratio", 16);
+  close(fd);
+
+  /* hung up before its line ran: a last line without newline, then gone */
+  fd = connect_to(p);
+  assert_int_equal(send(fd, "sample 0.125", 12, MSG_NOSIGNAL), 12);
+  close(fd);
+  /* half-closed: the same kind of last line is run and answered */
+  fd = connect_to(p);
+  assert_int_equal(send(fd, "status", 6, MSG_NOSIGNAL), 6);
+  assert_int_equal(shutdown(fd, SHUT_WR), 0);
+  ssize_t got = recv(fd, out, sizeof(out) - 1, MSG_WAITALL);
+  assert_true(got > 16);
+  assert_memory_equal(out, "ok sampler=ratio", 16);
+  close(fd);
+  usleep(200000); /* the hung-up one has surely been read by now */
+  ht_sampling_config cfg;
+  ht_sampling_get(&cfg);
+  assert_true(cfg.ratio == 0.25);
+  for (int i = 0; i < 12; i++)
+    close(idle[i]);
+  ht_control_close(c);
+  rmdir(d);
+}
+
 /* Thread ids of this process (at most cap); returns how many. */
 static int task_ids(int *ids, int cap) {
   int n = 0;
@@ -269,6 +317,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input_changes_nothing),
       cmocka_unit_test(test_socket),
       cmocka_unit_test(test_thread_blocks_signals),
+      cmocka_unit_test(test_concurrent_clients),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,32 +1,58 @@
-/* `hoptrace ctl SOCKET COMMAND [ARG...]`: sends the words as one line to
- * a traced process's control socket (a local Unix socket, owner-only) and
- * prints the one-line answer. Exit 0 for "ok ...", 1 for "error ...",
- * 2 when the socket cannot be used.
+/* `hoptrace ctl [--timeout SECONDS] SOCKET COMMAND [ARG...]`: sends the
+ * words as one line to a traced process's control socket (a local Unix
+ * socket, owner-only) and prints the one-line answer. Exit 0 for
+ * "ok ...", 1 for "error ...", 2 when the socket cannot be used or does
+ * not answer in time.
+ * Connecting, sending and the answer share one deadline (default 5 s).
+ * On expiry the connection is closed before ctl reports failure, and the
+ * process runs no command whose client has hung up (control_conn.c): a
+ * command reported as failed is not applied later.
+ * Arguments are printable ASCII only: a newline (or any control byte)
+ * inside an argument would otherwise start a second command.
  * Must never: link libhoptrace (the tool depends on the event schema
  * only), or wait without a bound. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/ctl.h"
 
 #define LINE_MAX_BYTES 256 /* HT_CONTROL_LINE_MAX of the library */
 #define ANSWER_MAX 4096
-#define WAIT_MS 5000
+#define DEFAULT_TIMEOUT_MS 5000
+#define MAX_TIMEOUT_MS 3600000
 
 static int usage(void) {
-  fputs("usage: hoptrace ctl SOCKET COMMAND [ARG...]\n"
+  fputs("usage: hoptrace ctl [--timeout SECONDS] SOCKET COMMAND [ARG...]\n"
         "  status | sample RATIO | sampler KIND [key=value ...] |\n"
         "  set key=value ... | trust-debug on|off [RATE] | help\n",
         stderr);
   return 2;
 }
 
-static int open_socket(const char *path) {
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left before deadline (0 when past). */
+static int left_ms(int64_t deadline) {
+  int64_t left = deadline - now_ms();
+  return left > 0 ? (int)left : 0;
+}
+
+/* A connected non-blocking socket, or -1 (said why). A listener whose
+ * backlog is full makes a Unix connect wait: retried until the deadline. */
+static int open_socket(const char *path, int64_t deadline) {
   struct sockaddr_un a;
   memset(&a, 0, sizeof(a));
   a.sun_family = AF_UNIX;
@@ -35,22 +61,33 @@ static int open_socket(const char *path) {
     return -1;
   }
   memcpy(a.sun_path, path, strlen(path) + 1);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-    fprintf(stderr, "hoptrace ctl: cannot connect to %s: %s\n", path,
-            strerror(errno));
-    if (fd >= 0)
-      close(fd);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    perror("hoptrace ctl: socket");
     return -1;
+  }
+  while (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+    if ((errno != EAGAIN && errno != EINTR) || left_ms(deadline) == 0) {
+      fprintf(stderr, "hoptrace ctl: cannot connect to %s: %s\n", path,
+              errno == EAGAIN ? "not accepting connections in time"
+                              : strerror(errno));
+      close(fd);
+      return -1;
+    }
+    usleep(10000);
   }
   return fd;
 }
 
-/* Joins argv into "w1 w2 ...\n"; -1 when too long. */
+/* Joins argv into "w1 w2 ...\n"; -1 when too long, -2 for a byte that
+ * is not printable ASCII. */
 static int join(int argc, char **argv, char *line, size_t cap) {
   size_t len = 0;
   for (int i = 0; i < argc; i++) {
     size_t n = strlen(argv[i]);
+    for (size_t k = 0; k < n; k++)
+      if (argv[i][k] < 0x20 || argv[i][k] > 0x7e)
+        return -2;
     if (len + n + 2 > cap)
       return -1;
     if (i > 0)
@@ -63,43 +100,95 @@ static int join(int argc, char **argv, char *line, size_t cap) {
   return (int)len;
 }
 
-static int read_answer(int fd, char *buf, size_t cap) {
+static int wait_for(int fd, short events, int64_t deadline) {
+  struct pollfd p = {fd, events, 0};
+  int n;
+  do
+    n = poll(&p, 1, left_ms(deadline));
+  while (n < 0 && errno == EINTR);
+  return n > 0 ? 0 : -1;
+}
+
+static int send_line(int fd, const char *line, size_t len, int64_t deadline) {
+  for (size_t off = 0; off < len;) {
+    if (wait_for(fd, POLLOUT, deadline) != 0)
+      return -1;
+    ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+      continue;
+    if (n <= 0)
+      return -1;
+    off += (size_t)n;
+  }
+  return 0;
+}
+
+/* One answer line (up to cap - 1 bytes) before the deadline. */
+static int read_answer(int fd, char *buf, size_t cap, int64_t deadline) {
   size_t have = 0;
-  while (have + 1 < cap) {
-    struct pollfd p = {fd, POLLIN, 0};
-    if (poll(&p, 1, WAIT_MS) <= 0)
+  while (have + 1 < cap && memchr(buf, '\n', have) == NULL) {
+    if (wait_for(fd, POLLIN, deadline) != 0)
       return -1;
     ssize_t n = recv(fd, buf + have, cap - 1 - have, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+      continue;
     if (n <= 0)
       break;
     have += (size_t)n;
-    if (memchr(buf, '\n', have) != NULL)
-      break;
   }
   buf[have] = '\0';
   return have > 0 ? 0 : -1;
 }
 
+/* "--timeout SECONDS" (decimal, > 0) in ms, or -1. */
+static int parse_timeout(const char *s) {
+  char *end;
+  errno = 0;
+  double sec = strtod(s, &end);
+  if (errno != 0 || end == s || *end != '\0' || !(sec > 0) ||
+      sec * 1000 > MAX_TIMEOUT_MS)
+    return -1;
+  return sec * 1000 < 1 ? 1 : (int)(sec * 1000);
+}
+
 int ctl_main(int argc, char **argv) {
-  if (argc < 3)
+  int timeout_ms = DEFAULT_TIMEOUT_MS;
+  int first = 1;
+  if (argc > 2 && strcmp(argv[1], "--timeout") == 0) {
+    if ((timeout_ms = parse_timeout(argv[2])) < 0) {
+      fprintf(stderr, "hoptrace ctl: --timeout wants seconds, > 0 and at "
+                      "most %d\n", MAX_TIMEOUT_MS / 1000);
+      return 2;
+    }
+    first = 3;
+  }
+  if (argc - first < 2)
     return usage();
+  const char *path = argv[first];
   char line[LINE_MAX_BYTES + 2];
-  int len = join(argc - 2, argv + 2, line, sizeof(line));
+  int len = join(argc - first - 1, argv + first + 1, line, sizeof(line));
+  if (len == -2) {
+    fprintf(stderr, "hoptrace ctl: arguments must be printable ASCII (a "
+                    "newline or control character is refused)\n");
+    return 2;
+  }
   if (len < 0) {
     fprintf(stderr, "hoptrace ctl: command longer than %d bytes\n",
             LINE_MAX_BYTES);
     return 2;
   }
-  int fd = open_socket(argv[1]);
+  int64_t deadline = now_ms() + timeout_ms;
+  int fd = open_socket(path, deadline);
   if (fd < 0)
     return 2;
   char answer[ANSWER_MAX];
-  int rc = send(fd, line, (size_t)len, MSG_NOSIGNAL) == len
-               ? read_answer(fd, answer, sizeof(answer))
+  int rc = send_line(fd, line, (size_t)len, deadline) == 0
+               ? read_answer(fd, answer, sizeof(answer), deadline)
                : -1;
-  close(fd);
+  close(fd); /* before reporting: a command not answered is not run later */
   if (rc != 0) {
-    fprintf(stderr, "hoptrace ctl: no answer from %s\n", argv[1]);
+    fprintf(stderr, "hoptrace ctl: no answer from %s within %.3g s; the "
+                    "command was not applied\n", path, timeout_ms / 1000.0);
     return 2;
   }
   fputs(answer, stdout);

@@ -1,13 +1,18 @@
 /* `hoptrace record [-o DIR [--force]] [--live URL] -- COMMAND...`
  *
- * Starts lttng-sessiond (and, for a live session to this host,
- * lttng-relayd) when absent; creates a session with a user-space channel
- * sized for high event rates (default 8 sub-buffers of 2 MiB per CPU,
- * per-user buffers), enables hoptrace:* without contexts (the events
- * carry their process and thread; the process name is written once per
- * process: a `process` event), runs
- * COMMAND, then stops and destroys the session and stops
- * only the daemons it started. Prints the trace path and how many events
+ * Uses the user's lttng-sessiond when it answers (`lttng list` within
+ * PROBE_MS), else starts one of its own (as its child, ready when it
+ * says so) and stops exactly that one at the end; a process merely named
+ * lttng-sessiond that does not answer is never taken for a daemon. Every
+ * lttng command runs with --no-sessiond (the CLI never spawns a daemon
+ * nobody would stop) and within SPAWN_HELPER_MS. For a live session to
+ * this host it starts lttng-relayd when absent. It creates a session
+ * with a user-space channel sized for high event rates (default 8
+ * sub-buffers of 2 MiB per CPU, per-user buffers), enables hoptrace:*
+ * without contexts (the events carry their process and thread; the
+ * process name is written once per process: a `process` event), runs
+ * COMMAND, then stops and destroys the session and stops only the
+ * daemons it started. Prints the trace path and how many events
  * LTTng discarded. Exits with COMMAND's status. A non-empty -o DIR is
  * refused (exit 2) unless --force: LTTng would overwrite its trace. */
 #include "cli/record.h"
@@ -53,10 +58,55 @@ typedef struct record_options {
   int force; /* record into a non-empty -o DIR */
 } record_options;
 
-static pid_t command_pid;
+/* SIGINT/SIGTERM go to the recorded command; before it runs they end
+ * the recording early, still stopping the daemons started for it. */
+static volatile pid_t command_pid;
+static volatile sig_atomic_t interrupted;
 static void forward_signal(int sig) {
   if (command_pid > 0)
     kill(command_pid, sig);
+  else
+    interrupted = 128 + sig;
+}
+
+/* Bounds: a daemon that is stopped (SIGSTOP) accepts connections and
+ * never answers. */
+#define PROBE_MS 10000
+#define SESSIOND_START_MS 20000
+#define SESSIOND_STOP_MS 10000
+
+/* 1 when the session daemon lttng talks to (LTTNG_HOME, user) answers. */
+static int sessiond_answers(void) {
+  char *argv[] = {"lttng", "--no-sessiond", "list", NULL};
+  return spawn_bounded(argv, PROBE_MS, 0) == 0;
+}
+
+/* 0 when a session daemon answers: the user's, or ours (*ours its pid). */
+static int ensure_sessiond(pid_t *ours) {
+  *ours = 0;
+  if (sessiond_answers())
+    return 0;
+  pid_t other = process_find("lttng-sessiond");
+  char *argv[] = {"lttng-sessiond", "--sig-parent", NULL};
+  *ours = spawn_daemon(argv, SESSIOND_START_MS);
+  if (*ours > 0 && sessiond_answers()) {
+    fprintf(stderr, "hoptrace: started lttng-sessiond (pid %d)\n", (int)*ours);
+    return 0;
+  }
+  if (other > 0)
+    fprintf(stderr, "hoptrace: a process named lttng-sessiond (pid %d) runs "
+                    "but no session daemon answers, and none could be started; "
+                    "stop it or make it answer\n", (int)other);
+  spawn_stop(*ours, SESSIOND_STOP_MS);
+  *ours = 0;
+  return -1;
+}
+
+static void stop_sessiond(pid_t pid) {
+  if (pid <= 0)
+    return;
+  spawn_stop(pid, SESSIOND_STOP_MS);
+  fprintf(stderr, "hoptrace: stopped lttng-sessiond (pid %d)\n", (int)pid);
 }
 
 static pid_t start_daemon(const char *name, char *const argv[]) {
@@ -86,8 +136,8 @@ static void stop_daemon(const char *name, pid_t pid) {
 
 static int lttng(const char *a, const char *b, const char *c, const char *d,
                  const char *e, const char *f) {
-  char *argv[] = {"lttng", "--quiet", (char *)a, (char *)b, (char *)c,
-                  (char *)d, (char *)e, (char *)f, NULL};
+  char *argv[] = {"lttng", "--no-sessiond", "--quiet", (char *)a, (char *)b,
+                  (char *)c, (char *)d, (char *)e, (char *)f, NULL};
   return spawn_quiet(argv);
 }
 
@@ -223,24 +273,31 @@ int record_main(int argc, char **argv) {
       return 2;
     }
   }
-  char *sessiond_argv[] = {"lttng-sessiond", "--daemonize", NULL};
   char *relayd_argv[] = {"lttng-relayd", "--daemonize", NULL};
-  pid_t sessiond = start_daemon("lttng-sessiond", sessiond_argv);
-  /* a relay elsewhere (a cluster's central one) is not ours to start */
-  pid_t relayd = o.live_url && url_is_local(o.live_url)
-                     ? start_daemon("lttng-relayd", relayd_argv) : 0;
+  pid_t sessiond = 0, relayd = 0;
   int status = 2;
-  if (sessiond < 0 || relayd < 0) {
-    fprintf(stderr, "hoptrace: cannot start the LTTng daemons\n");
-    goto out;
-  }
-  if (setup_session(name, &o, absolute) != 0) {
-    lttng("destroy", name, NULL, NULL, NULL, NULL);
-    goto out;
-  }
   struct sigaction sa = {.sa_handler = forward_signal};
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  if (ensure_sessiond(&sessiond) != 0) {
+    fprintf(stderr, "hoptrace: no LTTng session daemon\n");
+    goto out;
+  }
+  /* a relay elsewhere (a cluster's central one) is not ours to start */
+  if (o.live_url && url_is_local(o.live_url) &&
+      (relayd = start_daemon("lttng-relayd", relayd_argv)) < 0) {
+    fprintf(stderr, "hoptrace: cannot start lttng-relayd\n");
+    goto out;
+  }
+  if (interrupted) {
+    status = interrupted;
+    goto out;
+  }
+  if (setup_session(name, &o, absolute) != 0 || interrupted) {
+    lttng("destroy", name, NULL, NULL, NULL, NULL);
+    status = interrupted ? interrupted : 2;
+    goto out;
+  }
   command_pid = spawn_child(o.command);
   status = command_pid > 0 ? spawn_wait(command_pid) : 127;
   command_pid = 0;
@@ -255,6 +312,6 @@ out:
   if (relayd > 0) /* let live viewers (hoptrace --follow) read the tail */
     sleep(RELAYD_LINGER_S);
   stop_daemon("lttng-relayd", relayd);
-  stop_daemon("lttng-sessiond", sessiond);
+  stop_sessiond(sessiond);
   return status;
 }
