@@ -15,14 +15,18 @@ rm -rf "$work/trace" "$work/big" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/npm_env.sh"
+# HT_TEST_WRAPPER="valgrind ..." (scripts/valgrind.sh) runs the tool's
+# reading commands under it (not the benchmark's, which times them).
+tool=("$hoptrace")
+[[ -n ${HT_TEST_WRAPPER:-} ]] && { read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace"); }
 view_npm_install "$work/npm"
 
 timeout 120 "$hoptrace" record -o "$work/trace" --filter '$ctx.procname == "view_workload"' -- \
   "$workload" 60 2 300 "$work/expect.txt" 2> "$work/record.log"
 cat "$work/record.log"
 grep -q " 0 discarded by LTTng" "$work/record.log"
-timeout 120 "$hoptrace" view -o "$work/waterfall.html" "$work/trace"
-timeout 120 "$hoptrace" export --format otlp -q -o "$work/otlp.json" "$work/trace"
+timeout 300 "${tool[@]}" view -o "$work/waterfall.html" "$work/trace"
+timeout 300 "${tool[@]}" export --format otlp -q -o "$work/otlp.json" "$work/trace"
 # each trace's duration (first start to last end, ns) from the OTLP export
 python3 - "$work/otlp.json" > "$work/durations.txt" <<'PY'
 import json, sys
