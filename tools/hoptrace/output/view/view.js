@@ -154,11 +154,10 @@ const list = vlist($('list'), k => {
   r.dataset.trace = i;
   r.appendChild(el('div', '', when(h[H_START])));
   r.appendChild(el('div', 'tid', h[H_ID]));
-  const root = el('div', h[H_FLAGS] & 1 ? 'bad' : '', txt(h[H_SVC]) + ' ' + txt(h[H_OP]));
-  r.appendChild(root);
+  r.appendChild(el('div', h[H_FLAGS] & 3 ? 'bad' : '', (h[H_FLAGS] & 2 ? '[incomplete] ' : '') +
+    txt(h[H_SVC]) + ' ' + txt(h[H_OP])));
   r.appendChild(el('div', '', String(h[H_N])));
   r.appendChild(el('div', '', fmt(h[H_DUR])));
-  if (h[H_FLAGS] & 2) r.appendChild(el('div', 'bad', 'incomplete'));
   r.title = h[H_ID] + (h[H_WHY] ? '\nincomplete: ' + h[H_WHY] : '') +
     (h[H_FLAGS] & 1 ? '\nhas errors' : '');
   r.onclick = () => show(i);
