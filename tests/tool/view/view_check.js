@@ -5,6 +5,8 @@
 //     tags in the details, the critical path, collapsing, no network
 //     request, no script error. EXPECT: view_workload's "TRACE OP SPANS
 //     ERROR" lines; DURATIONS: "TRACE NS" from the OTLP export.
+//   node view_check.js empty PAGE
+//     a page of no trace: drawn, says so, no error.
 //   node view_check.js bench PAGE
 //     prints one JSON line: load (ms until the list is drawn and the page
 //     answers), click (ms from a click to the next frame, 5 traces),
@@ -124,6 +126,13 @@ async function check(browser, expectPath, durPath, shot) {
   expectEq(errors.length, 0, 'script errors ' + errors.join(' | '));
 }
 
+async function empty(browser) {
+  const { page, requests, errors } = await open(browser);
+  expectEq(await count(page), '0 of 0 traces', 'traces listed');
+  expectEq(await page.$eval('#title', e => e.textContent), 'no traces', 'title');
+  expectEq(requests.length + errors.length, 0, 'requests and errors ' + errors.join(' | '));
+}
+
 async function bench(browser) {
   const { page, loadMs, requests, errors } = await open(browser);
   const clicks = [];
@@ -145,8 +154,9 @@ async function bench(browser) {
     args: ['--no-sandbox', '--disable-gpu'] });
   try {
     if (mode === 'check') await check(browser, ...rest);
+    else if (mode === 'empty') await empty(browser);
     else if (mode === 'bench') await bench(browser);
-    else fail('usage: view_check.js check|bench PAGE ...');
+    else fail('usage: view_check.js check|empty|bench PAGE ...');
   } finally {
     await browser.close();
   }

@@ -43,6 +43,8 @@ PY
 timeout 180 node "$here/view_check.js" check "$work/waterfall.html" "$work/expect.txt" \
   "$work/durations.txt" "$work/waterfall.png"
 [[ -s "$work/waterfall.png" ]]
+timeout 300 "${tool[@]}" view --trace-id 0123456789abcdef -q -o "$work/empty.html" "$work/trace"
+timeout 60 node "$here/view_check.js" empty "$work/empty.html"
 
 HT_VIEW_RESULTS=$work/view.txt HT_VIEW_RUNS=1 timeout 280 \
   "$src/../../bench/view/run.sh" "$(dirname "$(dirname "$(dirname "$hoptrace")")")"
