@@ -13,6 +13,7 @@ packages=(
   libnng-dev libzmq3-dev  # bench/transport comparison only
   libcurl4-openssl-dev zlib1g-dev  # hoptrace export --to: HTTP(S), gzip
   nodejs  # tests/ship/receiver: decodes with OpenTelemetry's own definitions
+  npm  # tool_view, bench/view: playwright-core (tests/tool/view/package.json)
 )
 # npm: Debian's package, unless the nodejs installed (e.g. NodeSource's,
 # which conflicts with it) already brings its own

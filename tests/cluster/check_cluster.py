@@ -146,15 +146,18 @@ def norm_chrome(path, kinds):
 
 
 def norm_html(path):
+    """The page's data block (out_html.c): a "T" line a trace, its header
+    and, after a tab, its spans (parent: an index, -1, or a missing id)."""
     text = open(path).read()
     out = []
-    keys = "id|parent|name|service|kind|status|start|end|ann|tags|duration|incomplete|spans"
-    for m in re.finditer(r"^TRACES\.push\((\{.*?\})\);$", text, re.M | re.S):
-        doc = json.loads(re.sub(r"(?<=[{,\n])(%s):" % keys, r'"\1":', m.group(1)))
-        for s in doc["spans"]:
-            kind = {2: "SERVER", 1: "CLIENT"}.get(s["kind"], "")
-            out.append({"trace": doc["id"], "id": s["id"], "parent": s["parent"], "kind": kind,
-                        "start": round(s["start"] * 1000), "end": round(s["end"] * 1000)})
+    kinds = {2: "SERVER", 1: "CLIENT"}
+    for m in re.finditer(r"^T(\[.*?\])\t(\[.*\])$", text, re.M):
+        head, spans = json.loads(m.group(1)), json.loads(m.group(2))
+        for s in spans:
+            p = s[1]
+            parent = spans[p][0] if isinstance(p, int) and p >= 0 else p if isinstance(p, str) else ""
+            out.append({"trace": head[0], "id": s[0], "parent": parent, "kind": kinds.get(s[4], ""),
+                        "start": s[6], "end": s[6] + s[7] if s[7] >= 0 else -1})
     if not out:
         fail("waterfall: no trace found in %s" % path)
     return out

@@ -1,95 +1,61 @@
 /* `hoptrace view`: one self-contained HTML file (inline CSS and script,
- * no network): a list of traces and a Zipkin-like waterfall for the one
- * selected, with annotations and tags on hover and click. Traces are
- * streamed into a script array as they are assembled. */
+ * a Content-Security-Policy that forbids every fetch): a sortable,
+ * filterable trace list and a waterfall for the trace selected. The page
+ * (output/view/: view.css, view.js, embedded at build time) reads the
+ * traces from a text block streamed as they are assembled, one line each:
+ *   S"text"                       the next entry of the string table
+ *   T[header]<TAB>[span,...]      a trace
+ * header = [trace id, start (epoch us), duration (ns), spans, root service,
+ *           root operation, flags (1 error, 2 incomplete), [services],
+ *           [operations], incomplete reason]
+ * span   = [id, parent, service, operation, kind, status, start (ns from
+ *           the trace's start), duration (ns, -1 unfinished),
+ *           [time, annotation, ...], [key, value, ...], status message]
+ * A text is a number (string table index) or a string (written inline:
+ * html_strtab.h). parent: the parent's index in the trace's span list,
+ * -1 for none, or the parent's id (a string) when it never arrived. Spans
+ * come in depth-first order, so the page parses only the clicked trace. */
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "output/html_strtab.h"
 #include "output/json.h"
 #include "output/output.h"
 
+extern const char html_view_css[], html_view_js[]; /* view_assets.c, generated */
+
+typedef struct visit {
+  const span *s;
+  int32_t parent; /* index of the parent in the output order, -1: none */
+} visit;
+
 struct output {
   obuf *out;
+  html_strtab *strs;
+  visit *stack; /* depth-first walk, reused by every trace */
+  size_t cap;
+  uint32_t *seen; /* per string index: the trace that listed it last */
+  uint32_t trace_no;
 };
-
-static const char page_head[] =
-    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-    "<title>hoptrace waterfall</title>\n<style>\n"
-    "body{font:13px system-ui,sans-serif;margin:0;display:flex;height:100vh}\n"
-    "#list{width:34%;overflow:auto;border-right:1px solid #ccc}\n"
-    "#main{flex:1;overflow:auto;padding:8px}\n"
-    "table{border-collapse:collapse;width:100%}\n"
-    ".trace-row td{padding:3px 6px;border-bottom:1px solid #eee;cursor:pointer}\n"
-    ".trace-row:hover,.trace-row.sel{background:#e8f0fe}\n"
-    ".bad{color:#b00020;font-weight:600}\n"
-    ".span-row{display:flex;align-items:center;height:22px;cursor:pointer}\n"
-    ".span-row:hover{background:#f4f4f4}\n"
-    ".label{width:320px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}\n"
-    ".lane{position:relative;flex:1;height:16px}\n"
-    ".bar{position:absolute;height:14px;top:1px;border-radius:2px;min-width:2px}\n"
-    ".k1{background:#4e79a7}.k2{background:#59a14f}.k0,.k3,.k4{background:#9c755f}\n"
-    ".err{background:#e15759!important}\n"
-    ".ann{position:absolute;top:0;width:1px;height:16px;background:#000}\n"
-    "#detail{white-space:pre-wrap;font-family:monospace;border-top:1px solid #ccc;"
-    "margin-top:8px;padding-top:8px}\n"
-    "</style></head><body>\n<div id=\"list\"><table id=\"traces\"></table></div>\n"
-    "<div id=\"main\"><div id=\"title\"></div><div id=\"waterfall\"></div>"
-    "<div id=\"detail\"></div></div>\n"
-    "<script>\nconst TRACES=[];\n";
-
-static const char page_tail[] =
-    "</script>\n<script>\n"
-    "const KIND=['internal','client','server','producer','consumer'];\n"
-    "function fmt(us){return us>=1000?(us/1000).toFixed(2)+' ms':us.toFixed(1)+' us';}\n"
-    "function order(t){const by={},roots=[],out=[];\n"
-    " t.spans.forEach(s=>{by[s.id]=s;s.kids=[];});\n"
-    " t.spans.forEach(s=>{const p=by[s.parent];if(p)p.kids.push(s);else roots.push(s);});\n"
-    " const walk=(s,d)=>{s.depth=d;out.push(s);"
-    "s.kids.sort((a,b)=>a.start-b.start).forEach(k=>walk(k,d+1));};\n"
-    " roots.sort((a,b)=>a.start-b.start).forEach(r=>walk(r,0));return out;}\n"
-    "function describe(s){let x=s.service+' / '+s.name+' ('+KIND[s.kind]+')\\n'+"
-    "'span '+s.id+'  parent '+(s.parent||'-')+'\\nstart '+fmt(s.start)+'  duration '+"
-    "(s.end>=0?fmt(s.end-s.start):'unfinished')+'\\n';\n"
-    " if(s.status)x+='status '+s.status+'\\n';\n"
-    " s.ann.forEach(a=>x+='  @'+fmt(a[0])+'  '+a[1]+'\\n');\n"
-    " s.tags.forEach(g=>x+='  '+g[0]+' = '+g[1]+'\\n');return x;}\n"
-    "function show(i){const t=TRACES[i];\n"
-    " document.querySelectorAll('.trace-row').forEach((r,j)=>r.classList.toggle('sel',j===i));\n"
-    " const spans=order(t);let span=1;spans.forEach(s=>{span=Math.max(span,s.end,s.start);});\n"
-    " document.getElementById('title').innerHTML='';\n"
-    " const h=document.createElement('h3');h.textContent='trace '+t.id+'  '+fmt(t.duration)+"
-    "(t.incomplete?'  [incomplete: '+t.incomplete+']':'');document.getElementById('title').appendChild(h);\n"
-    " const w=document.getElementById('waterfall');w.innerHTML='';\n"
-    " spans.forEach(s=>{const row=document.createElement('div');row.className='span-row';\n"
-    "  const l=document.createElement('div');l.className='label';l.style.paddingLeft=(s.depth*14)+'px';\n"
-    "  l.textContent=s.service+' '+s.name;row.appendChild(l);\n"
-    "  const lane=document.createElement('div');lane.className='lane';\n"
-    "  const b=document.createElement('div');b.className='bar k'+s.kind+(s.status?' err':'');\n"
-    "  const end=s.end>=0?s.end:span;b.style.left=(100*s.start/span)+'%';\n"
-    "  b.style.width=(100*Math.max(end-s.start,0)/span)+'%';lane.appendChild(b);\n"
-    "  s.ann.forEach(a=>{const m=document.createElement('div');m.className='ann';"
-    "m.style.left=(100*a[0]/span)+'%';m.title=a[1]+' @'+fmt(a[0]);lane.appendChild(m);});\n"
-    "  row.appendChild(lane);row.title=describe(s);\n"
-    "  row.onclick=()=>{document.getElementById('detail').textContent=describe(s);};\n"
-    "  w.appendChild(row);});\n"
-    " document.getElementById('detail').textContent='';}\n"
-    "const tb=document.getElementById('traces');\n"
-    "TRACES.forEach((t,i)=>{const r=document.createElement('tr');r.className='trace-row';\n"
-    " const root=t.spans.find(s=>!t.spans.some(p=>p.id===s.parent))||t.spans[0];\n"
-    " [root?root.service+' '+root.name:'?',fmt(t.duration),t.spans.length+' spans',"
-    "t.incomplete?'incomplete':''].forEach((v,k)=>{const c=document.createElement('td');"
-    "c.textContent=v;if(k===3)c.className='bad';r.appendChild(c);});\n"
-    " r.onclick=()=>show(i);tb.appendChild(r);});\n"
-    "if(TRACES.length)show(0);else document.getElementById('title').textContent='no traces';\n"
-    "</script></body></html>\n";
 
 static output *html_open(obuf *out, const output_info *info) {
   (void)info;
   output *o = calloc(1, sizeof(*o));
-  if (o == NULL)
+  if (o == NULL || (o->strs = html_strtab_new()) == NULL ||
+      (o->seen = calloc(HTML_STRTAB_MAX, sizeof(*o->seen))) == NULL) {
+    if (o != NULL)
+      html_strtab_free(o->strs);
+    free(o);
     return NULL;
+  }
   o->out = out;
-  ob_puts(out, page_head);
+  ob_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+               "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+               "<title>hoptrace waterfall</title>\n<style>\n");
+  ob_puts(out, html_view_css);
+  ob_puts(out, "</style></head><body>\n<div id=\"app\"></div>\n"
+               "<script type=\"text/x-hoptrace\" id=\"data\">\n");
   return o;
 }
 
@@ -104,75 +70,237 @@ static int64_t trace_start(const trace *t) {
   return start == INT64_MAX ? 0 : start;
 }
 
-/* As doubles: a hostile clock can put ns and base far apart. */
-static double rel_us(int64_t ns, int64_t base) { return ((double)ns - (double)base) / 1000.0; }
+/* ns - base in integers (through doubles, epoch times lost up to 256 ns),
+ * saturated: a hostile clock can put them further apart than int64. */
+static int64_t rel_ns(int64_t ns, int64_t base) {
+  int64_t d;
+  if (__builtin_sub_overflow(ns, base, &d))
+    return ns < base ? INT64_MIN : INT64_MAX;
+  return d;
+}
 
-static void html_span(obuf *out, const span *s, int64_t base, int first) {
-  int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : base);
-  ob_printf(out, "%s{id:", first ? "" : ",\n");
-  json_hex64(out, s->id);
-  ob_puts(out, ",parent:");
-  if (s->parent_id)
-    json_hex64(out, s->parent_id);
+static int64_t span_begin(const span *s, int64_t base) {
+  return s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : base);
+}
+
+/* The fixed keys of what the model holds beside the span's own tags. */
+static const char *const K_ENDPOINT = "hoptrace.endpoint", *const K_PEER = "hoptrace.peer",
+                  *const K_HOST = "hoptrace.host", *const K_PROCESS = "hoptrace.process",
+                  *const K_PID = "hoptrace.pid", *const K_TID = "hoptrace.tid",
+                  *const K_DEBUG = "hoptrace.debug", *const K_SHIFT = "hoptrace.clock.shift_ns",
+                  *const K_BOUND = "hoptrace.clock.bound_ns";
+
+/* A text: defs != NULL adds it to the table (its "S" line), else writes
+ * its index or, when not in the table, the text itself. */
+static void text(output *o, obuf *defs, const char *s) {
+  int32_t ref = html_strtab_ref(o->strs, defs, s);
+  if (defs != NULL)
+    return;
+  if (ref >= 0)
+    json_i64(o->out, ref);
   else
-    ob_puts(out, "\"\"");
-  ob_puts(out, ",name:");
-  json_string(out, s->name ? s->name : "unknown");
-  ob_puts(out, ",service:");
-  json_string(out, s->service ? s->service : "?");
-  ob_printf(out, ",kind:%d,status:%d,start:%.3f,end:%.3f,ann:[", s->kind, s->status,
-          rel_us(start, base), s->ended ? rel_us(s->end_ns, base) : -1.0);
-  for (size_t i = 0; i < s->n_annotations; i++) {
-    ob_printf(out, "%s[%.3f,", i ? "," : "", rel_us(s->annotations[i].ts_ns, base));
-    json_string(out, s->annotations[i].value);
-    ob_putc(out, ']');
+    json_string(o->out, s);
+}
+
+static void tag_text(output *o, obuf *defs, int *n, const char *key, const char *value) {
+  if (defs == NULL && (*n)++)
+    ob_putc(o->out, ',');
+  text(o, defs, key);
+  if (defs == NULL)
+    ob_putc(o->out, ',');
+  text(o, defs, value);
+}
+
+static void tag_int(output *o, obuf *defs, int *n, const char *key, int64_t value) {
+  if (defs == NULL && (*n)++)
+    ob_putc(o->out, ',');
+  text(o, defs, key);
+  if (defs == NULL) {
+    ob_putc(o->out, ',');
+    json_i64_string(o->out, value);
   }
-  ob_puts(out, "],tags:[");
+}
+
+/* The span's texts: added to the table (defs) or written (defs NULL). */
+static void span_tags(output *o, obuf *defs, const span *s) {
+  int n = 0;
   for (size_t i = 0; i < s->n_tags; i++) {
-    ob_puts(out, i ? ",[" : "[");
-    json_string(out, s->tags[i].key);
     if (s->tags[i].is_int)
-      ob_printf(out, ",\"%" PRId64 "\"]", s->tags[i].int_value);
-    else {
+      tag_int(o, defs, &n, s->tags[i].key, s->tags[i].int_value);
+    else
+      tag_text(o, defs, &n, s->tags[i].key, s->tags[i].str_value);
+  }
+  const char *const named[][2] = {{K_ENDPOINT, s->endpoint}, {K_PEER, s->peer},
+                                  {K_HOST, s->hostname}, {K_PROCESS, s->procname}};
+  for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+    if (named[i][1] != NULL)
+      tag_text(o, defs, &n, named[i][0], named[i][1]);
+  if (s->vpid >= 0)
+    tag_int(o, defs, &n, K_PID, s->vpid);
+  if (s->vtid >= 0)
+    tag_int(o, defs, &n, K_TID, s->vtid);
+  if (s->flags & 2u)
+    tag_text(o, defs, &n, K_DEBUG, "true");
+  if (s->clock_bound_ns >= 0) { /* aligned: raw time = shown time - shift */
+    tag_int(o, defs, &n, K_SHIFT, s->clock_shift_ns);
+    tag_int(o, defs, &n, K_BOUND, s->clock_bound_ns);
+  }
+}
+
+static void span_texts(output *o, obuf *defs, const span *s) {
+  text(o, defs, s->service ? s->service : "?");
+  text(o, defs, s->name ? s->name : "unknown");
+  for (size_t i = 0; i < s->n_annotations; i++)
+    text(o, defs, s->annotations[i].value);
+  span_tags(o, defs, s);
+  if (s->status != 0)
+    text(o, defs, s->status_message);
+}
+
+static void html_span(output *o, const span *s, int32_t parent, int64_t base) {
+  obuf *out = o->out;
+  ob_putc(out, '[');
+  json_hex64(out, s->id);
+  ob_putc(out, ',');
+  if (parent >= 0 || s->parent_id == 0)
+    json_i64(out, parent);
+  else
+    json_hex64(out, s->parent_id); /* never arrived */
+  ob_putc(out, ',');
+  text(o, NULL, s->service ? s->service : "?");
+  ob_putc(out, ',');
+  text(o, NULL, s->name ? s->name : "unknown");
+  ob_printf(out, ",%d,%d,", s->kind, s->status);
+  int64_t start = rel_ns(span_begin(s, base), base);
+  json_i64(out, start);
+  ob_putc(out, ',');
+  json_i64(out, s->started && s->ended ? span_duration_ns(s) : -1);
+  ob_puts(out, ",[");
+  for (size_t i = 0; i < s->n_annotations; i++) {
+    if (i)
       ob_putc(out, ',');
-      json_string(out, s->tags[i].str_value);
-      ob_putc(out, ']');
+    json_i64(out, rel_ns(s->annotations[i].ts_ns, base));
+    ob_putc(out, ',');
+    text(o, NULL, s->annotations[i].value);
+  }
+  ob_puts(out, "],[");
+  span_tags(o, NULL, s);
+  ob_putc(out, ']');
+  if (s->status != 0) {
+    ob_putc(out, ',');
+    text(o, NULL, s->status_message);
+  }
+  ob_putc(out, ']');
+}
+
+/* Distinct services (field 0) or operations (1) of the trace, by index;
+ * texts not in the table are listed too, at most 64 of them. */
+static void name_set(output *o, const trace *t, int field) {
+  int n = 0, inline_n = 0;
+  o->trace_no += o->trace_no + 1 == 0 ? 2 : 1; /* 0 means never seen */
+  ob_putc(o->out, '[');
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    const char *name = field ? (s->name ? s->name : "unknown") : (s->service ? s->service : "?");
+    int32_t ref = html_strtab_ref(o->strs, NULL, name);
+    if (ref >= 0 ? o->seen[ref] == o->trace_no : inline_n++ >= 64)
+      continue;
+    if (ref >= 0)
+      o->seen[ref] = o->trace_no;
+    if (n++)
+      ob_putc(o->out, ',');
+    text(o, NULL, name);
+  }
+  ob_putc(o->out, ']');
+}
+
+static void html_header(output *o, const trace *t, int64_t base, const span *root) {
+  char why[160];
+  int64_t end = base;
+  int flags = t->incomplete ? 2 : 0;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    if (t->spans[i]->ended && t->spans[i]->end_ns > end)
+      end = t->spans[i]->end_ns;
+    if (t->spans[i]->status != 0)
+      flags |= 1;
+  }
+  obuf *out = o->out;
+  ob_puts(out, "T[");
+  json_trace_id(out, t->trace_hi, t->trace_lo, 0);
+  ob_putc(out, ',');
+  json_i64(out, base / 1000 - (base % 1000 < 0)); /* floor: exact epoch us */
+  ob_putc(out, ',');
+  json_i64(out, rel_ns(end, base));
+  ob_printf(out, ",%zu,", t->n_spans);
+  text(o, NULL, root && root->service ? root->service : "?");
+  ob_putc(out, ',');
+  text(o, NULL, root && root->name ? root->name : "unknown");
+  ob_printf(out, ",%d,", flags);
+  name_set(o, t, 0);
+  ob_putc(out, ',');
+  name_set(o, t, 1);
+  ob_putc(out, ',');
+  json_string(out, t->incomplete ? trace_incomplete_reason(t, why, sizeof(why)) : "");
+  ob_puts(out, "]\t");
+}
+
+static int grow_stack(output *o, size_t n) {
+  if (n <= o->cap)
+    return 0;
+  visit *v = realloc(o->stack, n * sizeof(*v));
+  if (v == NULL)
+    return -1;
+  o->stack = v;
+  o->cap = n;
+  return 0;
+}
+
+/* Depth-first from the roots (the assembler cut parent cycles, so every
+ * span is reached once), each span after its parent; without the links
+ * (or memory for the walk), in the trace's order with parents by id. */
+static void html_spans(output *o, const trace *t, int64_t base) {
+  size_t top = 0, written = 0;
+  if (t->roots != NULL && grow_stack(o, t->n_spans) == 0)
+    for (size_t i = t->n_roots; i-- > 0 && top < o->cap;)
+      o->stack[top++] = (visit){t->roots[i], -1};
+  while (top > 0) {
+    visit v = o->stack[--top];
+    if (written)
+      ob_putc(o->out, ',');
+    html_span(o, v.s, v.parent, base);
+    int32_t self = (int32_t)written++;
+    for (uint32_t k = v.s->n_children; k-- > 0 && top < o->cap;)
+      o->stack[top++] = (visit){v.s->children[k], self};
+  }
+  if (written == 0)
+    for (size_t i = 0; i < t->n_spans; i++) {
+      if (i)
+        ob_putc(o->out, ',');
+      html_span(o, t->spans[i], -1, base);
     }
-  }
-  int any = s->n_tags > 0;
-  if (s->endpoint) {
-    ob_puts(out, any ? ",[\"endpoint\"," : "[\"endpoint\",");
-    json_string(out, s->endpoint);
-    ob_putc(out, ']');
-    any = 1;
-  }
-  if (s->clock_bound_ns >= 0)
-    ob_printf(out, "%s[\"clock shift (ns)\",\"%" PRId64 " +- %" PRId64 "\"]", any ? "," : "",
-              s->clock_shift_ns, s->clock_bound_ns);
-  ob_puts(out, "]}");
 }
 
 static void html_trace(output *o, const trace *t) {
-  char why[160];
-  int64_t base = trace_start(t), end = base;
   for (size_t i = 0; i < t->n_spans; i++)
-    if (t->spans[i]->ended && t->spans[i]->end_ns > end)
-      end = t->spans[i]->end_ns;
-  ob_puts(o->out, "TRACES.push({id:");
-  json_trace_id(o->out, t->trace_hi, t->trace_lo, 0);
-  ob_printf(o->out, ",duration:%.3f,incomplete:", rel_us(end, base));
-  json_string(o->out, t->incomplete ? trace_incomplete_reason(t, why, sizeof(why)) : "");
-  ob_puts(o->out, ",spans:[\n");
-  for (size_t i = 0; i < t->n_spans; i++)
-    html_span(o->out, t->spans[i], base, i == 0);
-  ob_puts(o->out, "]});\n");
+    span_texts(o, o->out, t->spans[i]); /* "S" lines first */
+  int64_t base = trace_start(t);
+  const span *root = t->roots && t->n_roots ? t->roots[0] : t->n_spans ? t->spans[0] : NULL;
+  html_header(o, t, base, root);
+  ob_putc(o->out, '[');
+  html_spans(o, t, base);
+  ob_puts(o->out, "]\n");
 }
 
 static int html_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   (void)src;
   (void)st;
-  ob_puts(o->out, page_tail);
+  ob_puts(o->out, "</script>\n<script>\n");
+  ob_puts(o->out, html_view_js);
+  ob_puts(o->out, "</script></body></html>\n");
   int rc = obuf_error(o->out) ? -1 : 0;
+  html_strtab_free(o->strs);
+  free(o->stack);
+  free(o->seen);
   free(o);
   return rc;
 }

@@ -1,0 +1,163 @@
+// Drives Debian's chromium (playwright-core) over a `hoptrace view` page.
+//   node view_check.js check PAGE EXPECT DURATIONS SCREENSHOT
+//     behaviour: every trace listed, filters (trace id, service, operation,
+//     minimum duration, errors only), sort, the clicked trace's span rows,
+//     tags in the details, the critical path, collapsing, no network
+//     request, no script error. EXPECT: view_workload's "TRACE OP SPANS
+//     ERROR" lines; DURATIONS: "TRACE NS" from the OTLP export.
+//   node view_check.js empty PAGE
+//     a page of no trace: drawn, says so, no error.
+//   node view_check.js bench PAGE
+//     prints one JSON line: load (ms until the list is drawn and the page
+//     answers), click (ms from a click to the next frame, 5 traces),
+//     DOM nodes, JS heap; fails only on a hang (10x the goals).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const [mode, page_path, ...rest] = process.argv.slice(2);
+const url = 'file://' + path.resolve(page_path);
+
+function fail(msg) {
+  console.error('view_check: FAIL: ' + msg);
+  process.exit(1);
+}
+function expectEq(got, want, what) {
+  if (got !== want) fail(`${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  console.log(`ok ${what}: ${JSON.stringify(got)}`);
+}
+
+async function open(browser) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const requests = [], errors = [];
+  // every request but the page itself is refused and counted
+  await page.route('**/*', route => {
+    if (route.request().url() === url) return route.continue();
+    requests.push(route.request().url());
+    return route.abort();
+  });
+  page.on('pageerror', e => errors.push(String(e)));
+  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+  const t0 = Date.now();
+  await page.goto(url, { waitUntil: 'load', timeout: 120000 });
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+  await page.evaluate(() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))));
+  return { page, requests, errors, loadMs: Date.now() - t0 };
+}
+
+const count = page => page.$eval('#count', e => e.textContent);
+const spanRows = page => page.$$eval('#waterfall .span-row', r => r.length);
+
+async function clickMs(page, k) {
+  return page.evaluate(k => {
+    const rows = document.querySelectorAll('#list .trace-row');
+    const row = rows[Math.min(k, rows.length - 1)];
+    const t0 = performance.now();
+    row.click();
+    return new Promise(r => requestAnimationFrame(() => setTimeout(() => r(performance.now() - t0), 0)));
+  }, k);
+}
+
+async function check(browser, expectPath, durPath, shot) {
+  const want = fs.readFileSync(expectPath, 'utf8').trim().split('\n').map(l => l.split(' '));
+  const durs = new Map(fs.readFileSync(durPath, 'utf8').trim().split('\n')
+    .map(l => l.split(' ')).map(([t, ns]) => [t, Number(ns)]));
+  const n = want.length;
+  const { page, requests, errors } = await open(browser);
+  expectEq(await page.evaluate(() => document.doctype && document.doctype.name), 'html', 'doctype');
+  expectEq(await count(page), `${n} of ${n} traces`, 'traces listed');
+  const setFilter = async (sel, value) => {
+    if (sel === '#f-err') await page.setChecked(sel, value);
+    else if (sel === '#f-svc' || sel === '#f-op') await page.selectOption(sel, value);
+    else await page.fill(sel, value);
+  };
+  const filtered = async (sel, value, expected, what) => {
+    await setFilter(sel, value);
+    expectEq(await count(page), `${expected} of ${n} traces`, what);
+    await setFilter(sel, sel === '#f-err' ? false : '');
+  };
+  await filtered('#f-err', true, want.filter(w => w[3] === '1').length, 'errors only');
+  await filtered('#f-op', 'stat', want.filter(w => w[1] === 'stat').length, 'operation stat');
+  await filtered('#f-svc', 'mds', want.filter(w => w[1] === 'stat').length, 'service mds');
+  await filtered('#f-svc', 'osd.2', want.filter(w => w[1] !== 'stat').length, 'service osd.2');
+  // a threshold between two measured durations, half of them above it
+  const sorted = [...durs.values()].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2), min = (sorted[mid - 1] + sorted[mid]) / 2;
+  await filtered('#f-min', String(min / 1e6), sorted.filter(d => d >= min).length,
+    `min duration ${(min / 1e6).toFixed(3)} ms`);
+
+  // sorted by duration, longest first: the slowest trace on top
+  await page.click('#head div:nth-child(5)');
+  await page.click('#head div:nth-child(5)');
+  const slowest = [...durs.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  expectEq(await page.$eval('#list .trace-row .tid', e => e.textContent), slowest,
+    'sorted by duration, first');
+
+  // one trace by id: its spans, its error, its tags
+  const failed = want.find(w => w[3] === '1' && w[1] !== 'stat');
+  await page.fill('#f-id', failed[0].slice(8, 24));
+  expectEq(await count(page), `1 of ${n} traces`, 'trace id search');
+  await page.click('#list .trace-row');
+  expectEq(await spanRows(page), Number(failed[2]), 'span rows of the clicked trace');
+  expectEq(await page.$eval('#title', (e, id) => e.textContent.includes(id), failed[0]), true,
+    'title');
+  expectEq(await page.$$eval('#waterfall .span-row.err', r => r.length), 2, 'error rows');
+  const crit = await page.$$eval('#waterfall .span-row', rows =>
+    rows.map(r => r.classList.contains('crit')));
+  expectEq(crit[0], true, 'root on the critical path');
+  expectEq(crit.filter(Boolean).length >= 3, true, 'critical path spans');
+  expectEq(await page.$$eval('#axis .tick', t => t.length >= 3), true, 'time axis ticks');
+  expectEq(await page.$$eval('#legend .svc', s => s.map(x => x.textContent).join(',')),
+    'gateway,osd.1,osd.2', 'legend');
+  expectEq(await page.$$eval('#waterfall .dur', d => d.every(x => /\d (ns|us|ms|s)$/.test(x.textContent))),
+    true, 'duration labels');
+  await page.click('#waterfall .span-row.err >> nth=1');
+  const detail = await page.$eval('#detail', e => e.textContent);
+  for (const want of ['EIO: disk read failed', 'object_size', 'hoptrace.pid', 'hoptrace.host',
+    'hoptrace.endpoint', 'hoptrace.process', 'sr', 'status-5 (error)'])
+    expectEq(detail.replace(/\s/g, '').includes(want.replace(/\s/g, '')), true, `detail shows ${want}`);
+  await page.screenshot({ path: shot });
+  await page.click('#waterfall .span-row .tog');
+  expectEq(await spanRows(page), 1, 'root collapsed');
+  await page.click('#waterfall .span-row .tog');
+  expectEq(await spanRows(page), Number(failed[2]), 'root expanded');
+  expectEq(requests.length, 0, 'network requests ' + requests.join(' '));
+  expectEq(errors.length, 0, 'script errors ' + errors.join(' | '));
+}
+
+async function empty(browser) {
+  const { page, requests, errors } = await open(browser);
+  expectEq(await count(page), '0 of 0 traces', 'traces listed');
+  expectEq(await page.$eval('#title', e => e.textContent), 'no traces', 'title');
+  expectEq(requests.length + errors.length, 0, 'requests and errors ' + errors.join(' | '));
+}
+
+async function bench(browser) {
+  const { page, loadMs, requests, errors } = await open(browser);
+  const clicks = [];
+  for (let k = 0; k < 5; k++) clicks.push(await clickMs(page, 2 + 3 * k));
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const m = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics
+    .map(x => [x.name, x.value]));
+  const out = { traces: await count(page), load_ms: loadMs, click_ms: clicks.map(Math.round),
+    dom_nodes: m.Nodes, heap_mb: +(m.JSHeapUsedSize / 1048576).toFixed(1),
+    requests: requests.length, errors: errors.length };
+  console.log(JSON.stringify(out));
+  if (requests.length || errors.length) fail('requests or errors: ' + errors.join(' | '));
+  if (loadMs > 30000 || Math.max(...clicks) > 2000) fail('a hang: 10x the goals');
+}
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    if (mode === 'check') await check(browser, ...rest);
+    else if (mode === 'empty') await empty(browser);
+    else if (mode === 'bench') await bench(browser);
+    else fail('usage: view_check.js check|empty|bench PAGE ...');
+  } finally {
+    await browser.close();
+  }
+})().catch(e => fail(e.stack || String(e)));
