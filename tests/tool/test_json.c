@@ -47,7 +47,8 @@ static void strings_escape_quotes_controls_and_script_end(void **state) {
       {"a\"b\\c", "\"a\\\"b\\\\c\""},
       {"\n\r\t", "\"\\n\\r\\t\""},
       {"\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\""},
-      {"</script>", "\"<\\/script>\""},
+      {"</script>", "\"\\u003c/script>\""},
+      {"<!--<script>", "\"\\u003c!--\\u003cscript>\""},
       {"tcp://1.2.3.4/x", "\"tcp://1.2.3.4/x\""},
       {"/lead", "\"/lead\""},
       {"caf\xc3\xa9", "\"caf\xc3\xa9\""}, /* UTF-8 passes through */

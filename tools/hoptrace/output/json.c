@@ -9,14 +9,16 @@
 #include "assemble/text_hash.h"
 #include "output/utf8.h"
 
-/* Bytes that need an escape: controls, DEL, '"', '\\', '/' (only after
- * '<', checked separately), and every non-ASCII byte (its sequence is
+/* Bytes that need an escape: controls, DEL, '"', '\\', '<' (as \u003c:
+ * the HTML page embeds this JSON in a <script> element, which "</script"
+ * would close and "<!--<script" would keep open to the end of the page),
+ * and every non-ASCII byte (its sequence is
  * checked: a trace's strings are a peer's bytes, and one invalid
  * sequence makes a collector reject the whole document). Safe runs go
  * out with one fwrite: per-byte stdio calls were a fifth of an export's
  * instructions. */
 static int needs_escape(unsigned char c) {
-  return c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '/';
+  return c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<';
 }
 
 void json_string(obuf *out, const char *s) {
@@ -37,9 +39,7 @@ void json_string(obuf *out, const char *s) {
     case '\n': ob_puts(out, "\\n"); break;
     case '\r': ob_puts(out, "\\r"); break;
     case '\t': ob_puts(out, "\\t"); break;
-    case '/':
-      ob_puts(out, p != start && p[-1] == '<' ? "\\/" : "/");
-      break;
+    case '<': ob_puts(out, "\\u003c"); break;
     default: {
       if (*p >= 0x80) {
         size_t n = utf8_sequence(p);
