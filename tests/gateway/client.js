@@ -7,7 +7,7 @@
 // sampled=0 downstream. One JSON line per request goes to --out.
 //
 //   node client.js --gateway URL --otlp URL --propagator w3c|b3
-//                  --objects N --unsampled-every K --tag T --out FILE
+//                  --objects N --unsampled-every K --tag T --out FILE [--timeout-ms MS]
 'use strict';
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2)
@@ -50,7 +50,7 @@ const http = require('http'); // after the instrumentation: it patches the modul
 
 function request(method, path, body, k) {
   return new Promise((resolve, reject) => {
-    const req = http.request(args.gateway + path, { method, timeout: 10000,
+    const req = http.request(args.gateway + path, { method, timeout: Number(args['timeout-ms'] || 10000),
       headers: { 'x-test-request': k, 'content-length': body ? Buffer.byteLength(body) : 0 } },
     (res) => {
       const chunks = [];

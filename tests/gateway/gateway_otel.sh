@@ -10,6 +10,11 @@
 # after the run through `hoptrace export --to` (protobuf, one shot).
 # probes.py sends malformed headers and oversized bodies; check.py checks
 # the traces (see there); the gateway's own counts must match the probes.
+# HT_TEST_WRAPPER="valgrind ..." (scripts/valgrind.sh) starts the OSDs and
+# the gateway under it (HT_TEST_SLOW=1: longer timeouts). The process
+# name LTTng records is then valgrind's ("memcheck-amd64-"), so the
+# session keeps those, and check.py keeps only the spans of this test's
+# processes (by pid).
 # usage: gateway_otel.sh HOPTRACE SIMBIN PROVIDER WORKDIR SRCDIR
 set -euo pipefail
 trap 'echo "gateway_otel: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -17,7 +22,9 @@ hoptrace=$1 bin=$2 provider=$3 work=$4 src=$5
 export HT_LTTNG_PROVIDER=$provider
 
 if [[ ${GW_INNER:-} == 1 ]]; then # --- under hoptrace record: the cluster and the clients
-  pids=()
+  pids=() wrap=() replica_ms=1000 osd_ms=2000 http_ms=10000
+  [[ -n ${HT_TEST_WRAPPER:-} ]] && read -ra wrap <<< "$HT_TEST_WRAPPER"
+  [[ -n ${HT_TEST_SLOW:-} ]] && replica_ms=15000 osd_ms=30000 http_ms=120000
   trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done' EXIT
   python3 - > "$work/cluster.map" <<'PY'
 import socket
@@ -28,24 +35,25 @@ for i, s in enumerate(socks):
     print("osd %d tcp://127.0.0.1:%d" % (i, s.getsockname()[1]))
 PY
   for i in 0 1 2; do
-    "$work/bin/$GW_TAG-osd" --id "$i" --map "$work/cluster.map" --ready-file "$work/ready.$i" \
-      --messenger traced 2> "$work/osd.$i.log" &
+    "${wrap[@]}" "$work/bin/$GW_TAG-osd" --id "$i" --map "$work/cluster.map" --ready-file "$work/ready.$i" \
+      --messenger traced --replica-timeout-ms "$replica_ms" 2> "$work/osd.$i.log" &
     pids+=($!)
   done
-  "$work/bin/$GW_TAG-gw" --map "$work/cluster.map" --ready-file "$work/gateway.port" \
-    --messenger traced --max-body 65536 2> "$work/gateway.log" &
+  "${wrap[@]}" "$work/bin/$GW_TAG-gw" --map "$work/cluster.map" --ready-file "$work/gateway.port" \
+    --messenger traced --max-body 65536 --timeout-ms "$osd_ms" 2> "$work/gateway.log" &
   gw=$!
   pids+=($gw)
-  for _ in $(seq 100); do [[ -s $work/gateway.port ]] && break; sleep 0.1; done
+  printf '%s\n' "${pids[@]}" > "$work/pids"
+  for _ in $(seq 600); do [[ -s $work/gateway.port ]] && break; sleep 0.1; done
   [[ -s $work/gateway.port ]] || { cat "$work/gateway.log" >&2; exit 1; }
   url=http://127.0.0.1:$(cat "$work/gateway.port")
   # W3C: 6 objects x 4 requests, every 3rd unsampled; B3: 4 x 4, every 5th
   # (so unsampled PUTs, GETs and DELETEs)
-  timeout 120 node "$work/client/client.js" --gateway "$url" --otlp "$GW_OTLP" --propagator w3c \
-    --objects 6 --unsampled-every 3 --tag w3c --out "$work/requests.w3c.jsonl"
-  timeout 120 node "$work/client/client.js" --gateway "$url" --otlp "$GW_OTLP" --propagator b3 \
-    --objects 4 --unsampled-every 5 --tag b3 --out "$work/requests.b3.jsonl"
-  timeout 60 python3 "$src/probes.py" "${url##*:}" "$work/probes.jsonl"
+  timeout 900 node "$work/client/client.js" --gateway "$url" --otlp "$GW_OTLP" --propagator w3c \
+    --objects 6 --unsampled-every 3 --tag w3c --timeout-ms "$http_ms" --out "$work/requests.w3c.jsonl"
+  timeout 900 node "$work/client/client.js" --gateway "$url" --otlp "$GW_OTLP" --propagator b3 \
+    --objects 4 --unsampled-every 5 --tag b3 --timeout-ms "$http_ms" --out "$work/requests.b3.jsonl"
+  timeout 300 python3 "$src/probes.py" "${url##*:}" "$work/probes.jsonl"
   kill -TERM "$gw"
   wait "$gw" # exit 0: every running request finished
   for p in "${pids[@]:0:3}"; do kill -TERM "$p"; done
@@ -77,12 +85,13 @@ receiver=http://127.0.0.1:$(cat "$work/receiver.port")
 # The programs run under names of their own (symlinks): the session (the
 # session daemon is shared) then keeps only this test's processes, not
 # other sim-* programs running on the same host.
-tag="gw$$"
+tag="gw$$" filter="\$ctx.procname == \"gw$$-*\""
+[[ -n ${HT_TEST_WRAPPER:-} ]] && filter='$ctx.procname == "memcheck-amd64-"'
 mkdir -p "$work/bin"
 ln -s "$bin/sim-osd" "$work/bin/$tag-osd"
 ln -s "$bin/sim-gateway" "$work/bin/$tag-gw"
-GW_INNER=1 GW_OTLP=$receiver GW_TAG=$tag timeout 300 "$hoptrace" record -o "$work/trace" \
-  --filter "\$ctx.procname == \"$tag-*\"" -- bash "$0" "$@" 2> "$work/record.log" ||
+GW_INNER=1 GW_OTLP=$receiver GW_TAG=$tag timeout 1800 "$hoptrace" record -o "$work/trace" \
+  --filter "$filter" -- bash "$0" "$@" 2> "$work/record.log" ||
   { cat "$work/record.log" "$work/gateway.log" >&2; exit 1; }
 grep -q " 0 discarded by LTTng" "$work/record.log" || { cat "$work/record.log" >&2; exit 1; }
 timeout 120 "$hoptrace" export --to "$receiver" "$work/trace" 2> "$work/export.log" ||
@@ -93,5 +102,5 @@ kill "$rpid"; wait "$rpid" || true; rpid=
 # the gateway counted each malformed header and the oversized body
 grep -q "malformed traceparent 3, malformed b3 1; bodies too large 1" "$work/gateway.log" ||
   { cat "$work/gateway.log" >&2; exit 1; }
-python3 "$src/check.py" "$work/received.jsonl" "$work/probes.jsonl" \
+python3 "$src/check.py" "$work/received.jsonl" "$work/probes.jsonl" "$work/pids" \
   "$work/requests.w3c.jsonl" "$work/requests.b3.jsonl"
