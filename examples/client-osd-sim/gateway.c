@@ -139,6 +139,7 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   if (sim_common_apply(&a.common, name) != 0 || sim_log_init(&log, &a.common, name) != 0)
     return 2;
+  a.http.log = &log;
   gw_http *http = NULL;
   unsigned port = 0;
   int rc = gw_osd_open(&osd, &a.common, name, &log);

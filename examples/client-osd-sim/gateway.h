@@ -78,6 +78,7 @@ typedef struct gw_http_cfg {
   unsigned max_conns;    /* HTTP connections at once */
   unsigned idle_timeout; /* seconds an idle connection is kept */
   const char *service;   /* the server spans' service name */
+  sim_log *log;          /* libmicrohttpd's messages go there */
 } gw_http_cfg;
 
 typedef struct gw_http gw_http;

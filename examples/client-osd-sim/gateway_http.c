@@ -11,6 +11,7 @@
  * Never: keep a span open past its request (the completion callback
  * finishes it if the connection died), or copy an unbounded body. */
 #include <microhttpd.h>
+#include <stdarg.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -203,6 +204,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   *con_cls = NULL;
 }
 
+/* libmicrohttpd's messages (a refused connection, a bad request line)
+ * through the simulator's log: rate-limited, so a flood of them cannot
+ * flood stderr. A trailing newline is dropped (the log adds its own). */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) {
+  char msg[256];
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  msg[strcspn(msg, "\n")] = '\0';
+  sim_log_line(cls, HT_LOG_WARN, msg);
+}
+
 int gw_http_start(gw_http **out, const gw_http_cfg *cfg, gw_osd *osd, gw_stats *st,
                   unsigned *port) {
   gw_http *h = calloc(1, sizeof(*h));
@@ -222,7 +233,8 @@ int gw_http_start(gw_http **out, const gw_http_cfg *cfg, gw_osd *osd, gw_stats *
       0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
       MHD_OPTION_CONNECTION_LIMIT, cfg->max_conns, MHD_OPTION_CONNECTION_TIMEOUT,
       cfg->idle_timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
-      MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+      cfg->log, MHD_OPTION_END);
   if (h->d == NULL) {
     fprintf(stderr, "sim-gateway: cannot listen on %s:%u\n", cfg->bind, cfg->port);
     free(h);

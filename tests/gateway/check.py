@@ -110,6 +110,14 @@ for r in reqs:
     check_cluster(what, trace, g, r["method"])
 
 for p in probes:
+    if not p["traceresponse"]:  # closed unanswered: its span continues what it sent
+        sent = p["sent"].split("-")
+        trace = by_trace.get(sent[1], [])
+        explained.add(sent[1])
+        if len(trace) != 1 or trace[0]["parentSpanId"] != sent[2] or trace[0]["status"]["code"] != 2:
+            errors.append("probe %s: want one gateway span with an error, child of %s, got %d spans"
+                          % (p["name"], p["sent"], len(trace)))
+        continue
     tr = p["traceresponse"].split("-")
     what = "probe %s" % p["name"]
     trace = by_trace.get(tr[1] if len(tr) == 4 else "", [])

@@ -40,7 +40,7 @@ PY
     pids+=($!)
   done
   "${wrap[@]}" "$work/bin/$GW_TAG-gw" --map "$work/cluster.map" --ready-file "$work/gateway.port" \
-    --messenger traced --max-body 65536 --timeout-ms "$osd_ms" 2> "$work/gateway.log" &
+    --messenger traced --max-body 65536 --http-connections 16 --timeout-ms "$osd_ms" 2> "$work/gateway.log" &
   gw=$!
   pids+=($gw)
   printf '%s\n' "${pids[@]}" > "$work/pids"
@@ -53,7 +53,7 @@ PY
     --objects 6 --unsampled-every 3 --tag w3c --timeout-ms "$http_ms" --out "$work/requests.w3c.jsonl"
   timeout 900 node "$work/client/client.js" --gateway "$url" --otlp "$GW_OTLP" --propagator b3 \
     --objects 4 --unsampled-every 5 --tag b3 --timeout-ms "$http_ms" --out "$work/requests.b3.jsonl"
-  timeout 300 python3 "$src/probes.py" "${url##*:}" "$work/probes.jsonl"
+  timeout 300 python3 "$src/probes.py" "${url##*:}" 16 "$work/probes.jsonl"
   kill -TERM "$gw"
   wait "$gw" # exit 0: every running request finished
   for p in "${pids[@]:0:3}"; do kill -TERM "$p"; done
@@ -99,8 +99,8 @@ timeout 120 "$hoptrace" export --to "$receiver" "$work/trace" 2> "$work/export.l
 grep -q " 0 rejected, 0 dropped" "$work/export.log" || { cat "$work/export.log" >&2; exit 1; }
 kill "$rpid"; wait "$rpid" || true; rpid=
 
-# the gateway counted each malformed header and the oversized body
-grep -q "malformed traceparent 3, malformed b3 1; bodies too large 1" "$work/gateway.log" ||
+# the gateway counted each malformed header and both oversized bodies
+grep -q "malformed traceparent 3, malformed b3 1; bodies too large 2" "$work/gateway.log" ||
   { cat "$work/gateway.log" >&2; exit 1; }
 python3 "$src/check.py" "$work/received.jsonl" "$work/probes.jsonl" "$work/pids" \
   "$work/requests.w3c.jsonl" "$work/requests.b3.jsonl"
