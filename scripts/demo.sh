@@ -11,6 +11,10 @@
 #   scripts/demo.sh --hosts N [--skew SPEC] [--kill-sessiond HOST@SEC] ...
 #   (root: the cluster over N simulated hosts, each with its own session
 #   daemon and skewed clock, one relay: examples/client-osd-sim/run-hosts.sh)
+#   scripts/demo.sh --gateway
+#   (the HTTP gateway end to end: a Node.js client traced by the
+#   OpenTelemetry JS SDK, sim-gateway, 3 OSDs; one trace per request at a
+#   test OTLP receiver; tests/gateway/gateway_otel.sh, into ./gateway-out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +22,17 @@ bash scripts/install-deps.sh
 cmake -S . -B build -DHT_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptrace_tp hoptrace ht-clock-drift >/dev/null
 for arg in "$@"; do
+  if [[ $arg == --gateway ]]; then
+    cmake --build build -j"$(nproc)" --target sim-gateway >/dev/null
+    out=$PWD/gateway-out
+    bash tests/gateway/gateway_otel.sh "$PWD/build/tools/hoptrace/hoptrace" \
+      "$PWD/build/examples/client-osd-sim" "$PWD/build/libhoptrace-tp.so" "$out" "$PWD/tests/gateway"
+    build/tools/hoptrace/hoptrace view -q -o "$out/waterfall.html" "$out/trace"
+    echo "Outputs in $out: received.jsonl (every span the OTLP receiver got: the Node.js"
+    echo "client's and the cluster's), requests.*.jsonl (the client's requests and their"
+    echo "traceresponse), trace/ (the cluster's CTF trace), waterfall.html, gateway.log"
+    exit 0
+  fi
   if [[ $arg == --hosts ]]; then
     exec bash examples/client-osd-sim/run-hosts.sh --build "$PWD/build" "$@"
   fi

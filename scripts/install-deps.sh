@@ -12,6 +12,7 @@ packages=(
   faketime iproute2  # simulated hosts (scripts/hosts.sh)
   libnng-dev libzmq3-dev  # bench/transport comparison only
   libcurl4-openssl-dev zlib1g-dev  # hoptrace export --to: HTTP(S), gzip
+  libmicrohttpd-dev  # examples/client-osd-sim: sim-gateway (HTTP)
   nodejs  # tests/ship/receiver: decodes with OpenTelemetry's own definitions
   npm  # tool_view, bench/view: playwright-core (tests/tool/view/package.json)
 )
