@@ -7,7 +7,10 @@
 
 #include "hoptrace/sampler.h"
 
-uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint);
+/* *prob: the decision's probability when it records the trace
+ * (ht_sampler_root_probability), else 0. */
+uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint,
+                               uint64_t *prob);
 uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags);
 
 /* Makes the environment's configuration (HT_SAMPLER, HT_SAMPLE_*) active
