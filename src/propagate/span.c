@@ -58,8 +58,10 @@ static int start_root(ht_span *span, const ht_span_info *info,
     return HT_EINVAL;
   ht_id_trace(&span->ctx.trace_id_hi, &span->ctx.trace_id_lo);
   span->ctx.span_id = ht_id_span();
-  span->ctx.flags = ht_active_decide_root(
-      span->ctx.trace_id_hi, span->ctx.trace_id_lo, hint, &span->prob_);
+  ht_root_decision d =
+      ht_active_decide_root(span->ctx.trace_id_hi, span->ctx.trace_id_lo, hint);
+  span->ctx.flags = d.flags;
+  span->prob_ = d.prob;
   begin(span, info, emit);
   return 0;
 }
