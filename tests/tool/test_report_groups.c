@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "hoptrace/error.h"
+#include "output/output.h"
 #include "output/report_groups.h"
 #include "read/event.h"
 
@@ -130,11 +131,49 @@ static void rows_are_bounded(void **state) {
   report_groups_free(g);
 }
 
+/* The whole report on one trace across two hosts whose clocks were
+ * aligned: the slowest trace's gaps say when they happened and the
+ * correction between the hosts' clocks. */
+static void slowest_trace_shows_gaps_and_clock_correction(void **state) {
+  (void)state;
+  two w;
+  make(&w, UINT64_C(1) << 32, "osd.0", 0);
+  w.client.hostname = "a";
+  w.server.hostname = "b";
+  w.client.clock_bound_ns = 100;
+  w.server.clock_shift_ns = 5000;
+  w.server.clock_bound_ns = 200;
+  span *children[1] = {&w.server};
+  w.client.children = children;
+  w.client.n_children = 1;
+  w.server.parent = &w.client;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  obuf *out = obuf_new(f);
+  output *o = output_report.open(out, NULL);
+  assert_non_null(o);
+  output_report.trace(o, &w.t);
+  bt_source_stats src = {0};
+  assembler_stats st = {.traces = 1, .spans = 2};
+  assert_int_equal(output_report.close(o, &src, &st), 0);
+  assert_int_equal(obuf_flush(out), 0);
+  obuf_free(out);
+  fclose(f);
+  assert_non_null(strstr(text, "  started 1970-01-01T00:00:00.001000Z; largest network+queue gaps:\n"
+                               "    request net+queue        2.0 us at +0.0 us  client -> osd.0 op"
+                               "  (clock correction between the hosts: +5.000 us)\n"
+                               "    reply net+queue          2.0 us at +8.0 us  client -> osd.0 op"));
+  assert_non_null(strstr(text, "clock correction applied to span times: none"));
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(estimates_weight_by_one_over_p),
       cmocka_unit_test(unknown_is_never_a_number),
       cmocka_unit_test(rows_are_bounded),
+      cmocka_unit_test(slowest_trace_shows_gaps_and_clock_correction),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
