@@ -7,7 +7,9 @@ fields they hold, in the order ids/at, side, marks: `at` becomes
 trace_id_hi, trace_id_lo, span_id, parent_span_id, start; `side` (its
 words packed: [desc | peer << 16, vpid, vtid | flags << 24, status])
 desc, peer, flags, vpid, vtid (and status, as a signed 32-bit number);
-`marks` cs, sr, ss, cr. Keys starting with "_" are dropped.
+`marks` cs, sr, ss, cr. Keys starting with "_" are dropped. A root whose
+flags carry ROOT_P (0x10) holds its sampling probability * 2^32 where
+its parent would be: it comes out as parent_span_id 0 and root_prob.
 """
 import re
 
@@ -18,6 +20,7 @@ ARRAYS = {
     "marks": ("cs", "sr", "ss", "cr"),
 }
 ORDER = ("ids", "at", "side", "marks")
+ROOT_P = 0x10  # hoptrace_schema.h HT_SCHEMA_FLAG_ROOT_P
 KEY = re.compile(r"\s*(\w+) = ")
 WORD = re.compile(r"-?\w+")
 
@@ -69,5 +72,8 @@ def parse_fields(text):
             arrays[key] = spread(key, value)
         else:
             plain.append((key, "[" + ",".join(value) + "]" if isinstance(value, list) else value))
+    if "at" in arrays and "side" in arrays and int(dict(arrays["side"])["flags"]) & ROOT_P:
+        arrays["at"] = [("parent_span_id", "0") if k == "parent_span_id" else (k, v)
+                        for k, v in arrays["at"]] + [("root_prob", dict(arrays["at"])["parent_span_id"])]
     spread_first = [p for k in ORDER if k in arrays for p in arrays[k]]
     return spread_first + plain

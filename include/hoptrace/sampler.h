@@ -160,6 +160,19 @@ typedef enum ht_sample_hint {
 HT_API uint32_t ht_sampler_decide_root(ht_sampler *s, uint64_t hi, uint64_t lo,
                                        ht_sample_hint hint, uint64_t now_ns);
 
+/* The probability with which a local root decided by s with this hint is
+ * recorded, as each root span records it (Dapper's "sampling
+ * probability"; the tool weights a trace by 1/p to estimate what was
+ * issued), in fixed point: p * 2^32, HT_SAMPLE_P_ONE is 1.
+ *   RATIO: the ratio (rounded to 2^-32, at least 2^-32 when above 0);
+ *   ALWAYS, a YES or DEBUG hint: 1;  NEVER, a NO hint: 0 (never recorded);
+ *   RATE: 0, "unknown": a token bucket's chance depends on how many roots
+ *   are offered, which no single decision knows.
+ * PARENT's roots: as its root_kind. 0 for NULL s. */
+#define HT_SAMPLE_P_ONE (UINT64_C(1) << 32)
+HT_API uint64_t ht_sampler_root_probability(const ht_sampler *s,
+                                            ht_sample_hint hint);
+
 /* Decides a context received from a remote peer (its trace id and
  * flags). Returns the flags for the local continuation: reserved bits are
  * kept; SAMPLED and DEBUG are set by the policy above. */

@@ -68,6 +68,8 @@ typedef struct ht_span {
   uint64_t start_;      /* private: the tracer's clock at the start */
   const void *desc_;    /* private: its names, interned */
   uint64_t marks_[4];   /* private: cs, sr, ss, cr times (0: none) */
+  uint64_t prob_;       /* private: a root's sampling probability
+                           (ht_sampler_root_probability), 0 otherwise */
 } ht_span;
 
 /* Standard Dapper/Zipkin annotation names. */

@@ -17,7 +17,8 @@
  * only meaningful within one (host, vpid).
  *
  * Events (fields in order; `ids` = trace_id_hi, trace_id_lo, span_id,
- * parent_span_id; `at` = those four, then the side's start):
+ * parent_span_id; `at` = those four, then the side's start; a root's `at`
+ * may hold its sampling probability for its parent: flag ROOT_P, below):
  *   span:    side = [desc | peer << 16, vpid, vtid | flags << 24], at: a
  *            span side that ended ok, written by thread vtid of process
  *            vpid; peer 0 = none
@@ -160,9 +161,17 @@ enum { HT_MARKS_CS, HT_MARKS_SR, HT_MARKS_SS, HT_MARKS_CR };
 HT_SCHEMA_EVENTS(HT_SCHEMA_STRUCT)
 #undef HT_SCHEMA_STRUCT
 
-/* flags: bits 0-3 the trace's (HT_FLAG_SAMPLED, HT_FLAG_DEBUG), and which
- * ends of the side were a frame: a client starts at "cs" and ends at
- * "cr", a server at "sr" and "ss"; a timed-out call has no end frame. */
+/* flags: bits 0-3 the trace's (HT_FLAG_SAMPLED, HT_FLAG_DEBUG,
+ * HT_FLAG_RANDOM), and which ends of the side were a frame: a client
+ * starts at "cs" and ends at "cr", a server at "sr" and "ss"; a timed-out
+ * call has no end frame.
+ * ROOT_P: the side is its trace's root (parent 0), and at[HT_AT_PARENT]
+ * holds instead the probability with which its trace was sampled, p *
+ * 2^32 (HT_SAMPLE_P_ONE is 1; include/hoptrace/sampler.h says what each
+ * sampler records). Without it a root's probability is unknown (a RATE
+ * sampler's; hoptrace before 0.2.0). It costs no field: a root's parent
+ * is always 0. Bit 0x20 is free. */
+#define HT_SCHEMA_FLAG_ROOT_P 0x10u
 #define HT_SCHEMA_FLAG_START_FRAME 0x40u
 #define HT_SCHEMA_FLAG_END_FRAME 0x80u
 

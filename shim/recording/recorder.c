@@ -29,7 +29,11 @@
  * event's `ids` is REC_IDS, its `at` REC_AT). */
 #define IDS(c) (c)->trace_id_hi, (c)->trace_id_lo, (c)->span_id, (c)->parent_span_id
 #define REC_IDS(c) {IDS(c)}
-#define REC_AT(s) {IDS((s)->ctx), (s)->start}
+/* A root (parent 0) carries its sampling probability in the parent's
+ * place (hoptrace_schema.h): prob is 0 for any other span. */
+#define REC_AT(s)                                                              \
+  {(s)->ctx->trace_id_hi, (s)->ctx->trace_id_lo, (s)->ctx->span_id,            \
+   (s)->ctx->parent_span_id | (s)->prob, (s)->start}
 /* Two steps so IDS() expands into four arguments before STAP_PROBEn
  * counts them. */
 #define USDT(n, name, ...) USDT_(n, name, __VA_ARGS__)
@@ -194,9 +198,11 @@ static uint32_t epoch_now(void) {
   return epoch;
 }
 
-/* The trace flags, and which ends were frames (hoptrace_schema.h). */
+/* The trace flags, which ends were frames, and whether the parent's
+ * place holds a root's probability (hoptrace_schema.h). */
 static uint8_t side_flags(const ht_span_side *s) {
   return (uint8_t)((s->ctx->flags & 0x0fu) |
+                   (s->prob != 0 ? HT_SCHEMA_FLAG_ROOT_P : 0) |
                    ((s->frames & HT_SIDE_START_FRAME) ? HT_SCHEMA_FLAG_START_FRAME : 0) |
                    ((s->frames & HT_SIDE_END_FRAME) ? HT_SCHEMA_FLAG_END_FRAME : 0));
 }

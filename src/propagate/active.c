@@ -115,14 +115,16 @@ static ht_sampler *enter(ht_epoch_reader **r) {
   }
 }
 
-uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint) {
+ht_root_decision ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint) {
   unsigned modes;
   uint64_t threshold;
   if (hint == HT_SAMPLE_DEFAULT && read_fast(&modes, &threshold)) {
     int yes = ht_plain_decide(modes & 0xff, threshold, hi, lo, 0);
     if (yes >= 0) {
+      ht_root_decision d = {yes ? ht_plain_prob(modes & 0xff, threshold) : 0,
+                            yes ? HT_FLAG_SAMPLED : 0};
       ht_counter_add(yes ? HT_CTR_ROOT_SAMPLED : HT_CTR_ROOT_DROPPED, 1);
-      return yes ? HT_FLAG_SAMPLED : 0;
+      return d;
     }
   }
   ht_epoch_reader *r;
@@ -130,12 +132,13 @@ uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint) {
   uint64_t now = ht_sampler_needs_clock(s, 0) ? ht_now_ns() : 0;
   ht_outcome o;
   uint32_t flags = ht_sampler_root_ex(s, hi, lo, hint, now, &o);
+  uint64_t p = flags & HT_FLAG_SAMPLED ? ht_sampler_root_probability(s, hint) : 0;
   ht_epoch_exit(r);
   ht_counter_add(
       flags & HT_FLAG_SAMPLED ? HT_CTR_ROOT_SAMPLED : HT_CTR_ROOT_DROPPED, 1);
   if (flags & HT_FLAG_DEBUG)
     ht_counter_add(HT_CTR_DEBUG_FORCED, 1);
-  return flags;
+  return (ht_root_decision){p, flags};
 }
 
 uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags) {

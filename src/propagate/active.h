@@ -7,7 +7,14 @@
 
 #include "hoptrace/sampler.h"
 
-uint32_t ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint);
+/* A root's flags, and the decision's probability when it records the
+ * trace (ht_sampler_root_probability), else 0. Returned by value: two
+ * registers, no pointer to keep across the decision's calls. */
+typedef struct ht_root_decision {
+  uint64_t prob;
+  uint32_t flags;
+} ht_root_decision;
+ht_root_decision ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint);
 uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags);
 
 /* Makes the environment's configuration (HT_SAMPLER, HT_SAMPLE_*) active

@@ -28,6 +28,8 @@ typedef struct ht_span_side {
                             "cr"; 0: none), a span API span */
   int32_t status;
   uint8_t frames;       /* HT_SIDE_*_FRAME */
+  uint64_t prob;        /* a root's sampling probability (sampler.h's
+                           fixed point), 0: unknown or not a root */
 } ht_span_side;
 
 /* Which ends of a span side were a frame: a client's start is "cs" and

@@ -141,6 +141,14 @@ uint32_t ht_sampler_root_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
   return yes ? HT_FLAG_SAMPLED : 0;
 }
 
+uint64_t ht_sampler_root_probability(const ht_sampler *s, ht_sample_hint hint) {
+  if (s == NULL || hint == HT_SAMPLE_NO)
+    return 0;
+  if (hint == HT_SAMPLE_YES || hint == HT_SAMPLE_DEBUG)
+    return HT_SAMPLE_P_ONE;
+  return ht_plain_prob(s->root_mode, s->ratio_threshold);
+}
+
 uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
                               uint32_t flags, uint64_t now_ns,
                               ht_outcome *out) {

@@ -53,6 +53,17 @@ static inline int ht_plain_decide(unsigned mode, uint64_t threshold,
   }
 }
 
+/* A root decision's probability by plain mode (ht_sampler_root_probability):
+ * RATIO's threshold / 2^64 rounded to 2^-32 (never 0 for a non-zero one). */
+static inline uint64_t ht_plain_prob(unsigned mode, uint64_t threshold) {
+  if (mode == HT_PLAIN_ALWAYS)
+    return HT_SAMPLE_P_ONE;
+  if (mode != HT_PLAIN_RATIO || threshold == 0)
+    return 0;
+  uint64_t p = (threshold >> 32) + ((threshold >> 31) & 1);
+  return p != 0 ? p : 1;
+}
+
 struct ht_sampler {
   ht_sampling_config cfg;
   unsigned root_mode;       /* HT_PLAIN_* for local roots (and refused DEBUG) */

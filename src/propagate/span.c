@@ -58,8 +58,10 @@ static int start_root(ht_span *span, const ht_span_info *info,
     return HT_EINVAL;
   ht_id_trace(&span->ctx.trace_id_hi, &span->ctx.trace_id_lo);
   span->ctx.span_id = ht_id_span();
-  span->ctx.flags = ht_active_decide_root(span->ctx.trace_id_hi,
-                                          span->ctx.trace_id_lo, hint);
+  ht_root_decision d =
+      ht_active_decide_root(span->ctx.trace_id_hi, span->ctx.trace_id_lo, hint);
+  span->ctx.flags = d.flags;
+  span->prob_ = d.prob;
   begin(span, info, emit);
   return 0;
 }
@@ -234,7 +236,8 @@ void ht_span_finish_side(ht_span *span, const void *desc,
                          start,
                          NULL,
                          span->status_,
-                         frames};
+                         frames,
+                         span->prob_};
     ops->span_side(&side);
   }
   if (span)
@@ -259,7 +262,8 @@ void ht_span_finish(ht_span *span) {
   const ht_event_ops *ops = recorder(span);
   if (ops && span->start_ != 0) {
     ht_span_side side = {&span->ctx, span->desc_, {"", HT_SPAN_INTERNAL, "", ""},
-                         NULL, span->start_, span->marks_, span->status_, 0};
+                         NULL, span->start_, span->marks_, span->status_, 0,
+                         span->prob_};
     ops->span_side(&side);
   }
   if (span)

@@ -75,6 +75,33 @@ static void hints_override_the_sampler_for_roots(void **state) {
 
 /* 1e6 ids from a fixed seed; binomial sigma = sqrt(n p (1-p)) = 300 for
  * p = 0.1. Bound: 2000 (> 6 sigma). */
+/* What a root records as its probability: the ratio, 1 when forced or
+ * always, 0 ("unknown") for a token bucket and when never recorded. */
+static void root_probability_per_kind(void **state) {
+  (void)state;
+  const uint64_t one = HT_SAMPLE_P_ONE;
+  ht_sampler *r = make(HT_SAMPLER_RATIO, 0, 0.25, 0, 0);
+  ht_sampler *tiny = make(HT_SAMPLER_RATIO, 0, 1e-12, 0, 0);
+  ht_sampler *pr = make(HT_SAMPLER_PARENT, HT_SAMPLER_RATIO, 0.1, 0, 0);
+  ht_sampler *a = make(HT_SAMPLER_ALWAYS, 0, 0, 0, 0);
+  ht_sampler *rate = make(HT_SAMPLER_RATE, 0, 0, 100, 0);
+  ht_sampler *n = make(HT_SAMPLER_NEVER, 0, 0, 0, 0);
+  assert_true(ht_sampler_root_probability(r, HT_SAMPLE_DEFAULT) == one / 4);
+  assert_true(ht_sampler_root_probability(tiny, HT_SAMPLE_DEFAULT) == 1);
+  uint64_t p = ht_sampler_root_probability(pr, HT_SAMPLE_DEFAULT);
+  assert_true(p == (uint64_t)(0.1 * 4294967296.0 + 0.5));
+  assert_true(ht_sampler_root_probability(a, HT_SAMPLE_DEFAULT) == one);
+  assert_true(ht_sampler_root_probability(rate, HT_SAMPLE_DEFAULT) == 0);
+  assert_true(ht_sampler_root_probability(rate, HT_SAMPLE_DEBUG) == one);
+  assert_true(ht_sampler_root_probability(n, HT_SAMPLE_YES) == one);
+  assert_true(ht_sampler_root_probability(n, HT_SAMPLE_DEFAULT) == 0);
+  assert_true(ht_sampler_root_probability(r, HT_SAMPLE_NO) == 0);
+  assert_true(ht_sampler_root_probability(NULL, HT_SAMPLE_YES) == 0);
+  ht_sampler *all[] = {r, tiny, pr, a, rate, n};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+    ht_sampler_free(all[i]);
+}
+
 static void ratio_fraction_is_within_statistical_bounds(void **state) {
   (void)state;
   const double ratios[] = {0.01, 0.1, 0.5, 0.9};
@@ -284,6 +311,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(always_and_never),
       cmocka_unit_test(hints_override_the_sampler_for_roots),
+      cmocka_unit_test(root_probability_per_kind),
       cmocka_unit_test(ratio_fraction_is_within_statistical_bounds),
       cmocka_unit_test(ratio_edges_and_nesting),
       cmocka_unit_test(ratio_is_the_same_in_another_process),

@@ -161,9 +161,14 @@ static void process_decisions_match_the_sampler(void **state) {
       uint64_t lo = test_rng_next(&rng) | 1;
       ht_sample_hint hint = (ht_sample_hint)(test_rng_below(&rng, 8) < 5 ? 0 : test_rng_below(&rng, 4));
       uint32_t flags = (uint32_t)test_rng_next(&rng) & 0x1fu; /* reserved bits too */
-      if (ht_active_decide_root(hi, lo, hint) !=
-          ht_sampler_decide_root(s, hi, lo, hint, 0))
+      ht_root_decision d = ht_active_decide_root(hi, lo, hint);
+      uint32_t root = d.flags;
+      uint64_t p = d.prob;
+      if (root != ht_sampler_decide_root(s, hi, lo, hint, 0))
         fail_msg("case %zu id %d: root decisions differ", c, i);
+      /* the fast path's probability is the standalone sampler's */
+      if (p != (root & HT_FLAG_SAMPLED ? ht_sampler_root_probability(s, hint) : 0))
+        fail_msg("case %zu id %d: root probabilities differ", c, i);
       if (ht_active_decide_remote(hi, lo, flags) !=
           ht_sampler_decide_remote(s, hi, lo, flags, 0))
         fail_msg("case %zu id %d: remote decisions (flags 0x%x) differ", c, i, flags);

@@ -53,16 +53,34 @@ static int start(ht_span *s, const ht_span_info *i) {
   return 0;
 }
 
+/* A root's span_a carries the probability its trace was sampled with
+ * (hoptrace_schema.h ROOT_P): the active sampler's for a default root. */
+static uint64_t root_prob(const ht_span *s) {
+  ht_sampling_config cfg;
+  ht_sampler *sampler = NULL;
+  ht_sampling_get(&cfg);
+  if (s->ctx.parent_span_id != 0 || ht_sampler_new(&cfg, &sampler) != 0)
+    return 0;
+  uint64_t p = ht_sampler_root_probability(sampler, HT_SAMPLE_DEFAULT);
+  ht_sampler_free(sampler);
+  return p;
+}
+
 static void finish(ht_span *s, int status, const char *marks) {
   const ht_span_info *i = NULL;
   for (size_t k = 0; k < n_named; k++)
     if (spans_of[k] == s)
       i = names_of[k];
+  uint64_t p = root_prob(s);
+  char prob[40] = "";
+  if (p != 0)
+    snprintf(prob, sizeof(prob), " root_prob=%" PRIu64, p);
   EXPECT(s, "span_a",
-         " start=* desc=%d/%s/%s/%s peer=0 flags=%u vpid=%d vtid=%d status=%d"
+         " start=*%s desc=%d/%s/%s/%s peer=0 flags=%u vpid=%d vtid=%d status=%d"
          " cs=%s sr=%s ss=%s cr=%s",
-         (int)i->kind, i->name, i->service, i->endpoint,
-         (unsigned)(s->ctx.flags & 0xff), (int)getpid(), (int)gettid(), status, marks[0] == 'c' ? "*" : "0",
+         prob, (int)i->kind, i->name, i->service, i->endpoint,
+         (unsigned)(s->ctx.flags & 0xff) | (p != 0 ? 0x10u : 0u), (int)getpid(),
+         (int)gettid(), status, marks[0] == 'c' ? "*" : "0",
          marks[1] == 's' ? "*" : "0", marks[2] == 's' ? "*" : "0",
          marks[3] == 'c' ? "*" : "0");
   ht_span_finish(s);

@@ -26,6 +26,11 @@ values = {a["value"] for s in spans for a in s.get("annotations", [])}
 assert {"cs", "sr", "ss", "cr"} <= values, values
 tags = {k for s in spans for k in s.get("tags", {})}
 assert len(tags - {"hoptrace.pid", "hoptrace.host", "hoptrace.tid"}) >= 3, tags
+# schema 1 recorded no sampling probability: none is invented
+assert "hoptrace.sampling.probability" not in tags, tags
 print("schema 1: %d spans, annotations %s, tags %s" % (len(spans), sorted(values), sorted(tags)))
 PY
+# ... and the report says the issued count is unknown rather than a number
+grep -q "traces recorded: 6; estimated issued: unknown " "$work/report.txt"
+grep -q "^  client osd_write  *6    unknown    unknown " "$work/report.txt"
 echo "tool schema 1 test passed"

@@ -4,7 +4,8 @@
  * one line per span: "TRACE SPAN PARENT KIND SERVICE NAME".
  *
  *   trace_workload --traces N [--fanout K] [--pause-us U] [--expect FILE]
- *                  [--warm-up] [--op NAME]
+ *                  [--warm-up] [--op NAME] [--sampler [--forced K]]
+ *                  [--errors K] [--timeouts K] [--facts FILE]
  *
  * --warm-up first records unexpected traces every 100 ms until SIGUSR1
  * arrives (60 s at most), so a live reader can show it is attached before
@@ -13,7 +14,14 @@
  * are recorded as fast as possible (loss tests).
  * --op names the client and primary spans (and is the "object" tag's
  * value) instead of osd_write: any bytes, as a hostile peer's request
- * would carry (the tool's outputs must stay valid UTF-8). Exit 0 on
+ * would carry (the tool's outputs must stay valid UTF-8).
+ * --sampler lets the process's sampler (HT_SAMPLE_RATIO, ...) decide each
+ * root instead of forcing it, and --forced K forces the first K anyway,
+ * named osd_read (recorded with probability 1); only recorded spans are
+ * expected. --errors K: every K-th trace's osd.1 replica_write fails
+ * (HT_EPEERERROR); --timeouts K: every K-th trace's call to osd.2 times
+ * out (HT_ETIMEDOUT) with no server span. --facts FILE gets "issued N",
+ * then "error TRACE" / "timeout TRACE" for each recorded one. Exit 0 on
  * success. */
 #include <getopt.h>
 #include <signal.h>
@@ -23,12 +31,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "hoptrace/error.h"
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
 
-static FILE *expect;
+static FILE *expect, *facts;
 static volatile sig_atomic_t go;
 static const char *op = "osd_write";
+static ht_sample_hint root_hint = HT_SAMPLE_YES;
+static long forced, errors_every, timeouts_every;
 
 static void on_go(int sig) {
   (void)sig;
@@ -38,19 +49,64 @@ static void on_go(int sig) {
 
 static int start(ht_span *s, const ht_span *parent, const ht_span_info *info) {
   int rc = parent ? ht_span_start_child(s, parent, info)
-                  : ht_span_start_root(s, info, HT_SAMPLE_YES);
-  if (rc == 0 && expect != NULL)
+                  : ht_span_start_root(s, info, root_hint);
+  if (rc == 0 && expect != NULL && ht_span_is_sampled(s))
     fprintf(expect, "%016" PRIx64 "%016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %s %s %s\n",
             s->ctx.trace_id_hi, s->ctx.trace_id_lo, s->ctx.span_id,
             s->ctx.parent_span_id, ht_span_kind_name(info->kind), info->service, info->name);
   return rc;
 }
 
+/* A recorded trace's fact (error, timeout) for the checker. */
+static void fact(const char *what, const ht_span *s) {
+  if (facts != NULL && ht_span_is_sampled(s))
+    fprintf(facts, "%s %016" PRIx64 "%016" PRIx64 "\n", what, s->ctx.trace_id_hi,
+            s->ctx.trace_id_lo);
+}
+
+/* One replica write of the primary's, failed or timed out as asked. */
+static int replica(const ht_span *primary, int r, int index) {
+  char service[16], endpoint[40];
+  snprintf(service, sizeof(service), "osd.%d", r + 1);
+  snprintf(endpoint, sizeof(endpoint), "tcp://127.0.0.1:%d", 6801 + r);
+  ht_span_info rc_info = {"osd_replicate", HT_SPAN_CLIENT, "osd.0", "tcp://127.0.0.1:6800"};
+  ht_span_info rs_info = {"replica_write", HT_SPAN_SERVER, service, endpoint};
+  ht_span rclient, rserver;
+  if (start(&rclient, primary, &rc_info) != 0)
+    return -1;
+  ht_span_annotate(&rclient, HT_ANN_CLIENT_SEND);
+  if (r == 1 && timeouts_every > 0 && index % timeouts_every == 0) {
+    ht_span_set_error(&rclient, HT_ETIMEDOUT, "no reply from osd.2");
+    fact("timeout", &rclient);
+    ht_span_finish(&rclient);
+    return 0;
+  }
+  if (start(&rserver, &rclient, &rs_info) != 0)
+    return -1;
+  ht_span_annotate(&rserver, HT_ANN_SERVER_RECV);
+  ht_span_kv_int(&rserver, "journal_seq", index);
+  if (r == 0 && errors_every > 0 && index % errors_every == 0) {
+    ht_span_set_error(&rserver, HT_EPEERERROR, "journal full");
+    fact("error", &rserver);
+  }
+  ht_span_annotate(&rserver, HT_ANN_SERVER_SEND);
+  ht_span_finish(&rserver);
+  ht_span_annotate(&rclient, HT_ANN_CLIENT_RECV);
+  ht_span_finish(&rclient);
+  return 0;
+}
+
 static int one_trace(int fanout, int index) {
   ht_span client, primary;
-  ht_span_info ci = {op, HT_SPAN_CLIENT, "client", "tcp://127.0.0.1:7000"};
-  ht_span_info pi = {op, HT_SPAN_SERVER, "osd.0", "tcp://127.0.0.1:6800"};
-  if (start(&client, NULL, &ci) != 0)
+  const char *name = index >= 0 && index < forced ? "osd_read" : op;
+  ht_span_info ci = {name, HT_SPAN_CLIENT, "client", "tcp://127.0.0.1:7000"};
+  ht_span_info pi = {name, HT_SPAN_SERVER, "osd.0", "tcp://127.0.0.1:6800"};
+  ht_sample_hint hint = root_hint;
+  if (index >= 0 && index < forced)
+    root_hint = HT_SAMPLE_YES;
+  int rc = start(&client, NULL, &ci);
+  root_hint = hint;
+  if (rc != 0)
     return -1;
   ht_span_annotate(&client, HT_ANN_CLIENT_SEND);
   ht_span_kv_str(&client, "object", strcmp(op, "osd_write") == 0 ? "rbd_data.42" : op);
@@ -60,23 +116,9 @@ static int one_trace(int fanout, int index) {
   ht_span_annotate(&primary, HT_ANN_SERVER_RECV);
   ht_kv kvs[] = {{"pg", HT_KV_STR, "1.2f", 0}, {"bytes", HT_KV_INT, NULL, 4096}};
   ht_span_kvs(&primary, kvs, 2);
-  for (int r = 0; r < fanout; r++) {
-    char service[16], endpoint[40];
-    snprintf(service, sizeof(service), "osd.%d", r + 1);
-    snprintf(endpoint, sizeof(endpoint), "tcp://127.0.0.1:%d", 6801 + r);
-    ht_span_info rc_info = {"osd_replicate", HT_SPAN_CLIENT, "osd.0", "tcp://127.0.0.1:6800"};
-    ht_span_info rs_info = {"replica_write", HT_SPAN_SERVER, service, endpoint};
-    ht_span rclient, rserver;
-    if (start(&rclient, &primary, &rc_info) != 0 || start(&rserver, &rclient, &rs_info) != 0)
+  for (int r = 0; r < fanout; r++)
+    if (replica(&primary, r, index) != 0)
       return -1;
-    ht_span_annotate(&rclient, HT_ANN_CLIENT_SEND);
-    ht_span_annotate(&rserver, HT_ANN_SERVER_RECV);
-    ht_span_kv_int(&rserver, "journal_seq", index);
-    ht_span_annotate(&rserver, HT_ANN_SERVER_SEND);
-    ht_span_finish(&rserver);
-    ht_span_annotate(&rclient, HT_ANN_CLIENT_RECV);
-    ht_span_finish(&rclient);
-  }
   ht_span_annotate(&primary, HT_ANN_SERVER_SEND);
   ht_span_finish(&primary);
   ht_span_annotate(&client, HT_ANN_CLIENT_RECV);
@@ -99,13 +141,18 @@ static void warm_up(void) {
 
 int main(int argc, char **argv) {
   long traces = 10, fanout = 2, pause_us = 0, warm = 0;
-  const char *expect_path = NULL;
+  const char *expect_path = NULL, *facts_path = NULL;
   static const struct option opts[] = {{"traces", required_argument, NULL, 't'},
                                        {"fanout", required_argument, NULL, 'f'},
                                        {"pause-us", required_argument, NULL, 'p'},
                                        {"expect", required_argument, NULL, 'e'},
                                        {"warm-up", no_argument, NULL, 'w'},
                                        {"op", required_argument, NULL, 'o'},
+                                       {"sampler", no_argument, NULL, 's'},
+                                       {"forced", required_argument, NULL, 'F'},
+                                       {"errors", required_argument, NULL, 'E'},
+                                       {"timeouts", required_argument, NULL, 'T'},
+                                       {"facts", required_argument, NULL, 'a'},
                                        {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -116,6 +163,11 @@ int main(int argc, char **argv) {
     case 'e': expect_path = optarg; break;
     case 'w': warm = 1; break;
     case 'o': op = optarg; break;
+    case 's': root_hint = HT_SAMPLE_DEFAULT; break;
+    case 'F': forced = atol(optarg); break;
+    case 'E': errors_every = atol(optarg); break;
+    case 'T': timeouts_every = atol(optarg); break;
+    case 'a': facts_path = optarg; break;
     default: return 2;
     }
   }
@@ -126,6 +178,10 @@ int main(int argc, char **argv) {
   }
   if (expect_path != NULL && (expect = fopen(expect_path, "w")) == NULL) {
     perror(expect_path);
+    return 2;
+  }
+  if (facts_path != NULL && (facts = fopen(facts_path, "w")) == NULL) {
+    perror(facts_path);
     return 2;
   }
   if (warm)
@@ -144,5 +200,9 @@ int main(int argc, char **argv) {
   }
   if (expect != NULL)
     fclose(expect);
+  if (facts != NULL) {
+    fprintf(facts, "issued %ld\n", traces);
+    fclose(facts);
+  }
   return 0;
 }

@@ -65,6 +65,10 @@ typedef struct trace {
   uint32_t missing_spans;   /* server spans a host never recorded (host_health.h) */
   const char *missing_host; /* the (first) host they were missing from */
   bool incomplete;   /* any of the above */
+  /* the probability its root was sampled with, * 2^32 (2^32: 1), as the
+   * root's span side recorded it; 0: unknown (a rate-limited root, a
+   * recording older than hoptrace 0.2.0, a root never recorded) */
+  uint64_t root_prob;
   span **roots;      /* spans without a (present) parent */
   size_t n_roots;
 } trace;

@@ -96,6 +96,9 @@ void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg) 
     char why[160];
     str(fn, arg, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
   }
+  char p[32];
+  if (root_sampling_probability(t, s, p, sizeof(p)) != NULL)
+    str(fn, arg, SAMPLING_PROBABILITY_KEY, p);
 }
 
 void otlp_resource_attrs(const span *s, otlp_attr_fn fn, void *arg) {

@@ -35,7 +35,7 @@ void otlp_span_fields_get(const span *s, otlp_span_fields *f);
 
 /* Every attribute of s, in a fixed order: its own tags, then the RPC
  * conventions (rpc.*, server.*, network.peer.*, error.type), hoptrace's
- * own (endpoint, clock, incomplete). */
+ * own (endpoint, clock, incomplete, a root's sampling probability). */
 void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg);
 
 /* The resource a span belongs to: service, host, process. */

@@ -1,23 +1,29 @@
-/* `hoptrace report`: per-hop and per-phase latency table, the slowest
- * traces with their critical path, and what was lost. Keeps a bounded
- * histogram per hop and phase (latency_hist.h), not the traces nor the
- * samples: memory does not grow with the input. */
+/* `hoptrace report`: what it is built from, per-hop and per-phase latency
+ * table, errors and timeouts per hop, per-operation and per-server
+ * roll-ups (report_groups.h), the slowest traces with their critical path
+ * and their largest network/queue gaps, and what was lost. Keeps a
+ * bounded histogram per hop and phase (latency_hist.h), not the traces
+ * nor the samples: memory does not grow with the input. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "assemble/align.h"
 #include "assemble/host_health.h"
+#include "hoptrace/error.h"
 #include "output/latency_hist.h"
 #include "output/output.h"
+#include "output/report_groups.h"
 #include "output/utf8.h"
 
 #define SLOWEST 5
 #define PATH_MAX_LINES 16
+#define GAPS_MAX 4
 
 typedef struct hop_row {
   char *label;
   latency_hist phase[4]; /* request, service, reply, round trip */
+  uint64_t calls, errors, timeouts; /* client spans; either side's status */
 } hop_row;
 
 enum { PH_REQUEST, PH_SERVICE, PH_REPLY, PH_TOTAL };
@@ -30,12 +36,21 @@ typedef struct host_pair {
   uint64_t rpcs, negative_request, negative_reply;
 } host_pair;
 
+/* A request or reply phase of one hop: network and queues. */
+typedef struct gap {
+  int64_t ns, at_ns, correction_ns; /* correction: -1 bound = none */
+  bool corrected, reply;
+  char text[192];
+} gap;
+
 typedef struct slow_trace {
-  int64_t duration;
+  int64_t duration, start_ns;
   char id[40];
   char path[PATH_MAX_LINES][160];
   int lines;
   int incomplete;
+  gap gaps[GAPS_MAX]; /* the largest, largest first */
+  int n_gaps;
 } slow_trace;
 
 struct output {
@@ -47,6 +62,7 @@ struct output {
   host_pair *pairs;
   size_t n_pairs;
   const output_info *info;
+  report_groups *groups;
   uint64_t unmatched_client_spans;
   uint64_t unrecorded_samples; /* out of memory: said in the report */
   slow_trace slowest[SLOWEST];
@@ -55,6 +71,10 @@ struct output {
 
 static output *report_open(obuf *out, const output_info *info) {
   output *o = calloc(1, sizeof(*o));
+  if (o != NULL && (o->groups = report_groups_new()) == NULL) {
+    free(o);
+    return NULL;
+  }
   if (o != NULL) {
     o->out = out;
     o->info = info;
@@ -118,24 +138,33 @@ static void count_cross_host(output *o, const span *client, const span *server,
   p->negative_reply += client->ended && server->ended && reply < 0;
 }
 
-static int64_t mark(const span *s, const char *name, int at_end) {
-  int64_t t = span_annotation_ns(s, name);
-  if (t != 0)
-    return t;
-  return at_end ? s->end_ns : s->start_ns;
-}
-
 static const char *or_unknown(const char *s) { return s ? s : "?"; }
 
-static void measure_hop(output *o, const span *client, const span *server) {
+/* The hop's row, with one call counted: an error when either side's
+ * status is set, a timeout when it is HT_ETIMEDOUT. server NULL: the
+ * client span has no server span (row "client -> ? operation"). */
+static hop_row *count_call(output *o, const span *client, const span *server) {
   char label[256];
   snprintf(label, sizeof(label), "%s -> %s %s", or_unknown(client->service),
-           or_unknown(server->service), or_unknown(server->name));
+           server ? or_unknown(server->service) : "?",
+           or_unknown(server ? server->name : client->name));
   hop_row *r = row_for(&o->rows, &o->n_rows, label);
   if (r == NULL)
+    return NULL;
+  int32_t st = server && server->status != 0 ? server->status : client->status;
+  bool timed_out = client->status == HT_ETIMEDOUT || (server && server->status == HT_ETIMEDOUT);
+  r->calls++;
+  r->timeouts += timed_out;
+  r->errors += st != 0 && !timed_out;
+  return r;
+}
+
+static void measure_hop(output *o, const span *client, const span *server) {
+  hop_row *r = count_call(o, client, server);
+  if (r == NULL)
     return;
-  int64_t cs = mark(client, "cs", 0), cr = mark(client, "cr", 1);
-  int64_t sr = mark(server, "sr", 0), ss = mark(server, "ss", 1);
+  int64_t cs = report_mark(client, "cs", 0), cr = report_mark(client, "cr", 1);
+  int64_t sr = report_mark(server, "sr", 0), ss = report_mark(server, "ss", 1);
   if (server->started)
     push(o, &r->phase[PH_REQUEST], sr - cs);
   if (server->started && server->ended)
@@ -188,6 +217,45 @@ static void critical_path(const trace *t, slow_trace *out) {
   }
 }
 
+/* Keeps g among st's GAPS_MAX largest gaps, largest first. */
+static void keep_gap(slow_trace *st, const gap *g) {
+  int at = st->n_gaps;
+  while (at > 0 && st->gaps[at - 1].ns < g->ns)
+    at--;
+  if (at == GAPS_MAX)
+    return;
+  int last = st->n_gaps < GAPS_MAX ? st->n_gaps++ : GAPS_MAX - 1;
+  memmove(&st->gaps[at + 1], &st->gaps[at], (size_t)(last - at) * sizeof(gap));
+  st->gaps[at] = *g;
+}
+
+/* The request (cs -> sr) and reply (ss -> cr) phases of each hop of t:
+ * how long, when (cs or ss), and the clock correction between the two
+ * sides when their hosts differ and clocks were aligned. */
+static void find_gaps(const trace *t, slow_trace *st) {
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *srv = t->spans[i], *cli = srv->parent;
+    if (srv->kind != HOP_KIND_SERVER || cli == NULL || cli->kind != HOP_KIND_CLIENT ||
+        !srv->started)
+      continue;
+    int64_t cs = report_mark(cli, "cs", 0), sr = report_mark(srv, "sr", 0);
+    int64_t ss = report_mark(srv, "ss", 1), cr = report_mark(cli, "cr", 1);
+    gap g = {.corrected = cli->clock_bound_ns >= 0 && srv->clock_bound_ns >= 0 &&
+                          strcmp(host_name(cli), host_name(srv)) != 0};
+    g.correction_ns = srv->clock_shift_ns - cli->clock_shift_ns;
+    for (int reply = 0; reply < 2; reply++) {
+      if (reply && !(cli->ended && srv->ended))
+        continue;
+      g.ns = reply ? cr - ss : sr - cs;
+      g.at_ns = reply ? ss : cs;
+      snprintf(g.text, sizeof(g.text), "%s -> %s %s", or_unknown(cli->service),
+               or_unknown(srv->service), or_unknown(srv->name));
+      g.reply = reply;
+      keep_gap(st, &g);
+    }
+  }
+}
+
 static void keep_if_slow(output *o, const trace *t) {
   int64_t duration = 0;
   for (size_t i = 0; i < t->n_roots; i++)
@@ -208,6 +276,11 @@ static void keep_if_slow(output *o, const trace *t) {
   st->incomplete = t->incomplete;
   snprintf(st->id, sizeof(st->id), "%016" PRIx64 "%016" PRIx64, t->trace_hi, t->trace_lo);
   critical_path(t, st);
+  st->start_ns = INT64_MAX;
+  for (size_t i = 0; i < t->n_spans; i++)
+    if (t->spans[i]->started && t->spans[i]->start_ns < st->start_ns)
+      st->start_ns = t->spans[i]->start_ns;
+  find_gaps(t, st);
 }
 
 static void report_trace(output *o, const trace *t) {
@@ -220,11 +293,15 @@ static void report_trace(output *o, const trace *t) {
       for (size_t c = 0; c < s->n_children; c++)
         matched |= s->children[c]->kind == HOP_KIND_SERVER;
       o->unmatched_client_spans += !matched;
+      if (!matched) /* its errors and timeouts still count */
+        count_call(o, s, NULL);
     }
     if (s->kind == HOP_KIND_SERVER)
       measure_fanout(o, s);
   }
   keep_if_slow(o, t);
+  if (report_groups_add(o->groups, t) != 0)
+    o->unrecorded_samples++;
 }
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
@@ -237,18 +314,61 @@ static void line(obuf *out, const char *indent, const char *text) {
   ob_putc(out, '\n');
 }
 
+static bool row_empty(const hop_row *r) {
+  for (int p = 0; p < 4; p++)
+    if (r->phase[p].count != 0)
+      return false;
+  return true;
+}
+
 static void print_rows(obuf *out, hop_row *rows, size_t n, int first_phase) {
   for (size_t i = 0; i < n; i++) {
+    if (row_empty(&rows[i])) /* a client span alone: errors and timeouts only */
+      continue;
     line(out, "", rows[i].label);
     for (int p = first_phase; p <= PH_TOTAL; p++) {
       const latency_hist *h = &rows[i].phase[p];
       if (h->count == 0)
         continue;
-      ob_printf(out, "  %-20s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f\n",
+      ob_printf(out, "  %-20s %8" PRIu64 " %10.1f %10.1f %10.1f %10.1f%s\n",
               first_phase == PH_TOTAL && n ? "wait" : phase_names[p], h->count,
               us(latency_hist_quantile(h, 0.5)), us(latency_hist_quantile(h, 0.9)),
-              us(latency_hist_quantile(h, 0.99)), us(h->max));
+              us(latency_hist_quantile(h, 0.99)), us(h->max), group_small_mark(h->count));
     }
+  }
+}
+
+static void print_errors(obuf *out, const hop_row *rows, size_t n) {
+  ob_printf(out, "\nErrors and timeouts per hop (client span -> server span; \"?\": no server"
+                 " span), counted on either side's status\n");
+  ob_printf(out, "  %-48s %8s %8s %8s\n", "hop", "calls", "errors", "timeouts");
+  for (size_t i = 0; i < n; i++) {
+    const hop_row *r = &rows[i];
+    if (r->calls == 0)
+      continue;
+    ob_puts(out, "  ");
+    text_escaped(out, r->label, strlen(r->label), false);
+    for (size_t pad = strlen(r->label); pad < 48; pad++)
+      ob_putc(out, ' ');
+    ob_printf(out, " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n", r->calls, r->errors, r->timeouts);
+  }
+}
+
+/* The trace's start and its largest network/queue gaps: when each
+ * happened (from the trace's start) and the clock correction between
+ * its two hosts. */
+static void print_gaps(obuf *out, const slow_trace *st) {
+  char when[48];
+  report_utc(st->start_ns, when, sizeof(when));
+  ob_printf(out, "  started %s; largest network+queue gaps:\n", when);
+  for (int i = 0; i < st->n_gaps; i++) {
+    const gap *g = &st->gaps[i];
+    ob_printf(out, "    %-17s %10.1f us at +%.1f us  ", g->reply ? "reply net+queue" : "request net+queue",
+              us(g->ns), us(g->at_ns - st->start_ns));
+    text_escaped(out, g->text, strlen(g->text), false);
+    if (g->corrected)
+      ob_printf(out, "  (clock correction between the hosts: %+.3f us)", us(g->correction_ns));
+    ob_putc(out, '\n');
   }
 }
 
@@ -311,14 +431,19 @@ static void print_hosts(output *o) {
 static int report_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   obuf *out = o->out;
   ob_printf(out, "hoptrace report: %" PRIu64 " traces, %" PRIu64 " spans\n\n", st->traces, st->spans);
-  ob_printf(out, "Per hop (client span -> server span), microseconds"
+  report_groups_print_source(o->groups, out, o->info != NULL && o->info->align != NULL);
+  ob_printf(out, "\nPer hop (client span -> server span), microseconds"
                " (quantiles within 0.4 %%, max exact)\n");
+  ob_printf(out, "  (<100: fewer than 100 samples, their p99 is the max; a fan-out server's"
+                 " service includes its children's round trips: see Fan-out)\n");
   ob_printf(out, "  %-20s %8s %10s %10s %10s %10s\n", "phase", "count", "p50", "p90", "p99", "max");
   print_rows(out, o->rows, o->n_rows, PH_REQUEST);
   if (o->n_fanout) {
     ob_printf(out, "\nFan-out (server spans that call others), microseconds\n");
     print_rows(out, o->fanout, o->n_fanout, PH_TOTAL);
   }
+  print_errors(out, o->rows, o->n_rows);
+  report_groups_print_rollups(o->groups, out);
   qsort(o->slowest, (size_t)o->n_slowest, sizeof(slow_trace), cmp_slow);
   ob_printf(out, "\nSlowest traces and their critical path\n");
   for (int i = 0; i < o->n_slowest; i++) {
@@ -327,6 +452,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
             o->slowest[i].incomplete ? "  [incomplete]" : "");
     for (int l = 0; l < o->slowest[i].lines; l++)
       line(out, "  ", o->slowest[i].path[l]);
+    print_gaps(out, &o->slowest[i]);
   }
   print_hosts(o);
   ob_printf(out, "\nCompleteness\n");
@@ -353,6 +479,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
     free(o->pairs[i].server_host);
   }
   free(o->pairs);
+  report_groups_free(o->groups);
   free(o);
   return rc;
 }

@@ -5,6 +5,14 @@
 
 #include <stdio.h>
 
+const char *root_sampling_probability(const trace *t, const span *s, char *buf,
+                                      size_t cap) {
+  if (t->root_prob == 0 || s->parent_id != 0)
+    return NULL;
+  snprintf(buf, cap, "%.10g", (double)t->root_prob / 4294967296.0);
+  return buf;
+}
+
 const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   buf[0] = '\0';
   size_t n = 0;

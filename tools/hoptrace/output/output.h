@@ -39,5 +39,11 @@ extern const output_format output_html;
 
 /* Shared by the formats: why a trace is incomplete ("" when complete). */
 const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap);
+/* The tag/attribute a trace's root span carries: the probability its
+ * trace was sampled with (decimal text, "0.25"), NULL when s is not
+ * that root or the probability is unknown. buf: 32 bytes. */
+#define SAMPLING_PROBABILITY_KEY "hoptrace.sampling.probability"
+const char *root_sampling_probability(const trace *t, const span *s, char *buf,
+                                      size_t cap);
 
 #endif

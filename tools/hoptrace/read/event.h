@@ -82,6 +82,9 @@ typedef struct hop_event {
   int64_t start_ns;
   const char *end_annotation;
   uint8_t frames; /* 1: the start was a frame, 2: the end was */
+  /* a root's sampling probability * 2^32 (hoptrace_schema.h ROOT_P), 0:
+   * unknown or not a root */
+  uint64_t root_prob;
   /* a span API span side: its "cs", "sr", "ss", "cr" times (0: none), and
    * whether its names came apart (HOP_SPAN_NAMES) rather than by desc_id */
   int64_t marks_ns[4];

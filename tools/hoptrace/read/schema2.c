@@ -245,6 +245,10 @@ static int side(hop_event *out, const uint64_t *at, const uint32_t *sd,
   out->vpid = sd[HT_SIDE_VPID]; /* the event's own, not a context's */
   out->vtid = HT_SIDE_VTID_IN(sd[HT_SIDE_VTID_FLAGS]);
   out->flags = flags & 0x0fu;
+  if (flags & HT_SCHEMA_FLAG_ROOT_P) { /* a root: its p, not a parent */
+    out->root_prob = at[HT_AT_PARENT];
+    out->parent_id = 0;
+  }
   out->status = status;
   out->ts_ns = ts_ns;
   out->frames = (uint8_t)(((flags & HT_SCHEMA_FLAG_START_FRAME) ? 1 : 0) |

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The report's numbers against what trace_workload issued (tool_report.sh).
+
+usage: check_report.py REPORT ZIPKIN OTLP EXPECT FACTS RATIO FORCED
+
+FACTS (trace_workload --facts): "issued N", "error TRACE", "timeout TRACE".
+The workload issued N traces; FORCED of them were forced (p = 1), the
+rest sampled at RATIO. Checks:
+- the report's traces recorded = the traces the workload expects;
+- its estimated issued = FORCED + (recorded - FORCED) / RATIO exactly,
+  and within 4 standard deviations of the binomial estimate of N:
+  |estimate - N| <= 4 * sqrt((N - FORCED) * (1 - RATIO) / RATIO);
+- the probability table, the per-operation rows (osd_read: FORCED
+  traces, flagged <100; osd_write: not flagged) and per-server rows;
+- errors and timeouts per hop and per operation = the facts;
+- every root span of the Zipkin and OTLP files, and no other span, carries
+  hoptrace.sampling.probability, "1" on FORCED of them, RATIO on the rest.
+"""
+import json
+import math
+import re
+import sys
+
+
+def fail(msg):
+    sys.exit("check_report: " + msg)
+
+
+def row(text, section, label):
+    """The fields after `label` on its line inside `section`."""
+    start = text.find("\n" + section)
+    if start < 0:
+        fail("no section %r" % section)
+    end = text.find("\n\n", start + 1)
+    for line in text[start:end if end > 0 else None].splitlines():
+        if line.strip().startswith(label + " "):
+            return line.strip()[len(label):].split()
+    fail("section %r has no row %r" % (section, label))
+
+
+def main():
+    report, zipkin, otlp, expect, facts, ratio, forced = sys.argv[1:8]
+    ratio, forced = float(ratio), int(forced)
+    text = open(report).read()
+    lines = [l.split() for l in open(expect) if l.strip()]
+    traces = {l[0] for l in lines}
+    issued, errors, timeouts = 0, set(), set()
+    for f in (l.split() for l in open(facts)):
+        if f[0] == "issued":
+            issued = int(f[1])
+        elif f[0] == "error":
+            errors.add(f[1])
+        elif f[0] == "timeout":
+            timeouts.add(f[1])
+    if "hoptrace report: %d traces, %d spans" % (len(traces), len(lines)) not in text:
+        fail("header wrong:\n" + text[:200])
+    m = re.search(r"traces recorded: (\d+); estimated issued: (\d+) ", text)
+    if m is None:
+        fail("no 'traces recorded ... estimated issued' line")
+    recorded, estimate = int(m.group(1)), int(m.group(2))
+    sampled = recorded - forced
+    want = forced + sampled / ratio
+    tolerance = 4 * math.sqrt((issued - forced) * (1 - ratio) / ratio)
+    print("issued %d, recorded %d, estimated %d (want %.0f), tolerance +-%.0f"
+          % (issued, recorded, estimate, want, tolerance))
+    if recorded != len(traces):
+        fail("traces recorded %d, the workload recorded %d" % (recorded, len(traces)))
+    if abs(estimate - want) > 0.5 or abs(estimate - issued) > tolerance:
+        fail("estimated issued %d: want %.0f, and %d +- %.0f" % (estimate, want, issued, tolerance))
+    for need in ("time window: ", "clock correction applied", "started ", "request net+queue "):
+        if need not in text:
+            fail("report lacks %r" % need)
+
+    # sampling probabilities: p, traces, estimated issued
+    if row(text, "Built from", "1")[:2] != [str(forced), str(forced)]:
+        fail("p = 1 row: %r" % row(text, "Built from", "1"))
+    if row(text, "Built from", "%g" % ratio)[:2] != [str(sampled), "%.0f" % (sampled / ratio)]:
+        fail("p = %g row: %r" % (ratio, row(text, "Built from", "%g" % ratio)))
+
+    # per operation: sampled est. est./s errors timeouts p50 p99 max [<100]
+    read = row(text, "Per operation", "client osd_read")
+    write = row(text, "Per operation", "client osd_write")
+    if read[:2] != [str(forced), str(forced)] or read[-1] != "<100":
+        fail("osd_read row (forced, small): %r" % read)
+    if write[:2] != [str(sampled), "%.0f" % (sampled / ratio)] or write[-1] == "<100":
+        fail("osd_write row: %r" % write)
+    if int(read[3]) + int(write[3]) != len(errors - timeouts) or \
+            int(read[4]) + int(write[4]) != len(timeouts):
+        fail("per operation errors/timeouts %r %r, facts %d errors (%d without timeout), %d timeouts"
+             % (read, write, len(errors), len(errors - timeouts), len(timeouts)))
+    for server in ("osd.0", "osd.1", "osd.2"):
+        row(text, "Per server", server)
+    if int(row(text, "Per server", "osd.1")[3]) != len(errors):
+        fail("osd.1 errors %r != %d" % (row(text, "Per server", "osd.1"), len(errors)))
+
+    # per hop: calls errors timeouts
+    section = "Errors and timeouts per hop"
+    if row(text, section, "osd.0 -> osd.1 replica_write")[1:] != [str(len(errors)), "0"]:
+        fail("replica errors: %r, want %d" % (row(text, section, "osd.0 -> osd.1 replica_write"),
+                                              len(errors)))
+    if row(text, section, "osd.0 -> ? osd_replicate") != [str(len(timeouts)), "0",
+                                                           str(len(timeouts))]:
+        fail("timeouts: %r, want %d" % (row(text, section, "osd.0 -> ? osd_replicate"),
+                                        len(timeouts)))
+    if row(text, section, "client -> osd.0 osd_write")[1:] != ["0", "0"]:
+        fail("client hop has errors")
+    hop_lines = text.split("\nclient -> osd.0 osd_read\n", 1)[1].splitlines()[:4]
+    if not all(l.endswith("<100") for l in hop_lines):
+        fail("small hop not flagged: %r" % hop_lines)
+    flagged = text.split("\nclient -> osd.0 osd_write\n", 1)[1].splitlines()[:4]
+    if any(l.endswith("<100") for l in flagged):
+        fail("big hop flagged: %r" % flagged)
+
+    # the probability on every root span, and only there
+    key = "hoptrace.sampling.probability"
+    zp = [s["tags"].get(key) for s in json.load(open(zipkin)) if "parentId" not in s]
+    zc = [s for s in json.load(open(zipkin)) if "parentId" in s and key in s["tags"]]
+    ot = []
+    for rs in json.load(open(otlp))["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for s in ss["spans"]:
+                attrs = {a["key"]: a["value"].get("stringValue") for a in s.get("attributes", [])}
+                if s.get("parentSpanId"):
+                    zc += [s] if key in attrs else []
+                else:
+                    ot.append(attrs.get(key))
+    for name, got in (("zipkin", zp), ("otlp", ot)):
+        if sorted(got) != sorted(["1"] * forced + ["%g" % ratio] * sampled):
+            fail("%s root probabilities: %d roots, %r..." % (name, len(got), sorted(set(map(str, got)))))
+    if zc:
+        fail("%d non-root spans carry %s" % (len(zc), key))
+    print("check_report: estimate, probabilities, roll-ups, errors (%d), timeouts (%d),"
+          " small groups, zipkin and otlp probabilities ok" % (len(errors), len(timeouts)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,296 @@
+/* `hoptrace report`'s roll-ups and what it is built from (report_groups.h). */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hoptrace/error.h"
+#include "output/report_groups.h"
+#include "output/utf8.h"
+#include "read/event.h"
+
+#define P_VALUES_MAX 16 /* distinct probabilities listed; the rest summed */
+
+typedef struct group {
+  char *label;
+  uint64_t n, unknown, errors, timeouts;
+  double est; /* sum of 1/p over the samples whose p is known */
+  latency_hist lat;
+} group;
+
+typedef struct table {
+  group *rows;
+  size_t n;
+  group other; /* beyond GROUPS_MAX rows; label NULL */
+} table;
+
+typedef struct p_count {
+  uint64_t p; /* * 2^32 */
+  uint64_t n;
+} p_count;
+
+struct report_groups {
+  table ops, servers;
+  p_count ps[P_VALUES_MAX];
+  size_t n_ps;
+  uint64_t p_other, traces, unknown;
+  double est;
+  bool any_time, any_shift;
+  int64_t first_ns, last_ns;
+  int64_t shift_min, shift_max, bound_max; /* clock corrections applied */
+};
+
+report_groups *report_groups_new(void) {
+  return calloc(1, sizeof(report_groups));
+}
+
+static void table_free(table *t) {
+  for (size_t i = 0; i < t->n; i++) {
+    free(t->rows[i].label);
+    latency_hist_free(&t->rows[i].lat);
+  }
+  latency_hist_free(&t->other.lat);
+  free(t->rows);
+}
+
+void report_groups_free(report_groups *g) {
+  if (g == NULL)
+    return;
+  table_free(&g->ops);
+  table_free(&g->servers);
+  free(g);
+}
+
+double trace_weight(const trace *t) {
+  return t->root_prob != 0 ? 4294967296.0 / (double)t->root_prob : 0;
+}
+
+static group *group_for(table *t, const char *label) {
+  for (size_t i = 0; i < t->n; i++)
+    if (strcmp(t->rows[i].label, label) == 0)
+      return &t->rows[i];
+  if (t->n == GROUPS_MAX)
+    return &t->other;
+  group *grown = realloc(t->rows, (t->n + 1) * sizeof(group));
+  if (grown == NULL)
+    return NULL;
+  t->rows = grown;
+  char *copy = strdup(label);
+  if (copy == NULL)
+    return NULL;
+  group *r = &grown[t->n++];
+  memset(r, 0, sizeof(*r));
+  r->label = copy;
+  return r;
+}
+
+/* One sample of a trace weighted w (0: unknown), its status and latency. */
+static int count(group *r, double w, int32_t status, bool timed_out, int64_t latency,
+                 bool has_latency) {
+  r->n++;
+  r->est += w;
+  r->unknown += w == 0;
+  r->timeouts += timed_out;
+  r->errors += status != 0 && !timed_out;
+  return has_latency ? latency_hist_add(&r->lat, latency) : 0;
+}
+
+/* The trace's root: the span with no parent id, else its longest root. */
+static const span *root_of(const trace *t) {
+  const span *best = NULL;
+  for (size_t i = 0; i < t->n_roots; i++) {
+    const span *s = t->roots[i];
+    if (s->parent_id == 0)
+      return s;
+    if (best == NULL || span_duration_ns(s) > span_duration_ns(best))
+      best = s;
+  }
+  return best;
+}
+
+static void count_p(report_groups *g, uint64_t p) {
+  for (size_t i = 0; i < g->n_ps; i++)
+    if (g->ps[i].p == p) {
+      g->ps[i].n++;
+      return;
+    }
+  if (g->n_ps < P_VALUES_MAX)
+    g->ps[g->n_ps++] = (p_count){p, 1};
+  else
+    g->p_other++;
+}
+
+static void cover(report_groups *g, const span *s) {
+  if (s->started && (!g->any_time || s->start_ns < g->first_ns))
+    g->first_ns = s->start_ns;
+  if (s->ended && (!g->any_time || s->end_ns > g->last_ns))
+    g->last_ns = s->end_ns;
+  g->any_time |= s->started && s->ended;
+  if (s->clock_bound_ns < 0)
+    return;
+  if (!g->any_shift || s->clock_shift_ns < g->shift_min)
+    g->shift_min = s->clock_shift_ns;
+  if (!g->any_shift || s->clock_shift_ns > g->shift_max)
+    g->shift_max = s->clock_shift_ns;
+  if (!g->any_shift || s->clock_bound_ns > g->bound_max)
+    g->bound_max = s->clock_bound_ns;
+  g->any_shift = true;
+}
+
+int64_t report_mark(const span *s, const char *name, int at_end) {
+  int64_t t = span_annotation_ns(s, name);
+  if (t != 0)
+    return t;
+  return at_end ? s->end_ns : s->start_ns;
+}
+
+int report_groups_add(report_groups *g, const trace *t) {
+  double w = trace_weight(t);
+  g->traces++;
+  g->est += w;
+  g->unknown += w == 0;
+  if (w != 0)
+    count_p(g, t->root_prob);
+  int rc = 0;
+  int32_t status = 0;
+  bool timed_out = false;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    cover(g, s);
+    timed_out |= s->status == HT_ETIMEDOUT;
+    if (s->status != 0)
+      status = s->status;
+    if (s->kind != HOP_KIND_SERVER)
+      continue;
+    group *r = group_for(&g->servers, s->service ? s->service : "?");
+    if (r == NULL)
+      return -1;
+    int64_t service = report_mark(s, "ss", 1) - report_mark(s, "sr", 0);
+    rc |= count(r, w, s->status, s->status == HT_ETIMEDOUT, service,
+                s->started && s->ended && service >= 0);
+  }
+  const span *root = root_of(t);
+  if (root == NULL)
+    return rc;
+  char label[256];
+  snprintf(label, sizeof(label), "%s %s", root->service ? root->service : "?",
+           root->name ? root->name : "?");
+  group *r = group_for(&g->ops, label);
+  if (r == NULL)
+    return -1;
+  rc |= count(r, w, status, timed_out, span_duration_ns(root),
+              root->started && root->ended);
+  return rc;
+}
+
+const char *group_small_mark(uint64_t count) {
+  return count < GROUP_SMALL ? "  <100" : "";
+}
+
+void report_utc(int64_t ns, char *buf, size_t cap) {
+  time_t sec = (time_t)(ns / 1000000000);
+  long frac = (long)(ns % 1000000000);
+  if (frac < 0) {
+    sec--;
+    frac += 1000000000;
+  }
+  struct tm tm;
+  char day[32];
+  if (gmtime_r(&sec, &tm) == NULL || strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+    snprintf(buf, cap, "%" PRId64 " ns", ns);
+  else
+    snprintf(buf, cap, "%s.%06ldZ", day, frac / 1000);
+}
+
+/* A count estimated by 1/p: "unknown" when no sample's p is known, a
+ * trailing "+?" when only some are. */
+static void estimate(char *buf, size_t cap, double est, uint64_t n, uint64_t unknown) {
+  if (unknown == n)
+    snprintf(buf, cap, "unknown");
+  else
+    snprintf(buf, cap, "%.0f%s", est, unknown ? "+?" : "");
+}
+
+static double window_s(const report_groups *g) {
+  return g->any_time && g->last_ns > g->first_ns ? (double)(g->last_ns - g->first_ns) / 1e9 : 0;
+}
+
+void report_groups_print_source(const report_groups *g, obuf *out, int aligned) {
+  ob_printf(out, "Built from\n");
+  if (g->any_time) {
+    char a[48], b[48];
+    report_utc(g->first_ns, a, sizeof(a));
+    report_utc(g->last_ns, b, sizeof(b));
+    ob_printf(out, "  time window: %s .. %s (%.6f s, first span start to last span end)\n",
+              a, b, window_s(g));
+  }
+  char est[48];
+  estimate(est, sizeof(est), g->est, g->traces, g->unknown);
+  ob_printf(out, "  traces recorded: %" PRIu64 "; estimated issued: %s (each trace weighted by"
+                 " 1/p, p = the sampling probability its root recorded)\n", g->traces, est);
+  if (g->unknown)
+    ob_printf(out, "  traces whose root recorded no sampling probability: %" PRIu64
+                   " (p unknown: a rate-limited sampler, a recording before hoptrace 0.2.0,"
+                   " or a root never recorded; counted as recorded, not estimated)\n",
+              g->unknown);
+  ob_printf(out, "  %-22s %10s %18s\n", "sampling probability", "traces", "estimated issued");
+  for (size_t i = 0; i < g->n_ps; i++) {
+    double p = (double)g->ps[i].p / 4294967296.0;
+    ob_printf(out, "  %-22.6g %10" PRIu64 " %18.0f\n", p, g->ps[i].n, (double)g->ps[i].n / p);
+  }
+  if (g->p_other)
+    ob_printf(out, "  %-22s %10" PRIu64 "\n", "(other values)", g->p_other);
+  if (g->unknown)
+    ob_printf(out, "  %-22s %10" PRIu64 " %18s\n", "unknown", g->unknown, "-");
+  if (aligned && g->any_shift)
+    ob_printf(out, "  clock correction applied to span times: %+.3f .. %+.3f us, bound"
+                   " +-%.3f us (per host pair: Clock alignment)\n",
+              (double)g->shift_min / 1000.0, (double)g->shift_max / 1000.0,
+              (double)g->bound_max / 1000.0);
+  else
+    ob_printf(out, "  clock correction applied to span times: none (%s)\n",
+              aligned ? "one clock" : "one host, or clocks not aligned: --align off");
+}
+
+/* label escaped, padded to width */
+static void cell(obuf *out, const char *label, size_t width) {
+  ob_puts(out, "  ");
+  text_escaped(out, label, strlen(label), false);
+  for (size_t pad = strlen(label); pad < width; pad++)
+    ob_putc(out, ' ');
+}
+
+static void print_row(obuf *out, const group *r, double secs) {
+  if (r->n == 0)
+    return;
+  char est[48], rate[48] = "unknown";
+  estimate(est, sizeof(est), r->est, r->n, r->unknown);
+  if (r->unknown < r->n && secs > 0)
+    snprintf(rate, sizeof(rate), "%.1f%s", r->est / secs, r->unknown ? "+?" : "");
+  cell(out, r->label != NULL ? r->label : "(other)", 28);
+  ob_printf(out, " %8" PRIu64 " %10s %10s %7" PRIu64 " %8" PRIu64 " %10.1f %10.1f %10.1f%s\n",
+            r->n, est, rate, r->errors, r->timeouts,
+            (double)latency_hist_quantile(&r->lat, 0.5) / 1000.0,
+            (double)latency_hist_quantile(&r->lat, 0.99) / 1000.0, (double)r->lat.max / 1000.0,
+            group_small_mark(r->lat.count));
+}
+
+static void print_table(obuf *out, const table *t, const char *what, double secs) {
+  ob_printf(out, "  %-28s %8s %10s %10s %7s %8s %10s %10s %10s\n", what, "sampled", "est.",
+            "est./s", "errors", "timeouts", "p50", "p99", "max");
+  for (size_t i = 0; i < t->n; i++)
+    print_row(out, &t->rows[i], secs);
+  print_row(out, &t->other, secs);
+}
+
+void report_groups_print_rollups(const report_groups *g, obuf *out) {
+  double secs = window_s(g);
+  ob_printf(out, "\nPer operation (a trace's root span): sampled traces, estimated issued"
+                 " (1/p each) and rate over the window, traces with an error or a timeout,"
+                 " duration in microseconds\n");
+  print_table(out, &g->ops, "operation", secs);
+  ob_printf(out, "\nPer server (server spans): service time sr -> ss in microseconds; a"
+                 " server that calls others (Fan-out) includes its children's round trips\n");
+  print_table(out, &g->servers, "server", secs);
+}
