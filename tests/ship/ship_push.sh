@@ -98,13 +98,14 @@ timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops -q "
 stop_receiver
 expect_summary "$work/allow.log" 900 388 0 512
 
-# 503: retryable, but no retries yet: dropped and counted as such
-start_receiver busy --fail-first 1:503
-timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops "$work/trace" \
-  2> "$work/busy.log"
+# 503 twice: retried (back-off), then accepted: every span once, 2 retries
+start_receiver busy --fail-first 2:503
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/busy.log"
 stop_receiver
-expect_summary "$work/busy.log" 900 388 0 512
-grep -q "512 dropped (0 refused by HTTP status, 512 retryable status" "$work/busy.log"
+expect_summary "$work/busy.log" 900 900 0 0
+grep -q ", 2 batches, 2 retries," "$work/busy.log"
+[[ $(grep -o '"spanId":"[0-9a-f]*"' "$work/busy.jsonl" | sort -u | wc -l) -eq 900 ]]
+[[ $(wc -l < "$work/busy.jsonl") -eq 900 ]]
 
 # partial success: 5 rejected per batch, counted
 start_receiver partial --reject 5
@@ -116,12 +117,16 @@ stop_receiver
 expect_summary "$work/partial.log" 900 890 10 0
 grep -q "partly rejected (5): test rejects" "$work/partial.log"
 
-# nobody listening (the last receiver's port, now closed): all dropped
+# nobody listening (the last receiver's port, now closed): retried for 2 s,
+# each batch, then all dropped
 rc=0
-timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/down.log" ||
-  rc=$?
+start=$(date +%s)
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --retry-for 2 "$work/trace" \
+  2> "$work/down.log" || rc=$?
 [[ $rc -eq 2 ]]
+(( $(date +%s) - start <= 10 )) || { echo "a dead receiver held the export too long" >&2; exit 1; }
 grep -q "900 spans read, 0 sent, 0 accepted, 0 rejected, 900 dropped (0 refused by HTTP status, 0 retryable status, 900 connection" "$work/down.log"
+grep -q "batch of 512 spans dropped after [0-9]* attempts" "$work/down.log"
 
 # the OTLP file without a spill directory: still every span, said so
 TMPDIR=$work/no-such-dir "$hoptrace" export --format otlp -q -o "$work/nospill.json" "$work/trace" \
