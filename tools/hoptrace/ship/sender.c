@@ -83,7 +83,7 @@ static void wait_ms(sender *s, int64_t ms) {
 static void maybe_summary(sender *s) {
   if (s->o.summary_every_s <= 0 || now_ms() < s->next_summary)
     return;
-  s->next_summary += (int64_t)s->o.summary_every_s * 1000;
+  s->next_summary = now_ms() + (int64_t)s->o.summary_every_s * 1000; /* no catching up */
   fprintf(stderr, "hoptrace: push to %s after %" PRId64 " s: ", s->o.url_shown,
           (now_ms() - s->started) / 1000);
   counts_print(stderr, &s->c);
