@@ -6,7 +6,7 @@
 // --out; the random port goes to --port-file once listening.
 //
 //   node receiver.js --port-file F --out F [--fail-first N:STATUS] [--reject N]
-//                    [--port P] [--faults F]
+//                    [--port P] [--faults F] [--discard 1]
 //
 // --fail-first: the first N requests get STATUS and a message; --reject:
 // every OTLP reply is a partial success rejecting N spans. --port: listen
@@ -18,7 +18,9 @@
 //   reset        the connection is destroyed before anything is recorded
 //   slow MS      answered after MS ms, recorded only if the client waited
 //   ok           served normally
-// Each applied fault goes as a line to --faults + '.log'.
+// Each applied fault goes as a line to --faults + '.log'. --discard
+// (benchmarks): every request is read and answered 200 (an empty OTLP
+// response), nothing decoded or recorded.
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -110,6 +112,9 @@ const server = http.createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const proto = req.headers['content-type'] === 'application/x-protobuf';
+    if (args.discard === '1')
+      return reply(res, 200, proto ? 'application/x-protobuf' : 'application/json',
+                   proto ? '' : '{}');
     if (failLeft > 0) {
       failLeft--;
       return reply(res, failStatus, 'text/plain', 'test receiver refuses this batch');
