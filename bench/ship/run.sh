@@ -21,7 +21,7 @@ traces=${HT_BENCH_TRACES:-50000} # 8 spans a trace (fanout 3): 400,000 spans
 results=$src/bench/results/ship.txt
 
 cp "$src/tests/ship/receiver/package.json" "$src/tests/ship/receiver/package-lock.json" \
-  "$src/tests/ship/receiver/receiver.js" "$work/"
+  "$src/tests/ship/receiver/"*.js "$work/"
 (cd "$work" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 "$hoptrace" record -o "$work/trace" --subbuf-size 8M --num-subbuf 8 -- \
   "$workload" --traces "$traces" --fanout 3 2> "$work/record.log"

@@ -27,7 +27,7 @@ fi
 
 command -v node >/dev/null && command -v npm >/dev/null ||
   { echo "node and npm are needed (scripts/install-deps.sh installs them)" >&2; exit 1; }
-cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/receiver.js" \
+cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/"*.js \
   "$work/receiver/"
 (cd "$work/receiver" && timeout 300 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 

@@ -20,7 +20,7 @@ tool=("$hoptrace")
 
 command -v node >/dev/null && command -v npm >/dev/null ||
   { echo "node and npm are needed (scripts/install-deps.sh installs them)" >&2; exit 1; }
-cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/receiver.js" \
+cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/"*.js \
   "$work/receiver/"
 (cd "$work/receiver" && timeout 300 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
@@ -80,6 +80,22 @@ timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --to-format zipkin
 stop_receiver
 expect_summary "$work/zipkin.log" 900 900 0 0
 [[ $(cut -d, -f2,3 "$work/zipkin.jsonl" | sort -u | wc -l) -eq 900 ]]
+# each span as the Zipkin file has it: ids, parent, name, kind, times, service, tags
+timeout 120 "$hoptrace" export --format zipkin -q -o "$work/zipkin-file.json" "$work/trace"
+python3 - "$work/zipkin-file.json" "$work/zipkin.jsonl" <<'PY'
+import json, sys
+key = lambda s: (s["traceId"], s.get("id") or s.get("spanId"))
+want = {key(s): s for s in json.load(open(sys.argv[1]))}
+got = {key(s): s for s in map(json.loads, open(sys.argv[2]))}
+assert want.keys() == got.keys(), "zipkin: %d spans pushed, %d in the file" % (len(got), len(want))
+for k, w in want.items():
+    g = got[k]
+    for a, b in (("parentId", "parentSpanId"), ("name", "name"), ("kind", "kind"),
+                 ("timestamp", "timestamp"), ("duration", "duration"), ("tags", "tags")):
+        assert (w.get(a) or "") == (g.get(b) or ""), "zipkin %s: %s %r != %r" % (k, a, w.get(a), g.get(b))
+    assert w["localEndpoint"]["serviceName"] == g["service"], k
+print("zipkin: %d spans as the file has them" % len(got))
+PY
 
 # 400 on the first batch: dropped, the server's words shown, exit 2
 start_receiver bad --fail-first 1:400
