@@ -15,12 +15,40 @@
 #   (the HTTP gateway end to end: a Node.js client traced by the
 #   OpenTelemetry JS SDK, sim-gateway, 3 OSDs; one trace per request at a
 #   test OTLP receiver; tests/gateway/gateway_otel.sh, into ./gateway-out)
+#   scripts/demo.sh --to URL ...  (not with --hosts, nor --gateway)
+#   also pushes the run's spans live, while it runs, to an OTLP/HTTP
+#   endpoint (hoptrace export --follow --to URL, from a live session of
+#   its own beside the recording; summary and drops in OUT/push.log)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+to="" rest=()
+while (($#)); do
+  if [[ $1 == --to ]]; then to=${2:?--to wants a URL}; shift 2; else rest+=("$1"); shift; fi
+done
+set -- "${rest[@]}"
 
 bash scripts/install-deps.sh
 cmake -S . -B build -DHT_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptrace_tp hoptrace ht-clock-drift >/dev/null
+if [[ -n $to ]]; then
+  out=./sim-out prev=""
+  for arg in "$@"; do
+    [[ $arg == --hosts || $arg == --gateway ]] &&
+      { echo "demo: --to goes without --hosts and --gateway" >&2; exit 2; }
+    [[ $prev == --out ]] && out=$arg
+    prev=$arg
+  done
+  mkdir -p "$out"
+  live=hoptrace-demo-live-$$
+  # lasts as long as this process, which the exec below keeps (same pid)
+  build/tools/hoptrace/hoptrace record --live net://127.0.0.1 --name "$live" \
+    --filter '$ctx.procname == "sim-*"' -- tail --pid=$$ -f /dev/null 2> "$out/live-record.log" &
+  (for _ in $(seq 150); do lttng list "$live" > /dev/null 2>&1 && break; sleep 0.2; done
+   exec build/tools/hoptrace/hoptrace export --follow --to "$to" --summary-every 10 \
+     "net://127.0.0.1/host/$(hostname)/$live") 2> "$out/push.log" &
+  echo "demo: pushing the spans live to $to (summaries in $out/push.log)" >&2
+fi
 for arg in "$@"; do
   if [[ $arg == --gateway ]]; then
     cmake --build build -j"$(nproc)" --target sim-gateway >/dev/null

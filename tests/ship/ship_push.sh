@@ -20,7 +20,7 @@ tool=("$hoptrace")
 
 command -v node >/dev/null && command -v npm >/dev/null ||
   { echo "node and npm are needed (scripts/install-deps.sh installs them)" >&2; exit 1; }
-cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/receiver.js" \
+cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/"*.js \
   "$work/receiver/"
 (cd "$work/receiver" && timeout 300 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
@@ -80,6 +80,22 @@ timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --to-format zipkin
 stop_receiver
 expect_summary "$work/zipkin.log" 900 900 0 0
 [[ $(cut -d, -f2,3 "$work/zipkin.jsonl" | sort -u | wc -l) -eq 900 ]]
+# each span as the Zipkin file has it: ids, parent, name, kind, times, service, tags
+timeout 120 "$hoptrace" export --format zipkin -q -o "$work/zipkin-file.json" "$work/trace"
+python3 - "$work/zipkin-file.json" "$work/zipkin.jsonl" <<'PY'
+import json, sys
+key = lambda s: (s["traceId"], s.get("id") or s.get("spanId"))
+want = {key(s): s for s in json.load(open(sys.argv[1]))}
+got = {key(s): s for s in map(json.loads, open(sys.argv[2]))}
+assert want.keys() == got.keys(), "zipkin: %d spans pushed, %d in the file" % (len(got), len(want))
+for k, w in want.items():
+    g = got[k]
+    for a, b in (("parentId", "parentSpanId"), ("name", "name"), ("kind", "kind"),
+                 ("timestamp", "timestamp"), ("duration", "duration"), ("tags", "tags")):
+        assert (w.get(a) or "") == (g.get(b) or ""), "zipkin %s: %s %r != %r" % (k, a, w.get(a), g.get(b))
+    assert w["localEndpoint"]["serviceName"] == g["service"], k
+print("zipkin: %d spans as the file has them" % len(got))
+PY
 
 # 400 on the first batch: dropped, the server's words shown, exit 2
 start_receiver bad --fail-first 1:400
@@ -98,13 +114,14 @@ timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops -q "
 stop_receiver
 expect_summary "$work/allow.log" 900 388 0 512
 
-# 503: retryable, but no retries yet: dropped and counted as such
-start_receiver busy --fail-first 1:503
-timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --allow-drops "$work/trace" \
-  2> "$work/busy.log"
+# 503 twice: retried (back-off), then accepted: every span once, 2 retries
+start_receiver busy --fail-first 2:503
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/busy.log"
 stop_receiver
-expect_summary "$work/busy.log" 900 388 0 512
-grep -q "512 dropped (0 refused by HTTP status, 512 retryable status" "$work/busy.log"
+expect_summary "$work/busy.log" 900 900 0 0
+grep -q ", 2 batches, 2 retries," "$work/busy.log"
+[[ $(grep -o '"spanId":"[0-9a-f]*"' "$work/busy.jsonl" | sort -u | wc -l) -eq 900 ]]
+[[ $(wc -l < "$work/busy.jsonl") -eq 900 ]]
 
 # partial success: 5 rejected per batch, counted
 start_receiver partial --reject 5
@@ -116,12 +133,16 @@ stop_receiver
 expect_summary "$work/partial.log" 900 890 10 0
 grep -q "partly rejected (5): test rejects" "$work/partial.log"
 
-# nobody listening (the last receiver's port, now closed): all dropped
+# nobody listening (the last receiver's port, now closed): retried for 2 s,
+# each batch, then all dropped
 rc=0
-timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" "$work/trace" 2> "$work/down.log" ||
-  rc=$?
+start=$(date +%s)
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --retry-for 2 "$work/trace" \
+  2> "$work/down.log" || rc=$?
 [[ $rc -eq 2 ]]
+(( $(date +%s) - start <= 10 )) || { echo "a dead receiver held the export too long" >&2; exit 1; }
 grep -q "900 spans read, 0 sent, 0 accepted, 0 rejected, 900 dropped (0 refused by HTTP status, 0 retryable status, 900 connection" "$work/down.log"
+grep -q "batch of 512 spans dropped after [0-9]* attempts" "$work/down.log"
 
 # the OTLP file without a spill directory: still every span, said so
 TMPDIR=$work/no-such-dir "$hoptrace" export --format otlp -q -o "$work/nospill.json" "$work/trace" \

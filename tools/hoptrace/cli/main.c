@@ -61,6 +61,9 @@ static void usage(FILE *out) {
         "  --to URL|env        export: push the spans (OTLP/HTTP; `env`: OTEL_EXPORTER_OTLP_*)\n"
         "  --to-format otlp|otlp-json|zipkin  what --to sends (default otlp: protobuf)\n"
         "  --allow-drops       --to: exit 0 even when spans were not delivered\n"
+        "  --queue-mib N       --to: the queue of batches holds at most N MiB (default 64)\n"
+        "  --summary-every S   --to: a summary on stderr every S seconds\n"
+        "  --retry-for S       --to: a batch is retried for at most S seconds (default 60)\n"
         "INPUT: directories holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION URLs\n",
         out);
 }
@@ -103,6 +106,23 @@ static int parse_seconds(const char *text, int64_t *ns) {
   if (*end || end == text || errno == ERANGE || !isfinite(s) || s < 0 || s > 86400)
     return -1;
   *ns = (int64_t)(s * 1e9);
+  return 0;
+}
+
+/* --queue-mib 1..4096, --summary-every 1..86400, --retry-for 1..3600. */
+static int parse_push_number(int opt, const char *text, ship_options *push) {
+  const char *name = opt == 'M' ? "--queue-mib" : opt == 'S' ? "--summary-every" : "--retry-for";
+  long max = opt == 'M' ? 4096 : opt == 'S' ? 86400 : 3600;
+  char *end;
+  errno = 0;
+  long n = strtol(text, &end, 10);
+  if (!isdigit((unsigned char)text[0]) || *end || errno == ERANGE || n < 1 || n > max) {
+    fprintf(stderr, "hoptrace: %s wants a whole number from 1 to %ld, not '%s'\n", name, max,
+            text);
+    return -1;
+  }
+  *(opt == 'M' ? &push->queue_mib : opt == 'S' ? &push->summary_every : &push->retry_for) =
+      (int)n;
   return 0;
 }
 
@@ -295,7 +315,8 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"align", required_argument, NULL, 'A'}, {"align-reference", required_argument, NULL, 'R'},
       {"warmup", required_argument, NULL, 'W'},
       {"to", required_argument, NULL, 'U'}, {"to-format", required_argument, NULL, 'P'},
-      {"allow-drops", no_argument, NULL, 'Y'},
+      {"allow-drops", no_argument, NULL, 'Y'}, {"queue-mib", required_argument, NULL, 'M'},
+      {"summary-every", required_argument, NULL, 'S'}, {"retry-for", required_argument, NULL, 'B'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   ship_options push = {0};
   int c;
@@ -352,17 +373,26 @@ static int run_reader(int argc, char **argv, const char *command) {
     case 'U': push.to = optarg; break;
     case 'P': push.format = optarg; break;
     case 'Y': push.allow_drops = true; break;
+    case 'M':
+    case 'S':
+    case 'B':
+      if (parse_push_number(c, optarg, &push) != 0)
+        return 2;
+      break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
     }
   }
-  if ((push.to || push.format || push.allow_drops) &&
+  if ((push.to || push.format || push.allow_drops || push.queue_mib || push.summary_every ||
+       push.retry_for) &&
       (strcmp(command, "export") != 0 || o.format || path || !push.to)) {
     fprintf(stderr, "hoptrace: --to URL belongs to export, without --format and -o "
-                    "(--to-format and --allow-drops go with it)\n");
+                    "(--to-format, --allow-drops, --queue-mib, --summary-every and "
+                    "--retry-for go with it)\n");
     return 2;
   }
   push.quiet = o.quiet;
+  push.interrupted = pipeline_interrupted;
   if (push.to && (o.format = ship_output(&push)) == NULL)
     return 2;
   if (o.format == NULL) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 #include <zlib.h>
@@ -14,6 +15,8 @@ struct ship_http {
   struct curl_slist *headers;
   int gzip;
   http_result *reply; /* the post in progress */
+  http_abort_fn abort_fn;
+  void *abort_arg;
   char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -33,6 +36,35 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg) {
     b[r->body_len] = '\0';
   }
   return len;
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *arg) {
+  ship_http *h = arg;
+  size_t len = size * n;
+  static const char name[] = "retry-after:";
+  if (h->reply != NULL && len > sizeof(name) - 1 &&
+      strncasecmp(data, name, sizeof(name) - 1) == 0) {
+    size_t v = len - (sizeof(name) - 1);
+    if (v >= sizeof(h->reply->retry_after))
+      v = sizeof(h->reply->retry_after) - 1;
+    memcpy(h->reply->retry_after, data + sizeof(name) - 1, v);
+    char *r = h->reply->retry_after;
+    while (v > 0 && (r[v - 1] == '\r' || r[v - 1] == '\n'))
+      v--;
+    h->reply->retry_after[v] = '\0';
+  }
+  return len;
+}
+
+static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un) {
+  (void)dt, (void)dn, (void)ut, (void)un;
+  ship_http *h = arg;
+  return h->abort_fn != NULL && h->abort_fn(h->abort_arg) ? 1 : 0;
+}
+
+void ship_http_set_abort(ship_http *h, http_abort_fn fn, void *arg) {
+  h->abort_fn = fn;
+  h->abort_arg = arg;
 }
 
 ship_http *ship_http_new(const ship_config *c, char *err, size_t cap) {
@@ -74,6 +106,11 @@ ship_http *ship_http_new(const ship_config *c, char *err, size_t cap) {
   curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(k, CURLOPT_WRITEDATA, h);
   curl_easy_setopt(k, CURLOPT_ERRORBUFFER, h->errbuf);
+  curl_easy_setopt(k, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(k, CURLOPT_HEADERDATA, h);
+  curl_easy_setopt(k, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(k, CURLOPT_XFERINFODATA, h);
+  curl_easy_setopt(k, CURLOPT_NOPROGRESS, 0L);
   if (c->ca_file[0])
     curl_easy_setopt(k, CURLOPT_CAINFO, c->ca_file);
   return h;

@@ -207,6 +207,8 @@ int pb_batch_add(pb_batch *b, const trace *t, const span *s) {
 
 size_t pb_batch_spans(const pb_batch *b) { return b->n_spans; }
 
+size_t pb_batch_bytes(const pb_batch *b) { return b->mem.bytes; }
+
 static uint8_t *pack(pb_batch *b, size_t *len) {
   Hoptrace__Otlp__ExportTraceServiceRequest req = HOPTRACE__OTLP__EXPORT_TRACE_SERVICE_REQUEST__INIT;
   Hoptrace__Otlp__InstrumentationScope scope = HOPTRACE__OTLP__INSTRUMENTATION_SCOPE__INIT;

@@ -1,32 +1,31 @@
-/* The pushing output format (ship.h): traces -> batches -> POST ->
- * counts. Runs on the pipeline's writer thread: a post blocks it, and
- * the writer's bounded queue holds the reader back meanwhile. */
+/* The pushing output format (ship.h): traces -> batches -> the sender's
+ * queue. Runs on the pipeline's writer thread; the sender's thread cuts
+ * a batch that has waited SHIP_BATCH_MS when it has nothing else to do,
+ * hence the lock around the batch in hand. */
 #include "ship/ship.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ship/config.h"
-#include "ship/http.h"
 #include "ship/otlp_pb.h"
-
-#define SHIP_MESSAGES 10 /* failed batches described; then only counted */
-
-typedef struct ship_counts {
-  uint64_t read, sent, accepted, rejected, batches;
-  uint64_t dropped_status, dropped_retryable, dropped_transport, dropped_encode;
-} ship_counts;
+#include "ship/retry.h"
+#include "ship/sender.h"
 
 /* one run a process: main configures it before the run, reads the
  * counts after */
 static ship_options g_opts;
 static ship_config g_cfg;
 static ship_counts g_counts;
+static char g_url[2048];
 
 struct output {
-  ship_http *http;
+  sender *snd;
+  pthread_mutex_t mu;        /* the batch in hand */
   pb_batch *pb;              /* otlp: the batch being filled */
   const output_format *json; /* otlp-json, zipkin: the writer of a batch */
   output *doc;               /* its document, NULL between batches */
@@ -35,87 +34,13 @@ struct output {
   char *doc_text;
   size_t doc_len;
   size_t in_batch;
-  int messages;
+  int64_t batch_start; /* monotonic ms of its first span */
 };
 
-static uint64_t dropped(const ship_counts *c) {
-  return c->dropped_status + c->dropped_retryable + c->dropped_transport + c->dropped_encode;
-}
-
-/* A reply's text for a message: printable, one line, short. */
-static void reply_text(const http_result *r, char *buf, size_t cap) {
-  size_t n = 0;
-  for (size_t i = 0; i < r->body_len && n + 1 < cap && n < 200; i++) {
-    unsigned char ch = r->body[i];
-    buf[n++] = ch >= ' ' && ch != 0x7f ? (char)ch : ' ';
-  }
-  buf[n] = '\0';
-}
-
-static void say(output *o, size_t spans, const char *why, const char *detail) {
-  if (o->messages++ >= SHIP_MESSAGES)
-    return;
-  fprintf(stderr, "hoptrace: push: batch of %zu spans %s%s%s%s\n", spans, why,
-          detail && detail[0] ? ": " : "", detail ? detail : "",
-          o->messages == SHIP_MESSAGES ? " (further failures only counted)" : "");
-}
-
-/* OTLP/JSON's partialSuccess.rejectedSpans ("3" or 3). */
-static int64_t json_rejected(const http_result *r) {
-  const char *p = r->body ? strstr((const char *)r->body, "\"rejectedSpans\"") : NULL;
-  if (p == NULL)
-    return 0;
-  p += strlen("\"rejectedSpans\"");
-  while (*p == ' ' || *p == ':' || *p == '"' || *p == '\t')
-    p++;
-  return strtoll(p, NULL, 10);
-}
-
-static void account(output *o, size_t spans, const http_result *r) {
-  ship_counts *c = &g_counts;
-  char text[256];
-  if (r->status != 0) /* sent: a server answered the request */
-    c->sent += spans;
-  if (r->status == 0) {
-    c->dropped_transport += spans;
-    say(o, spans, "dropped", r->error);
-  } else if (r->status >= 200 && r->status < 300) {
-    int64_t rejected = 0;
-    char msg[256] = "";
-    if (g_cfg.format == SHIP_OTLP_PROTO &&
-        pb_response_parse(r->body, r->body_len, &rejected, msg, sizeof(msg)) != 0)
-      say(o, spans, "accepted with a reply that is no ExportTraceServiceResponse", NULL);
-    if (g_cfg.format == SHIP_OTLP_JSON)
-      rejected = json_rejected(r);
-    if (rejected < 0 || (uint64_t)rejected > spans)
-      rejected = (int64_t)spans;
-    c->rejected += (uint64_t)rejected;
-    c->accepted += spans - (uint64_t)rejected;
-    if (rejected > 0) {
-      char why[64];
-      snprintf(why, sizeof(why), "partly rejected (%" PRId64 ")", rejected);
-      say(o, spans, why, msg);
-    }
-  } else {
-    int retryable = r->status == 429 || r->status == 502 || r->status == 503 || r->status == 504;
-    char why[96];
-    snprintf(why, sizeof(why), "dropped: HTTP %ld%s", r->status,
-             retryable ? " (retries are not implemented yet)" : "");
-    if (retryable)
-      c->dropped_retryable += spans;
-    else
-      c->dropped_status += spans;
-    reply_text(r, text, sizeof(text));
-    say(o, spans, why, text);
-  }
-}
-
-static void post(output *o, const void *data, size_t len, size_t spans) {
-  http_result r;
-  ship_http_post(o->http, data, len, &r);
-  account(o, spans, &r);
-  free(r.body);
-  g_counts.batches++;
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int doc_open(output *o) {
@@ -135,6 +60,16 @@ static int doc_open(output *o) {
   return 0;
 }
 
+static size_t batch_bytes(const output *o) {
+  if (o->pb != NULL)
+    return pb_batch_bytes(o->pb);
+  if (o->doc == NULL)
+    return 0;
+  long at = ftell(o->doc_file);
+  return (at > 0 ? (size_t)at : 0) + (size_t)(o->doc_buf->p - o->doc_buf->buf);
+}
+
+/* The batch in hand to the queue. o->mu held. */
 static void flush_batch(output *o) {
   size_t spans = o->in_batch;
   o->in_batch = 0;
@@ -143,13 +78,10 @@ static void flush_batch(output *o) {
   if (o->pb != NULL) {
     size_t len;
     uint8_t *bytes = pb_batch_take(o->pb, &len);
-    if (bytes == NULL) {
-      g_counts.dropped_encode += spans;
-      say(o, spans, "dropped", "out of memory encoding it");
-      return;
-    }
-    post(o, bytes, len, spans);
-    free(bytes);
+    if (bytes == NULL)
+      sender_drop_encode(o->snd, spans);
+    else
+      sender_put(o->snd, bytes, len, spans);
     return;
   }
   int rc = o->json->close(o->doc, NULL, NULL);
@@ -160,66 +92,23 @@ static void flush_batch(output *o) {
   if (fclose(o->doc_file) != 0)
     rc = -1;
   if (rc != 0) {
-    g_counts.dropped_encode += spans;
-    say(o, spans, "dropped", "out of memory encoding it");
+    sender_drop_encode(o->snd, spans);
+    free(o->doc_text);
   } else {
-    post(o, o->doc_text, o->doc_len, spans);
+    sender_put(o->snd, o->doc_text, o->doc_len, spans);
   }
-  free(o->doc_text);
+  o->doc_text = NULL;
 }
 
-static output *ship_open(obuf *out, const output_info *info) {
-  (void)out; /* nothing goes to the output file */
-  (void)info;
-  output *o = calloc(1, sizeof(*o));
-  char err[256];
-  if (o == NULL || (o->http = ship_http_new(&g_cfg, err, sizeof(err))) == NULL) {
-    if (o != NULL)
-      fprintf(stderr, "hoptrace: push: %s\n", err);
-    free(o);
-    return NULL;
-  }
-  if (g_cfg.format == SHIP_OTLP_PROTO && (o->pb = pb_batch_new()) == NULL) {
-    ship_http_free(o->http);
-    free(o);
-    return NULL;
-  }
-  o->json = g_cfg.format == SHIP_ZIPKIN ? &output_zipkin : &output_otlp;
-  return o;
-}
-
-/* A trace's spans, cut at batch boundaries (a slice of a trace is
- * written as a trace of those spans). */
-static void ship_trace(output *o, const trace *t) {
-  size_t i = 0;
-  while (i < t->n_spans) {
-    size_t take = SHIP_BATCH_SPANS - o->in_batch;
-    if (take > t->n_spans - i)
-      take = t->n_spans - i;
-    g_counts.read += take;
-    if (o->pb != NULL) {
-      for (size_t k = 0; k < take; k++) {
-        if (pb_batch_add(o->pb, t, t->spans[i + k]) == 0) {
-          o->in_batch++;
-        } else {
-          g_counts.dropped_encode++;
-          say(o, 1, "dropped", "out of memory encoding it");
-        }
-      }
-    } else if (o->doc != NULL || doc_open(o) == 0) {
-      trace slice = *t;
-      slice.spans = t->spans + i;
-      slice.n_spans = take;
-      o->json->trace(o->doc, &slice);
-      o->in_batch += take;
-    } else {
-      g_counts.dropped_encode += take;
-      say(o, take, "dropped", "out of memory encoding it");
-    }
-    i += take;
-    if (o->in_batch == SHIP_BATCH_SPANS)
-      flush_batch(o);
-  }
+/* On the sender's thread when it is idle: a batch that waited long
+ * enough goes. Never waits for the writer's thread. */
+static void time_cut(void *arg) {
+  output *o = arg;
+  if (pthread_mutex_trylock(&o->mu) != 0)
+    return;
+  if (o->in_batch > 0 && now_ms() - o->batch_start >= SHIP_BATCH_MS)
+    flush_batch(o);
+  pthread_mutex_unlock(&o->mu);
 }
 
 /* The URL without user:password@ (the summary may be logged). */
@@ -233,25 +122,90 @@ static void url_for_message(char *buf, size_t cap) {
     snprintf(buf, cap, "%s", u);
 }
 
+static output *ship_open(obuf *out, const output_info *info) {
+  (void)out; /* nothing goes to the output file */
+  output *o = calloc(1, sizeof(*o));
+  if (o == NULL)
+    return NULL;
+  pthread_mutex_init(&o->mu, NULL);
+  o->json = g_cfg.format == SHIP_ZIPKIN ? &output_zipkin : &output_otlp;
+  if (g_cfg.format == SHIP_OTLP_PROTO && (o->pb = pb_batch_new()) == NULL) {
+    free(o);
+    return NULL;
+  }
+  url_for_message(g_url, sizeof(g_url));
+  sender_options so = {
+      .cfg = &g_cfg,
+      .queue_bytes = (size_t)(g_opts.queue_mib ? g_opts.queue_mib : SHIP_QUEUE_MIB) << 20,
+      .drop_when_full = info->follow, /* a live input cannot wait */
+      .summary_every_s = g_opts.summary_every,
+      .retry_for_s = g_opts.retry_for ? g_opts.retry_for : RETRY_FOR_MS / 1000,
+      .interrupted = g_opts.interrupted,
+      .idle = time_cut,
+      .idle_arg = o,
+      .url_shown = g_url,
+  };
+  char err[256];
+  if ((o->snd = sender_new(&so, err, sizeof(err))) == NULL) {
+    fprintf(stderr, "hoptrace: push: %s\n", err);
+    pb_batch_free(o->pb);
+    pthread_mutex_destroy(&o->mu);
+    free(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* Adds spans [i, i + take) of t to the batch in hand. o->mu held. */
+static void add_spans(output *o, const trace *t, size_t i, size_t take) {
+  sender_read(o->snd, take);
+  if (o->in_batch == 0)
+    o->batch_start = now_ms();
+  if (o->pb != NULL) {
+    for (size_t k = 0; k < take; k++) {
+      if (pb_batch_add(o->pb, t, t->spans[i + k]) == 0)
+        o->in_batch++;
+      else
+        sender_drop_encode(o->snd, 1);
+    }
+  } else if (o->doc != NULL || doc_open(o) == 0) {
+    trace slice = *t;
+    slice.spans = t->spans + i;
+    slice.n_spans = take;
+    o->json->trace(o->doc, &slice);
+    o->in_batch += take;
+  } else {
+    sender_drop_encode(o->snd, take);
+  }
+}
+
+/* A trace's spans, cut at batch boundaries (a slice of a trace is
+ * written as a trace of those spans). */
+static void ship_trace(output *o, const trace *t) {
+  pthread_mutex_lock(&o->mu);
+  for (size_t i = 0; i < t->n_spans;) {
+    size_t take = SHIP_BATCH_SPANS - o->in_batch;
+    if (take > t->n_spans - i)
+      take = t->n_spans - i;
+    add_spans(o, t, i, take);
+    i += take;
+    if (o->in_batch == SHIP_BATCH_SPANS || batch_bytes(o) >= SHIP_BATCH_BYTES ||
+        (o->in_batch > 0 && now_ms() - o->batch_start >= SHIP_BATCH_MS))
+      flush_batch(o);
+  }
+  pthread_mutex_unlock(&o->mu);
+}
+
 static int ship_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   (void)src;
   (void)st;
+  pthread_mutex_lock(&o->mu);
   flush_batch(o);
-  ship_http_free(o->http);
+  pthread_mutex_unlock(&o->mu);
+  sender_finish(o->snd, g_opts.quiet, &g_counts); /* the thread ends: o is ours alone */
   pb_batch_free(o->pb);
+  pthread_mutex_destroy(&o->mu);
   free(o);
-  const ship_counts *c = &g_counts;
-  if (!g_opts.quiet || dropped(c) + c->rejected > 0) {
-    char url[2048];
-    url_for_message(url, sizeof(url));
-    fprintf(stderr,
-            "hoptrace: pushed to %s: %" PRIu64 " spans read, %" PRIu64 " sent, %" PRIu64
-            " accepted, %" PRIu64 " rejected, %" PRIu64 " dropped (%" PRIu64
-            " refused by HTTP status, %" PRIu64 " retryable status, %" PRIu64
-            " connection, %" PRIu64 " encoding), %" PRIu64 " batches\n",
-            url, c->read, c->sent, c->accepted, c->rejected, dropped(c), c->dropped_status,
-            c->dropped_retryable, c->dropped_transport, c->dropped_encode, c->batches);
-  }
   ship_config_free(&g_cfg);
   return 0;
 }
@@ -271,10 +225,11 @@ const output_format *ship_output(const ship_options *opts) {
 }
 
 int ship_exit_status(int rc) {
-  if (rc == 0 && !g_opts.allow_drops && dropped(&g_counts) + g_counts.rejected > 0) {
-    fprintf(stderr, "hoptrace: %" PRIu64 " spans not delivered (--allow-drops to exit 0)\n",
-            dropped(&g_counts) + g_counts.rejected);
+  uint64_t lost = counts_dropped(&g_counts) + g_counts.rejected;
+  if (lost > 0)
+    fprintf(stderr, "hoptrace: %" PRIu64 " spans not delivered%s\n", lost,
+            g_opts.allow_drops || rc != 0 ? "" : " (--allow-drops to exit 0)");
+  if (rc == 0 && !g_opts.allow_drops && lost > 0)
     return 2;
-  }
   return rc;
 }
