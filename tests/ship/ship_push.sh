@@ -65,13 +65,23 @@ python3 "$src/compare_push.py" "$work/file.json" "$work/proto.jsonl" protobuf
 # the header from the environment, its value percent-decoded
 [[ $(grep -c '"header":"a b"' "$work/proto.jsonl") -eq 900 ]]
 
-# OTLP/JSON, uncompressed, the endpoint from the environment
+# OTLP/JSON, uncompressed, the endpoint from the environment, a header
+# from a file only its owner may read (a secret on no command line)
+printf '# the receiver records x-test\nx-test=from%%20file\n\n' > "$work/headers"
+chmod 644 "$work/headers"
+if "$hoptrace" export --to env --headers-file "$work/headers" "$work/trace" 2> "$work/hf.log"; then
+  echo "a headers file others may read was accepted" >&2; exit 1
+fi
+grep -q "readable by others" "$work/hf.log" || { cat "$work/hf.log" >&2; exit 1; }
+chmod 600 "$work/headers"
 start_receiver json
 OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$port/" OTEL_EXPORTER_OTLP_COMPRESSION=none \
-  timeout 120 "${tool[@]}" export --to env --to-format otlp-json "$work/trace" 2> "$work/json.log"
+  timeout 120 "${tool[@]}" export --to env --to-format otlp-json --headers-file "$work/headers" \
+  "$work/trace" 2> "$work/json.log"
 stop_receiver
 expect_summary "$work/json.log" 900 900 0 0
 python3 "$src/compare_push.py" "$work/file.json" "$work/json.jsonl" json
+[[ $(grep -c '"header":"from file"' "$work/json.jsonl") -eq 900 ]]
 
 # Zipkin v2: every span once
 start_receiver zipkin

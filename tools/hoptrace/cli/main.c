@@ -60,6 +60,8 @@ static void usage(FILE *out) {
         "  -q, --quiet         no summary on stderr\n"
         "  --to URL|env        export: push the spans (OTLP/HTTP; `env`: OTEL_EXPORTER_OTLP_*)\n"
         "  --to-format otlp|otlp-json|zipkin  what --to sends (default otlp: protobuf)\n"
+        "  --headers-file FILE --to: headers (key=value lines, e.g. authorization) from a\n"
+        "                      file only you may read\n"
         "  --allow-drops       --to: exit 0 even when spans were not delivered\n"
         "  --queue-mib N       --to: the queue of batches holds at most N MiB (default 64)\n"
         "  --summary-every S   --to: a summary on stderr every S seconds\n"
@@ -315,6 +317,7 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"align", required_argument, NULL, 'A'}, {"align-reference", required_argument, NULL, 'R'},
       {"warmup", required_argument, NULL, 'W'},
       {"to", required_argument, NULL, 'U'}, {"to-format", required_argument, NULL, 'P'},
+      {"headers-file", required_argument, NULL, 'H'},
       {"allow-drops", no_argument, NULL, 'Y'}, {"queue-mib", required_argument, NULL, 'M'},
       {"summary-every", required_argument, NULL, 'S'}, {"retry-for", required_argument, NULL, 'B'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
@@ -372,6 +375,7 @@ static int run_reader(int argc, char **argv, const char *command) {
     case 'q': o.quiet = true; break;
     case 'U': push.to = optarg; break;
     case 'P': push.format = optarg; break;
+    case 'H': push.headers_file = optarg; break;
     case 'Y': push.allow_drops = true; break;
     case 'M':
     case 'S':
@@ -383,11 +387,11 @@ static int run_reader(int argc, char **argv, const char *command) {
     default: usage(stderr); return 2;
     }
   }
-  if ((push.to || push.format || push.allow_drops || push.queue_mib || push.summary_every ||
-       push.retry_for) &&
+  if ((push.to || push.format || push.headers_file || push.allow_drops || push.queue_mib ||
+       push.summary_every || push.retry_for) &&
       (strcmp(command, "export") != 0 || o.format || path || !push.to)) {
     fprintf(stderr, "hoptrace: --to URL belongs to export, without --format and -o "
-                    "(--to-format, --allow-drops, --queue-mib, --summary-every and "
+                    "(--to-format, --headers-file, --allow-drops, --queue-mib, --summary-every and "
                     "--retry-for go with it)\n");
     return 2;
   }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *otel_env(const char *what) {
   char name[96];
@@ -110,8 +111,49 @@ static int parse_headers(ship_config *c, const char *text, char *err, size_t cap
   return 0;
 }
 
-int ship_config_load(ship_config *c, const char *to, const char *format, char *err,
-                     size_t cap) {
+/* headers_file (config.h): each line through parse_headers. */
+static int load_headers_file(ship_config *c, const char *path, char *err, size_t cap) {
+  FILE *f = fopen(path, "re");
+  if (f == NULL) {
+    snprintf(err, cap, "--headers-file %s: %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    snprintf(err, cap, "--headers-file %s: readable by others (chmod 600 it)", path);
+    fclose(f);
+    return -1;
+  }
+  char line[8192];
+  int rc = 0, n = 0;
+  while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+    n++;
+    size_t len = strlen(line);
+    if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+      snprintf(err, cap, "--headers-file %s:%d: line longer than %zu bytes", path, n,
+               sizeof(line) - 2);
+      rc = -1;
+      break;
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[0] == '\0' || line[0] == '#')
+      continue;
+    char why[256];
+    if (parse_headers(c, line, why, sizeof(why)) != 0) {
+      snprintf(err, cap, "--headers-file %s:%d: %s", path, n, why);
+      rc = -1;
+    }
+  }
+  if (rc == 0 && ferror(f)) {
+    snprintf(err, cap, "--headers-file %s: %s", path, strerror(errno));
+    rc = -1;
+  }
+  fclose(f);
+  return rc;
+}
+
+int ship_config_load(ship_config *c, const char *to, const char *format,
+                     const char *headers_file, char *err, size_t cap) {
   memset(c, 0, sizeof(*c));
   if (strcmp(format, "otlp") == 0)
     c->format = SHIP_OTLP_PROTO;
@@ -139,6 +181,8 @@ int ship_config_load(ship_config *c, const char *to, const char *format, char *e
   const char *v;
   if (rc == 0 && (v = otel_env("HEADERS")) != NULL)
     rc = parse_headers(c, v, err, cap);
+  if (rc == 0 && headers_file != NULL)
+    rc = load_headers_file(c, headers_file, err, cap);
   c->timeout_ms = 10000;
   if (rc == 0 && (v = otel_env("TIMEOUT")) != NULL) {
     char *end;

@@ -27,9 +27,13 @@ typedef struct ship_config {
  * http://localhost:4318/v1/traces. format: "otlp" (protobuf), "otlp-json"
  * or "zipkin". The rest from OTEL_EXPORTER_OTLP_[TRACES_]HEADERS, _TIMEOUT
  * (ms, default 10000), _COMPRESSION (gzip, the default, or none),
- * _CERTIFICATE. 0, or -1 with the reason in err. */
-int ship_config_load(ship_config *c, const char *to, const char *format, char *err,
-                     size_t cap);
+ * _CERTIFICATE. headers_file (NULL: none): more headers, a file of
+ * "key=value" lines (values percent-encoded, as in the environment
+ * variable; '#' starts a comment line), so that a secret need not be on
+ * a command line (seen by every user in ps) nor in the environment; a
+ * file others may read is refused. 0, or -1 with the reason in err. */
+int ship_config_load(ship_config *c, const char *to, const char *format,
+                     const char *headers_file, char *err, size_t cap);
 void ship_config_free(ship_config *c);
 
 #endif

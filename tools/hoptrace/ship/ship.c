@@ -214,8 +214,8 @@ static const output_format output_ship = {"push", ship_open, ship_trace, ship_cl
 
 const output_format *ship_output(const ship_options *opts) {
   char err[512];
-  if (ship_config_load(&g_cfg, opts->to, opts->format ? opts->format : "otlp", err,
-                       sizeof(err)) != 0) {
+  if (ship_config_load(&g_cfg, opts->to, opts->format ? opts->format : "otlp",
+                       opts->headers_file, err, sizeof(err)) != 0) {
     fprintf(stderr, "hoptrace: --to: %s\n", err);
     return NULL;
   }

@@ -18,6 +18,7 @@
 typedef struct ship_options {
   const char *to;     /* URL or "env" (config.h) */
   const char *format; /* otlp, otlp-json, zipkin */
+  const char *headers_file; /* NULL, or headers to send (config.h) */
   bool allow_drops;
   bool quiet;
   int queue_mib;      /* 0: SHIP_QUEUE_MIB */
