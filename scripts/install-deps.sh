@@ -13,10 +13,10 @@ packages=(
   libnng-dev libzmq3-dev  # bench/transport comparison only
   libcurl4-openssl-dev zlib1g-dev  # hoptrace export --to: HTTP(S), gzip
   libmicrohttpd-dev  # examples/client-osd-sim: sim-gateway (HTTP)
-  nodejs  # tests/ship/receiver: decodes with OpenTelemetry's own definitions
-  npm  # tool_view, bench/view: playwright-core (tests/tool/view/package.json)
+  nodejs  # tests/ship/receiver, tests/gateway, tests/tool/view (npm ci)
 )
-# npm: Debian's package, unless the nodejs installed (e.g. NodeSource's,
+# npm (the receivers' OpenTelemetry packages, playwright-core for the view
+# test): Debian's package, unless the nodejs installed (e.g. NodeSource's,
 # which conflicts with it) already brings its own
 command -v npm >/dev/null || packages+=(npm)
 
