@@ -24,8 +24,8 @@ if [[ -n ${HT_TEST_WRAPPER:-} ]]; then # valgrind: its own memory and pace
   read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace")
   RSS_MAX_KB=$((4 * 1024 * 1024)) SHUTDOWN_MAX_MS=$((5000 + 15000))
 elif [[ $(ldd "$hoptrace" 2>/dev/null) == *libasan* ]]; then # (no pipe: grep -q + pipefail races)
-  # ASan's shadow memory and freed-block quarantine (90 MiB seen with a
-  # 32 MiB quarantine): the plain build checks the queue's bound
+  # ASan's shadow memory and freed-block quarantine (90 MiB seen with the
+  # default 256 MiB quarantine): the plain build checks the queue's bound
   export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=32"
   RSS_MAX_KB=$((256 * 1024))
 fi
