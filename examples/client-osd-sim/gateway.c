@@ -129,14 +129,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", name, err);
     return 2;
   }
-  /* every thread started from here on inherits the mask: only sigwait
-   * below sees SIGTERM/SIGINT */
+  /* only sigwait below sees SIGTERM/SIGINT */
   sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
-  signal(SIGPIPE, SIG_IGN);
+  sim_block_stop_signals(&stop);
   if (sim_common_apply(&a.common, name) != 0 || sim_log_init(&log, &a.common, name) != 0)
     return 2;
   a.http.log = &log;

@@ -234,14 +234,8 @@ int main(int argc, char **argv) {
   }
   if (sim_common_apply(&a.common, o.name) != 0 || sim_log_init(&o.log, &a.common, o.name) != 0)
     return 2;
-  /* Every thread started from here on inherits the blocked signals; main
-   * takes them with sigtimedwait. */
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-  signal(SIGPIPE, SIG_IGN);
+  sigset_t sigs; /* main takes them with sigtimedwait */
+  sim_block_stop_signals(&sigs);
   int rc = start(&o, &a);
   if (rc == 0)
     serve(&o, &sigs, a.crash_after);

@@ -291,3 +291,11 @@ void sim_report_cpu(const char *name) {
           (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
           (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
 }
+
+void sim_block_stop_signals(sigset_t *stop) {
+  sigemptyset(stop);
+  sigaddset(stop, SIGTERM);
+  sigaddset(stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, stop, NULL);
+  signal(SIGPIPE, SIG_IGN);
+}

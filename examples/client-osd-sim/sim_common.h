@@ -7,6 +7,7 @@
 #define SIM_COMMON_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "hoptrace/messenger.h"
@@ -97,6 +98,11 @@ int sim_common_option(sim_common_opts *o, int c, const char *arg);
 /* Applies sampling options and the control socket (before the messenger
  * is built). 0, or -1 with a message printed. */
 int sim_common_apply(const sim_common_opts *o, const char *who);
+
+/* Blocks SIGTERM and SIGINT in the calling thread, and so in every thread
+ * it starts from then on (main then takes them with sigwait or
+ * sigtimedwait on *stop), and ignores SIGPIPE. */
+void sim_block_stop_signals(sigset_t *stop);
 
 /* Builds the messenger; loop NULL means its own thread; it logs through
  * `log` (sim_log_init'ed, outlives the messenger). 0, or -1 with a

@@ -43,11 +43,11 @@ cp "$workload" "$wl"
 base=$((20000 + RANDOM % 20000))
 ctrl=$base data=$((base + 1)) live=$((base + 2))
 session=hoptrace-faults-$$
-relayd="" follower="" rpid="" workload_pid=""
+follower="" rpid="" workload_pid=""
 cleanup() {
   for p in $follower $rpid $workload_pid; do kill "$p" 2>/dev/null || true; done
   lttng destroy "$session" >/dev/null 2>&1 || true
-  [[ -n $relayd ]] && { kill "$relayd" 2>/dev/null || true; wait "$relayd" 2>/dev/null || true; }
+  ht_live_session_end
   ht_sessiond_release
 }
 trap cleanup EXIT
@@ -69,16 +69,7 @@ wait_for() { # seconds, description, command...
 }
 applied() { [[ $(cat "$1.log" 2>/dev/null | wc -l) -ge $2 ]]; }
 
-lttng-relayd -o "$work/relay" -C tcp://127.0.0.1:$ctrl -D tcp://127.0.0.1:$data \
-  -L tcp://127.0.0.1:$live > "$work/relayd.log" 2>&1 &
-relayd=$!
-sleep 1
-lttng create "$session" --live=200000 --set-url=net://127.0.0.1:$ctrl:$data >/dev/null
-lttng enable-channel --session="$session" -u --subbuf-size=1M --num-subbuf=8 hop >/dev/null
-lttng add-context --session="$session" -u --channel=hop -t vpid -t vtid -t procname >/dev/null
-lttng enable-event --session="$session" -u --channel=hop 'hoptrace:*' \
-  --filter "\$ctx.procname == \"htf$$\"" >/dev/null
-lttng start "$session" >/dev/null
+ht_live_session "$work" "$session" "$ctrl" "$data" "$live" 8 "htf$$"
 
 touch "$work/faults1" "$work/faults2"
 start_receiver "$work/faults1"

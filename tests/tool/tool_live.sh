@@ -14,30 +14,17 @@ export HT_LTTNG_PROVIDER=$provider
 base=$((20000 + RANDOM % 20000))
 ctrl=$base data=$((base + 1)) live=$((base + 2))
 session=hoptrace-live-$$
-relayd=""
 follower=""
 cleanup() {
   [[ -n "$follower" ]] && kill "$follower" 2>/dev/null || true
   lttng destroy "$session" >/dev/null 2>&1 || true
-  if [[ -n "$relayd" ]]; then
-    kill "$relayd" 2>/dev/null || true
-    wait "$relayd" 2>/dev/null || true
-  fi
+  ht_live_session_end
   ht_sessiond_release
 }
 trap cleanup EXIT
 ht_sessiond_ensure
 
-lttng-relayd -o "$work/relay" -C tcp://127.0.0.1:$ctrl -D tcp://127.0.0.1:$data \
-  -L tcp://127.0.0.1:$live > "$work/relayd.log" 2>&1 &
-relayd=$!
-sleep 1
-lttng create "$session" --live=200000 --set-url=net://127.0.0.1:$ctrl:$data >/dev/null
-lttng enable-channel --session="$session" -u --subbuf-size=1M --num-subbuf=4 hop >/dev/null
-lttng add-context --session="$session" -u --channel=hop -t vpid -t vtid -t procname >/dev/null
-lttng enable-event --session="$session" -u --channel=hop 'hoptrace:*' \
-  --filter '$ctx.procname == "trace_workload"' >/dev/null
-lttng start "$session" >/dev/null
+ht_live_session "$work" "$session" "$ctrl" "$data" "$live" 4 trace_workload
 
 url="net://127.0.0.1:$live/host/$(hostname)/$session"
 timeout 120 "$hoptrace" export --format zipkin --follow --grace 0.5 --timeout 5 \
