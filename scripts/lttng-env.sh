@@ -36,25 +36,66 @@ ht_sessiond_release() { ht_daemon_release lttng-sessiond HT_STARTED_SESSIOND; }
 ht_relayd_ensure() { ht_daemon_ensure lttng-relayd HT_STARTED_RELAYD; }
 ht_relayd_release() { ht_daemon_release lttng-relayd HT_STARTED_RELAYD; }
 
-# ht_live_session WORK SESSION CTRL DATA LIVE NUM_SUBBUF PROCNAME: a relay
-# of our own on loopback ports CTRL/DATA/LIVE (output in WORK/relay, log
-# WORK/relayd.log, its pid in HT_LIVE_RELAYD: the caller stops it) and a
-# started live session SESSION streaming hoptrace:* of the processes named
-# PROCNAME to it (channel `hop`, NUM_SUBBUF sub-buffers of 1 MiB a CPU).
+# ht_port_listening PORT: true when a TCP socket listens on 127.0.0.1:PORT
+# (or any address) — read from /proc, no connection made.
+ht_port_listening() {
+  local hex
+  hex=$(printf '%04X' "$1")
+  grep -Eq "^ *[0-9]+: (0100007F|00000000):$hex [0-9A-F]{8}:0000 0A " /proc/net/tcp
+}
+
+# ht_live_session WORK SESSION NUM_SUBBUF PROCNAME: a relay of our own on
+# three free loopback ports below the kernel's ephemeral range (an outgoing
+# connection cannot hold them), chosen here and in HT_LIVE_CTRL,
+# HT_LIVE_DATA and HT_LIVE_PORT (live); output in WORK/relay, log
+# WORK/relayd.log, its pid in HT_LIVE_RELAYD (ht_live_session_end stops
+# it). Waits until the relay listens, and tries other ports when it could
+# not bind. Then a started live session SESSION streaming hoptrace:* of
+# the processes named PROCNAME to it (channel `hop`, NUM_SUBBUF
+# sub-buffers of 1 MiB a CPU). Errors are printed with the relay's log.
 ht_live_session() {
-  local work=$1 session=$2 ctrl=$3 data=$4 live=$5 nsub=$6 procname=$7
-  lttng-relayd -o "$work/relay" -C "tcp://127.0.0.1:$ctrl" -D "tcp://127.0.0.1:$data" \
-    -L "tcp://127.0.0.1:$live" > "$work/relayd.log" 2>&1 &
-  HT_LIVE_RELAYD=$!
-  sleep 1
-  lttng create "$session" --live=200000 --set-url="net://127.0.0.1:$ctrl:$data" >/dev/null &&
-    lttng enable-channel --session="$session" -u --subbuf-size=1M --num-subbuf="$nsub" hop \
-      >/dev/null &&
-    lttng add-context --session="$session" -u --channel=hop -t vpid -t vtid -t procname \
-      >/dev/null &&
+  local work=$1 session=$2 nsub=$3 procname=$4 attempt base
+  HT_LIVE_RELAYD=""
+  for attempt in 1 2 3 4 5; do
+    base=$((20000 + RANDOM % 12000))
+    ht_port_listening $base || ht_port_listening $((base + 1)) ||
+      ht_port_listening $((base + 2)) && continue
+    HT_LIVE_CTRL=$base HT_LIVE_DATA=$((base + 1)) HT_LIVE_PORT=$((base + 2))
+    lttng-relayd -o "$work/relay" -C "tcp://127.0.0.1:$HT_LIVE_CTRL" \
+      -D "tcp://127.0.0.1:$HT_LIVE_DATA" -L "tcp://127.0.0.1:$HT_LIVE_PORT" \
+      >> "$work/relayd.log" 2>&1 &
+    HT_LIVE_RELAYD=$!
+    local i
+    for i in $(seq 150); do # up to 15 s on a loaded machine
+      kill -0 "$HT_LIVE_RELAYD" 2>/dev/null || break
+      ht_port_listening $HT_LIVE_CTRL && ht_port_listening $HT_LIVE_DATA &&
+        ht_port_listening $HT_LIVE_PORT && break
+      sleep 0.1
+    done
+    if kill -0 "$HT_LIVE_RELAYD" 2>/dev/null && ht_port_listening $HT_LIVE_CTRL &&
+      ht_port_listening $HT_LIVE_DATA && ht_port_listening $HT_LIVE_PORT; then
+      break
+    fi
+    echo "hoptrace: lttng-relayd on ports $base-$((base + 2)) did not listen (attempt $attempt)" >&2
+    ht_live_session_end
+  done
+  if [[ -z $HT_LIVE_RELAYD ]]; then
+    echo "hoptrace: no lttng-relayd of our own could listen; its log:" >&2
+    cat "$work/relayd.log" >&2
+    return 1
+  fi
+  local out="$work/lttng-setup.log"
+  if ! { lttng create "$session" --live=200000 \
+      --set-url="net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" &&
+    lttng enable-channel --session="$session" -u --subbuf-size=1M --num-subbuf="$nsub" hop &&
+    lttng add-context --session="$session" -u --channel=hop -t vpid -t vtid -t procname &&
     lttng enable-event --session="$session" -u --channel=hop 'hoptrace:*' \
-      --filter "\$ctx.procname == \"$procname\"" >/dev/null &&
-    lttng start "$session" >/dev/null
+      --filter "\$ctx.procname == \"$procname\"" &&
+    lttng start "$session"; } > "$out" 2>&1; then
+    echo "hoptrace: setting up live session $session failed:" >&2
+    cat "$out" "$work/relayd.log" >&2
+    return 1
+  fi
 }
 
 # ht_live_session_end: stops the relay ht_live_session started, if any.

@@ -40,8 +40,6 @@ cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver
 # shared, and other runs' trace_workload must not feed this session
 wl="$work/htf$$"
 cp "$workload" "$wl"
-base=$((20000 + RANDOM % 20000))
-ctrl=$base data=$((base + 1)) live=$((base + 2))
 session=hoptrace-faults-$$
 follower="" rpid="" workload_pid=""
 cleanup() {
@@ -69,11 +67,11 @@ wait_for() { # seconds, description, command...
 }
 applied() { [[ $(cat "$1.log" 2>/dev/null | wc -l) -ge $2 ]]; }
 
-ht_live_session "$work" "$session" "$ctrl" "$data" "$live" 8 "htf$$"
+ht_live_session "$work" "$session" 8 "htf$$"
 
 touch "$work/faults1" "$work/faults2"
 start_receiver "$work/faults1"
-url="net://127.0.0.1:$live/host/$(hostname)/$session"
+url="net://127.0.0.1:$HT_LIVE_PORT/host/$(hostname)/$session"
 "${tool[@]}" export --follow --grace 0.5 --timeout 5 --to "http://127.0.0.1:$port" \
   --queue-mib $QUEUE_MIB --summary-every 2 --retry-for 30 "$url" 2> "$work/follow.log" &
 follower=$!

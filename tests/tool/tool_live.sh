@@ -7,12 +7,11 @@
 # (a bare `lttng create` would spawn one and leave it behind).
 # usage: tool_live.sh HOPTRACE WORKLOAD PROVIDER WORKDIR TESTS_TOOL_DIR
 set -euo pipefail
+trap 'echo "tool_live: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5
 source "$here/../../scripts/lttng-env.sh"
 rm -rf "$work" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
-base=$((20000 + RANDOM % 20000))
-ctrl=$base data=$((base + 1)) live=$((base + 2))
 session=hoptrace-live-$$
 follower=""
 cleanup() {
@@ -24,9 +23,9 @@ cleanup() {
 trap cleanup EXIT
 ht_sessiond_ensure
 
-ht_live_session "$work" "$session" "$ctrl" "$data" "$live" 4 trace_workload
+ht_live_session "$work" "$session" 4 trace_workload
 
-url="net://127.0.0.1:$live/host/$(hostname)/$session"
+url="net://127.0.0.1:$HT_LIVE_PORT/host/$(hostname)/$session"
 timeout 120 "$hoptrace" export --format zipkin --follow --grace 0.5 --timeout 5 \
   -o "$work/live.json" "$url" 2> "$work/follow.log" &
 follower=$!
