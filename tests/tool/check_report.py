@@ -2,6 +2,7 @@
 """The report's numbers against what trace_workload issued (tool_report.sh).
 
 usage: check_report.py REPORT ZIPKIN OTLP EXPECT FACTS RATIO FORCED
+       check_report.py --rate REPORT EXPECT FORCED
 
 FACTS (trace_workload --facts): "issued N", "error TRACE", "timeout TRACE".
 The workload issued N traces; FORCED of them were forced (p = 1), the
@@ -10,11 +11,17 @@ rest sampled at RATIO. Checks:
 - its estimated issued = FORCED + (recorded - FORCED) / RATIO exactly,
   and within 4 standard deviations of the binomial estimate of N:
   |estimate - N| <= 4 * sqrt((N - FORCED) * (1 - RATIO) / RATIO);
-- the probability table, the per-operation rows (osd_read: FORCED
+- the time spread: its slices hold every trace recorded and the estimate;
+- the probability table, the per-hop calls sampled and estimated, the
+  per-operation rows (osd_read: FORCED
   traces, flagged <100; osd_write: not flagged) and per-server rows;
 - errors and timeouts per hop and per operation = the facts;
 - every root span of the Zipkin and OTLP files, and no other span, carries
   hoptrace.sampling.probability, "1" on FORCED of them, RATIO on the rest.
+With --rate (a rate-limited sampler, whose roots record no p; FORCED
+forced, p = 1): the estimate is "at least" the recorded, never counted as
+p = 1 for the rate-limited ones, which read "unknown" wherever they are
+alone (osd_write's rows).
 """
 import json
 import math
@@ -38,7 +45,62 @@ def row(text, section, label):
     fail("section %r has no row %r" % (section, label))
 
 
+def spread(text):
+    """The time spread's slices: [from, traces, share, est. issued, ratio]."""
+    start = text.find("recorded/est.\n")
+    if start < 0:
+        fail("no time spread")
+    rows = []
+    for line in text[start:].splitlines()[1:]:
+        f = line.split()
+        if len(f) != 5 or not f[0].startswith("+"):
+            break
+        rows.append(f)
+    if not 1 <= len(rows) <= 10 or float(rows[0][0]) != 0:
+        fail("time spread: %r" % rows)
+    return rows
+
+
+def hop_label(text, hop):
+    """The fields of the calls line under a per-hop row group's label."""
+    at = text.find("\n%s\n  calls: " % hop)
+    if at < 0:
+        fail("no per-hop rows for %r" % hop)
+    return text[at + 1:].split("\n", 2)[1].split()
+
+
+def check_rate(report, expect, forced):
+    text = open(report).read()
+    recorded = len({l.split()[0] for l in open(expect) if l.strip()})
+    limited = recorded - forced
+    if limited < 1:
+        fail("the rate sampler recorded no trace")
+    want = ("traces recorded: %d; estimated issued: at least %d (%d from the %d traces of known"
+            " p, " % (recorded, recorded, forced, forced))
+    if want not in text or "+ %d traces of unknown p, counted once each)" % limited not in text:
+        fail("rate-limited estimate: want %r in\n%s" % (want, text[:900]))
+    if row(text, "Built from", "unknown")[:2] != [str(limited), "-"]:
+        fail("unknown p row: %r" % row(text, "Built from", "unknown"))
+    rows = spread(text)
+    if sum(int(r[1]) for r in rows) != recorded:
+        fail("time spread holds %d traces, %d recorded" % (sum(int(r[1]) for r in rows), recorded))
+    if row(text, "Per operation", "client osd_write")[:3] != [str(limited), "unknown", "unknown"]:
+        fail("rate-limited operation: %r" % row(text, "Per operation", "client osd_write"))
+    if row(text, "Per operation", "client osd_read")[:2] != [str(forced), str(forced)]:
+        fail("forced operation: %r" % row(text, "Per operation", "client osd_read"))
+    if hop_label(text, "client -> osd.0 osd_write") != ["calls:", str(limited), "sampled,",
+                                                         "est.", "unknown"]:
+        fail("rate-limited hop: %r" % hop_label(text, "client -> osd.0 osd_write"))
+    est = row(text, "Per server", "osd.0")[1]
+    if est != ">=%d" % recorded:
+        fail("osd.0 estimate %r, want >=%d" % (est, recorded))
+    print("check_report --rate: %d recorded (%d forced, %d of unknown p): at least %d, unknown"
+          " where alone ok" % (recorded, forced, limited, recorded))
+
+
 def main():
+    if sys.argv[1] == "--rate":
+        return check_rate(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     report, zipkin, otlp, expect, facts, ratio, forced = sys.argv[1:8]
     ratio, forced = float(ratio), int(forced)
     text = open(report).read()
@@ -70,6 +132,11 @@ def main():
     for need in ("time window: ", "clock correction applied", "started ", "request net+queue "):
         if need not in text:
             fail("report lacks %r" % need)
+
+    rows = spread(text)
+    if sum(int(r[1]) for r in rows) != recorded or \
+            abs(sum(int(r[3]) for r in rows) - estimate) > len(rows) / 2:
+        fail("time spread %r: want %d traces, %d issued" % (rows, recorded, estimate))
 
     # sampling probabilities: p, traces, estimated issued
     if row(text, "Built from", "1")[:2] != [str(forced), str(forced)]:
@@ -104,12 +171,16 @@ def main():
                                         len(timeouts)))
     if row(text, section, "client -> osd.0 osd_write")[1:] != ["0", "0"]:
         fail("client hop has errors")
-    hop_lines = text.split("\nclient -> osd.0 osd_read\n", 1)[1].splitlines()[:4]
+    hop_lines = text.split("\nclient -> osd.0 osd_read\n", 1)[1].splitlines()[1:5]
     if not all(l.endswith("<100") for l in hop_lines):
         fail("small hop not flagged: %r" % hop_lines)
-    flagged = text.split("\nclient -> osd.0 osd_write\n", 1)[1].splitlines()[:4]
+    flagged = text.split("\nclient -> osd.0 osd_write\n", 1)[1].splitlines()[1:5]
     if any(l.endswith("<100") for l in flagged):
         fail("big hop flagged: %r" % flagged)
+    for hop, n, est in (("client -> osd.0 osd_read", forced, forced),
+                        ("client -> osd.0 osd_write", sampled, sampled / ratio)):
+        if hop_label(text, hop) != ["calls:", str(n), "sampled,", "est.", "%.0f" % est]:
+            fail("%s: %r, want %d sampled, est. %.0f" % (hop, hop_label(text, hop), n, est))
 
     # the probability on every root span, and only there
     key = "hoptrace.sampling.probability"

@@ -1,8 +1,11 @@
 /* The report's roll-ups (output/report_groups.h) on traces built by hand:
- * estimates weight each trace by 1/p and say "unknown" / "+?" rather than
- * invent one; a timed-out status is a timeout, any other an error; small
- * groups are marked; the rows stay bounded however many names arrive. */
+ * estimates weight each trace by 1/p and say "unknown" / ">=N" (a lower
+ * bound) rather than invent a p; a timed-out status is a timeout, any
+ * other an error; small groups are marked; the rows stay bounded however
+ * many names arrive; the time spread puts each trace in the slice of its
+ * start; per-hop rows carry sampled and estimated calls. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,7 +76,9 @@ static void estimates_weight_by_one_over_p(void **state) {
   make(&w, 0, "osd.0", 0); /* no probability recorded */
   assert_int_equal(report_groups_add(g, &w.t), 0);
   char *text = print(g);
-  assert_non_null(strstr(text, "traces recorded: 4; estimated issued: 12+? "));
+  assert_non_null(strstr(text, "traces recorded: 4; estimated issued: at least 13 (12 from the 3"
+                               " traces of known p, "));
+  assert_non_null(strstr(text, "; + 1 traces of unknown p, counted once each)\n"));
   assert_non_null(strstr(text, "traces whose root recorded no sampling probability: 1 "));
   assert_non_null(strstr(text, "  0.25                            3                 12\n"));
   /* sampled est. est./s errors timeouts p50 p99 max, marked <100 */
@@ -81,12 +86,15 @@ static void estimates_weight_by_one_over_p(void **state) {
   char est[16];
   assert_int_equal(row(text, "client op", &n, est), 2);
   assert_true(n == 4);
-  assert_string_equal(est, "12+?");
+  assert_string_equal(est, ">=13");
+  char rate[16]; /* 13 at least, over the 10 us window */
+  assert_int_equal(sscanf(strstr(text, "\n  client op ") + 1, " client op %*u %*s %15s", rate), 1);
+  assert_string_equal(rate, ">=1300000.0");
   const char *osd = strstr(text, "  osd.0   ");
   assert_non_null(osd);
   assert_int_equal(sscanf(osd, " osd.0 %llu %15s %*s %llu %llu", &n, est, &errors, &timeouts), 4);
   assert_true(n == 4 && errors == 1 && timeouts == 1);
-  assert_string_equal(est, "12+?");
+  assert_string_equal(est, ">=13");
   assert_non_null(strstr(osd, "6.0        6.0  <100\n"));
   free(text);
   report_groups_free(g);
@@ -131,6 +139,140 @@ static void rows_are_bounded(void **state) {
   report_groups_free(g);
 }
 
+/* Moves all of w's times by ns. */
+static void shift(two *w, int64_t ns) {
+  w->client.start_ns += ns;
+  w->client.end_ns += ns;
+  w->server.start_ns += ns;
+  w->server.end_ns += ns;
+}
+
+typedef struct slice {
+  double from;
+  unsigned long long n;
+  char est[16], ratio[16];
+} slice;
+
+/* The time spread's rows into s (at most 16); how many, and its slice width. */
+static int slices(const char *text, slice *s, double *width) {
+  const char *at = strstr(text, "the window in slices of ");
+  assert_non_null(at);
+  assert_int_equal(sscanf(at, "the window in slices of %lf s", width), 1);
+  at = strstr(at, "recorded/est.\n");
+  assert_non_null(at);
+  at += strlen("recorded/est.\n");
+  int n = 0;
+  while (n < 16 && sscanf(at, " %lf %llu %*f%% %15s %15s", &s[n].from, &s[n].n, s[n].est,
+                          s[n].ratio) == 4) {
+    n++;
+    at = strchr(at, '\n') + 1;
+  }
+  return n;
+}
+
+/* 4 traces of p = 1/4 in the window's first second, 8 of p = 1 at
+ * 5.1 .. 5.45 s, one of unknown p ending the 10 s window, added late
+ * first (the bins must widen downwards): each lands in its own slice,
+ * with its estimate and sampled fraction; every slice is as wide. */
+static void time_spread_shows_when(void **state) {
+  (void)state;
+  report_groups *g = report_groups_new();
+  two w;
+  make(&w, 0, "osd.0", 0);
+  shift(&w, INT64_C(10000000000) - 10000);
+  assert_int_equal(report_groups_add(g, &w.t), 0);
+  for (int i = 0; i < 8; i++) {
+    make(&w, UINT64_C(1) << 32, "osd.0", 0);
+    shift(&w, INT64_C(5100000000) + i * INT64_C(50000000));
+    assert_int_equal(report_groups_add(g, &w.t), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    make(&w, UINT64_C(1) << 30, "osd.0", 0);
+    shift(&w, i * INT64_C(250000000));
+    assert_int_equal(report_groups_add(g, &w.t), 0);
+  }
+  char *text = print(g);
+  assert_non_null(strstr(text, "(10.000000 s, first span start to last span end)"));
+  slice s[16];
+  double width;
+  int n = slices(text, s, &width);
+  assert_int_equal(n, 10);
+  assert_true(width >= 1.0 && width < 1.1);
+  unsigned long long total = 0;
+  for (int i = 0; i < n; i++) {
+    total += s[i].n;
+    /* equal slices, printed to 1 us; the first begins with the window */
+    double step = s[i].from - (i > 0 ? s[i - 1].from : 0);
+    assert_true(i == 0 ? step == 0 : i == 1 ? step > 0 && step <= width + 1e-6
+                                            : step > width - 2e-6 && step < width + 2e-6);
+    bool empty = i != 0 && i != 5 && i != 9;
+    if (empty) {
+      assert_true(s[i].n == 0);
+      assert_string_equal(s[i].est, "0");
+      assert_string_equal(s[i].ratio, "-");
+    }
+  }
+  assert_true(total == 13);
+  assert_true(s[0].from == 0 && s[0].n == 4);
+  assert_string_equal(s[0].est, "16");
+  assert_string_equal(s[0].ratio, "0.25");
+  assert_true(s[5].from <= 5.1 && s[5].from + width > 5.45 && s[5].n == 8);
+  assert_string_equal(s[5].est, "8");
+  assert_string_equal(s[5].ratio, "1");
+  assert_true(s[9].from <= 9.99999 && s[9].n == 1);
+  assert_string_equal(s[9].est, "unknown");
+  assert_string_equal(s[9].ratio, "-");
+  free(text);
+  report_groups_free(g);
+}
+
+/* The whole report (output_report) of traces into text (free it). */
+static char *report(const trace *const *t, size_t n) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  obuf *out = obuf_new(f);
+  output *o = output_report.open(out, NULL);
+  assert_non_null(o);
+  for (size_t i = 0; i < n; i++)
+    output_report.trace(o, t[i]);
+  bt_source_stats src = {0};
+  assembler_stats st = {.traces = n, .spans = 2 * n};
+  assert_int_equal(output_report.close(o, &src, &st), 0);
+  assert_int_equal(obuf_flush(out), 0);
+  obuf_free(out);
+  fclose(f);
+  return text;
+}
+
+static void link_child(two *w) {
+  w->client.children = w->spans + 1;
+  w->client.n_children = 1;
+  w->server.parent = &w->client;
+}
+
+/* A hop's row group says its calls sampled and estimated by 1/p, a lower
+ * bound once a call of unknown p is among them, "unknown" when all are. */
+static void hop_rows_carry_estimates(void **state) {
+  (void)state;
+  two w[5];
+  const trace *t[5];
+  for (int i = 0; i < 5; i++) {
+    make(&w[i], i < 3 ? UINT64_C(1) << 30 : 0, i < 4 ? "osd.0" : "osd.9", 0);
+    link_child(&w[i]);
+    t[i] = &w[i].t;
+  }
+  char *text = report(t, 3);
+  assert_non_null(strstr(text, "\nclient -> osd.0 op\n  calls: 3 sampled, est. 12\n"
+                               "  request net+queue           3 "));
+  free(text);
+  text = report(t, 5);
+  assert_non_null(strstr(text, "\nclient -> osd.0 op\n  calls: 4 sampled, est. >=13\n"));
+  assert_non_null(strstr(text, "\nclient -> osd.9 op\n  calls: 1 sampled, est. unknown\n"));
+  free(text);
+}
+
 /* The whole report on one trace across two hosts whose clocks were
  * aligned: the slowest trace's gaps say when they happened and the
  * correction between the hosts' clocks. */
@@ -143,23 +285,9 @@ static void slowest_trace_shows_gaps_and_clock_correction(void **state) {
   w.client.clock_bound_ns = 100;
   w.server.clock_shift_ns = 5000;
   w.server.clock_bound_ns = 200;
-  span *children[1] = {&w.server};
-  w.client.children = children;
-  w.client.n_children = 1;
-  w.server.parent = &w.client;
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  obuf *out = obuf_new(f);
-  output *o = output_report.open(out, NULL);
-  assert_non_null(o);
-  output_report.trace(o, &w.t);
-  bt_source_stats src = {0};
-  assembler_stats st = {.traces = 1, .spans = 2};
-  assert_int_equal(output_report.close(o, &src, &st), 0);
-  assert_int_equal(obuf_flush(out), 0);
-  obuf_free(out);
-  fclose(f);
+  link_child(&w);
+  const trace *t[1] = {&w.t};
+  char *text = report(t, 1);
   assert_non_null(strstr(text, "  started 1970-01-01T00:00:00.001000Z; largest network+queue gaps:\n"
                                "    request net+queue        2.0 us at +0.0 us  client -> osd.0 op"
                                "  (clock correction between the hosts: +5.000 us)\n"
@@ -173,6 +301,8 @@ int main(void) {
       cmocka_unit_test(estimates_weight_by_one_over_p),
       cmocka_unit_test(unknown_is_never_a_number),
       cmocka_unit_test(rows_are_bounded),
+      cmocka_unit_test(time_spread_shows_when),
+      cmocka_unit_test(hop_rows_carry_estimates),
       cmocka_unit_test(slowest_trace_shows_gaps_and_clock_correction),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

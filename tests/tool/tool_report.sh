@@ -4,6 +4,8 @@
 # (HT_SAMPLE_RATIO), with some roots forced (probability 1), some replica
 # writes failed and some timed out; check_report.py compares the report,
 # the Zipkin and the OTLP files with the workload's own count (facts.txt).
+# Then a rate-limited sampler (HT_SAMPLE_RATE), whose roots record no
+# probability: the report must say "at least" and "unknown", not p = 1.
 # usage: tool_report.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
 set -euo pipefail
 hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
@@ -25,4 +27,12 @@ timeout 120 "${tool[@]}" export --format zipkin -o "$work/zipkin.json" "$work/tr
 timeout 120 "${tool[@]}" export --format otlp -o "$work/otlp.json" "$work/trace"
 python3 "$src/check_report.py" "$work/report.txt" "$work/zipkin.json" "$work/otlp.json" \
   "$work/expect.txt" "$work/facts.txt" $ratio $forced
+
+HT_SAMPLE_RATE=50 timeout 120 "$hoptrace" record -o "$work/rate-trace" \
+  --filter '$ctx.procname == "trace_workload"' -- \
+  "$workload" --traces 400 --fanout 1 --sampler --forced $forced \
+  --expect "$work/rate-expect.txt" 2> "$work/rate-record.log"
+grep -q " 0 discarded by LTTng" "$work/rate-record.log" || { cat "$work/rate-record.log"; exit 1; }
+timeout 120 "${tool[@]}" report -o "$work/rate-report.txt" "$work/rate-trace"
+python3 "$src/check_report.py" --rate "$work/rate-report.txt" "$work/rate-expect.txt" $forced
 echo "tool report test passed"

@@ -24,6 +24,8 @@ typedef struct hop_row {
   char *label;
   latency_hist phase[4]; /* request, service, reply, round trip */
   uint64_t calls, errors, timeouts; /* client spans; either side's status */
+  uint64_t unknown; /* calls of traces of unknown p */
+  double est;       /* sum of 1/p over the others' calls */
 } hop_row;
 
 enum { PH_REQUEST, PH_SERVICE, PH_REPLY, PH_TOTAL };
@@ -143,7 +145,7 @@ static const char *or_unknown(const char *s) { return s ? s : "?"; }
 /* The hop's row, with one call counted: an error when either side's
  * status is set, a timeout when it is HT_ETIMEDOUT. server NULL: the
  * client span has no server span (row "client -> ? operation"). */
-static hop_row *count_call(output *o, const span *client, const span *server) {
+static hop_row *count_call(output *o, const span *client, const span *server, double w) {
   char label[256];
   snprintf(label, sizeof(label), "%s -> %s %s", or_unknown(client->service),
            server ? or_unknown(server->service) : "?",
@@ -154,13 +156,15 @@ static hop_row *count_call(output *o, const span *client, const span *server) {
   int32_t st = server && server->status != 0 ? server->status : client->status;
   bool timed_out = client->status == HT_ETIMEDOUT || (server && server->status == HT_ETIMEDOUT);
   r->calls++;
+  r->est += w;
+  r->unknown += w == 0;
   r->timeouts += timed_out;
   r->errors += st != 0 && !timed_out;
   return r;
 }
 
-static void measure_hop(output *o, const span *client, const span *server) {
-  hop_row *r = count_call(o, client, server);
+static void measure_hop(output *o, const span *client, const span *server, double w) {
+  hop_row *r = count_call(o, client, server, w);
   if (r == NULL)
     return;
   int64_t cs = report_mark(client, "cs", 0), cr = report_mark(client, "cr", 1);
@@ -176,7 +180,7 @@ static void measure_hop(output *o, const span *client, const span *server) {
   count_cross_host(o, client, server, sr - cs, cr - ss);
 }
 
-static void measure_fanout(output *o, const span *server) {
+static void measure_fanout(output *o, const span *server, double w) {
   int64_t first = 0, last = 0;
   size_t n = 0;
   for (size_t i = 0; i < server->n_children; i++) {
@@ -195,8 +199,12 @@ static void measure_fanout(output *o, const span *server) {
   snprintf(label, sizeof(label), "%s %s: first child sent -> last child answered",
            or_unknown(server->service), or_unknown(server->name));
   hop_row *r = row_for(&o->fanout, &o->n_fanout, label);
-  if (r != NULL)
-    push(o, &r->phase[PH_TOTAL], last - first);
+  if (r == NULL)
+    return;
+  r->calls++;
+  r->est += w;
+  r->unknown += w == 0;
+  push(o, &r->phase[PH_TOTAL], last - first);
 }
 
 /* Follows, from the root, the child that finishes last. */
@@ -284,20 +292,21 @@ static void keep_if_slow(output *o, const trace *t) {
 }
 
 static void report_trace(output *o, const trace *t) {
+  double w = trace_weight(t);
   for (size_t i = 0; i < t->n_spans; i++) {
     const span *s = t->spans[i];
     if (s->kind == HOP_KIND_SERVER && s->parent && s->parent->kind == HOP_KIND_CLIENT)
-      measure_hop(o, s->parent, s);
+      measure_hop(o, s->parent, s, w);
     if (s->kind == HOP_KIND_CLIENT) {
       int matched = 0;
       for (size_t c = 0; c < s->n_children; c++)
         matched |= s->children[c]->kind == HOP_KIND_SERVER;
       o->unmatched_client_spans += !matched;
       if (!matched) /* its errors and timeouts still count */
-        count_call(o, s, NULL);
+        count_call(o, s, NULL, w);
     }
     if (s->kind == HOP_KIND_SERVER)
-      measure_fanout(o, s);
+      measure_fanout(o, s, w);
   }
   keep_if_slow(o, t);
   if (report_groups_add(o->groups, t) != 0)
@@ -321,11 +330,20 @@ static bool row_empty(const hop_row *r) {
   return true;
 }
 
+/* The row's label alone on its line (scripts read it so), then how many
+ * it counts, sampled and estimated. */
+static void print_label(obuf *out, const hop_row *r, const char *what) {
+  char est[48];
+  report_estimate(est, sizeof(est), r->est, r->calls, r->unknown);
+  line(out, "", r->label);
+  ob_printf(out, "  %s: %" PRIu64 " sampled, est. %s\n", what, r->calls, est);
+}
+
 static void print_rows(obuf *out, hop_row *rows, size_t n, int first_phase) {
   for (size_t i = 0; i < n; i++) {
     if (row_empty(&rows[i])) /* a client span alone: errors and timeouts only */
       continue;
-    line(out, "", rows[i].label);
+    print_label(out, &rows[i], first_phase == PH_TOTAL ? "server spans" : "calls");
     for (int p = first_phase; p <= PH_TOTAL; p++) {
       const latency_hist *h = &rows[i].phase[p];
       if (h->count == 0)
@@ -435,7 +453,8 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   ob_printf(out, "\nPer hop (client span -> server span), microseconds"
                " (quantiles within 0.4 %%, max exact)\n");
   ob_printf(out, "  (<100: fewer than 100 samples, their p99 is the max; a fan-out server's"
-                 " service includes its children's round trips: see Fan-out)\n");
+                 " service includes its children's round trips: see Fan-out; calls sampled"
+                 " and estimated issued by 1/p as in Built from)\n");
   ob_printf(out, "  %-20s %8s %10s %10s %10s %10s\n", "phase", "count", "p50", "p90", "p99", "max");
   print_rows(out, o->rows, o->n_rows, PH_REQUEST);
   if (o->n_fanout) {

@@ -7,6 +7,7 @@
 
 #include "hoptrace/error.h"
 #include "output/report_groups.h"
+#include "output/report_spread.h"
 #include "output/utf8.h"
 #include "read/event.h"
 
@@ -34,15 +35,21 @@ struct report_groups {
   table ops, servers;
   p_count ps[P_VALUES_MAX];
   size_t n_ps;
-  uint64_t p_other, traces, unknown;
-  double est;
+  uint64_t p_other, traces, unknown, unplaced; /* unplaced: no span started */
+  double est, est_other;
+  report_spread *spread;
   bool any_time, any_shift;
   int64_t first_ns, last_ns;
   int64_t shift_min, shift_max, bound_max; /* clock corrections applied */
 };
 
 report_groups *report_groups_new(void) {
-  return calloc(1, sizeof(report_groups));
+  report_groups *g = calloc(1, sizeof(report_groups));
+  if (g != NULL && (g->spread = report_spread_new()) == NULL) {
+    free(g);
+    return NULL;
+  }
+  return g;
 }
 
 static void table_free(table *t) {
@@ -59,6 +66,7 @@ void report_groups_free(report_groups *g) {
     return;
   table_free(&g->ops);
   table_free(&g->servers);
+  report_spread_free(g->spread);
   free(g);
 }
 
@@ -109,16 +117,34 @@ static const span *root_of(const trace *t) {
   return best;
 }
 
-static void count_p(report_groups *g, uint64_t p) {
+static void count_p(report_groups *g, uint64_t p, double w) {
   for (size_t i = 0; i < g->n_ps; i++)
     if (g->ps[i].p == p) {
       g->ps[i].n++;
       return;
     }
-  if (g->n_ps < P_VALUES_MAX)
+  if (g->n_ps < P_VALUES_MAX) {
     g->ps[g->n_ps++] = (p_count){p, 1};
-  else
+  } else {
     g->p_other++;
+    g->est_other += w;
+  }
+}
+
+/* Where the trace goes in the time spread: its first span's start. */
+static void place(report_groups *g, const trace *t, double w) {
+  bool any = false;
+  int64_t first = 0;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    if (s->started && (!any || s->start_ns < first))
+      first = s->start_ns;
+    any |= s->started;
+  }
+  if (any)
+    report_spread_add(g->spread, first, w);
+  else
+    g->unplaced++;
 }
 
 static void cover(report_groups *g, const span *s) {
@@ -151,7 +177,8 @@ int report_groups_add(report_groups *g, const trace *t) {
   g->est += w;
   g->unknown += w == 0;
   if (w != 0)
-    count_p(g, t->root_prob);
+    count_p(g, t->root_prob, w);
+  place(g, t, w);
   int rc = 0;
   int32_t status = 0;
   bool timed_out = false;
@@ -203,17 +230,43 @@ void report_utc(int64_t ns, char *buf, size_t cap) {
     snprintf(buf, cap, "%s.%06ldZ", day, frac / 1000);
 }
 
-/* A count estimated by 1/p: "unknown" when no sample's p is known, a
- * trailing "+?" when only some are. */
-static void estimate(char *buf, size_t cap, double est, uint64_t n, uint64_t unknown) {
-  if (unknown == n)
+void report_estimate(char *buf, size_t cap, double est, uint64_t n, uint64_t unknown) {
+  if (n > 0 && unknown == n)
     snprintf(buf, cap, "unknown");
+  else if (unknown == 0)
+    snprintf(buf, cap, "%.0f", est);
   else
-    snprintf(buf, cap, "%.0f%s", est, unknown ? "+?" : "");
+    snprintf(buf, cap, ">=%.0f", est + (double)unknown);
 }
 
 static double window_s(const report_groups *g) {
   return g->any_time && g->last_ns > g->first_ns ? (double)(g->last_ns - g->first_ns) / 1e9 : 0;
+}
+
+/* The traces recorded and issued. Traces of unknown p are never given a
+ * weight: the estimate of the others plus each of those once is a lower
+ * bound, said "at least". */
+static void print_issued(const report_groups *g, obuf *out) {
+  ob_printf(out, "  traces recorded: %" PRIu64 "; estimated issued: ", g->traces);
+  uint64_t known = g->traces - g->unknown;
+  if (g->unknown == 0)
+    ob_printf(out, "%.0f (each trace weighted by 1/p, p = the sampling probability its root"
+                   " recorded)\n", g->est);
+  else if (known == 0)
+    ob_printf(out, "unknown (no root recorded its sampling probability; at least the %" PRIu64
+                   " recorded)\n", g->traces);
+  else
+    ob_printf(out, "at least %.0f (%.0f from the %" PRIu64 " traces of known p, each weighted by"
+                   " 1/p, p = the sampling probability its root recorded; + %" PRIu64
+                   " traces of unknown p, counted once each)\n",
+              g->est + (double)g->unknown, g->est, known, g->unknown);
+  if (g->unknown)
+    ob_printf(out, "  traces whose root recorded no sampling probability: %" PRIu64
+                   " (a root a rate-limited sampler let through, a recording before hoptrace"
+                   " 0.2.0, or a root never recorded; never taken as p = 1: a count including"
+                   " them reads \">=N\", at least N, each of them counted once, or \"unknown\""
+                   " when none has a p)\n",
+              g->unknown);
 }
 
 void report_groups_print_source(const report_groups *g, obuf *out, int aligned) {
@@ -225,22 +278,14 @@ void report_groups_print_source(const report_groups *g, obuf *out, int aligned) 
     ob_printf(out, "  time window: %s .. %s (%.6f s, first span start to last span end)\n",
               a, b, window_s(g));
   }
-  char est[48];
-  estimate(est, sizeof(est), g->est, g->traces, g->unknown);
-  ob_printf(out, "  traces recorded: %" PRIu64 "; estimated issued: %s (each trace weighted by"
-                 " 1/p, p = the sampling probability its root recorded)\n", g->traces, est);
-  if (g->unknown)
-    ob_printf(out, "  traces whose root recorded no sampling probability: %" PRIu64
-                   " (p unknown: a rate-limited sampler, a recording before hoptrace 0.2.0,"
-                   " or a root never recorded; counted as recorded, not estimated)\n",
-              g->unknown);
+  print_issued(g, out);
   ob_printf(out, "  %-22s %10s %18s\n", "sampling probability", "traces", "estimated issued");
   for (size_t i = 0; i < g->n_ps; i++) {
     double p = (double)g->ps[i].p / 4294967296.0;
     ob_printf(out, "  %-22.6g %10" PRIu64 " %18.0f\n", p, g->ps[i].n, (double)g->ps[i].n / p);
   }
   if (g->p_other)
-    ob_printf(out, "  %-22s %10" PRIu64 "\n", "(other values)", g->p_other);
+    ob_printf(out, "  %-22s %10" PRIu64 " %18.0f\n", "(other values)", g->p_other, g->est_other);
   if (g->unknown)
     ob_printf(out, "  %-22s %10" PRIu64 " %18s\n", "unknown", g->unknown, "-");
   if (aligned && g->any_shift)
@@ -251,6 +296,11 @@ void report_groups_print_source(const report_groups *g, obuf *out, int aligned) 
   else
     ob_printf(out, "  clock correction applied to span times: none (%s)\n",
               aligned ? "one clock" : "one host, or clocks not aligned: --align off");
+  if (g->any_time)
+    report_spread_print(g->spread, out, g->first_ns, g->last_ns);
+  if (g->unplaced)
+    ob_printf(out, "  traces with no span started (not in the time spread): %" PRIu64 "\n",
+              g->unplaced);
 }
 
 /* label escaped, padded to width */
@@ -265,9 +315,10 @@ static void print_row(obuf *out, const group *r, double secs) {
   if (r->n == 0)
     return;
   char est[48], rate[48] = "unknown";
-  estimate(est, sizeof(est), r->est, r->n, r->unknown);
+  report_estimate(est, sizeof(est), r->est, r->n, r->unknown);
   if (r->unknown < r->n && secs > 0)
-    snprintf(rate, sizeof(rate), "%.1f%s", r->est / secs, r->unknown ? "+?" : "");
+    snprintf(rate, sizeof(rate), "%s%.1f", r->unknown ? ">=" : "",
+             (r->est + (double)r->unknown) / secs);
   cell(out, r->label != NULL ? r->label : "(other)", 28);
   ob_printf(out, " %8" PRIu64 " %10s %10s %7" PRIu64 " %8" PRIu64 " %10.1f %10.1f %10.1f%s\n",
             r->n, est, rate, r->errors, r->timeouts,

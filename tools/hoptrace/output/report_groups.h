@@ -3,12 +3,15 @@
  * probability each root recorded), per operation (a trace's root span)
  * and per server (server spans): raw sampled counts beside counts and
  * rates estimated by weighting each trace by 1/p. A trace whose root
- * recorded no probability is counted raw and said "unknown", never
- * estimated. Bounded: at most GROUPS_MAX rows a table, the rest in one
+ * recorded no probability is never weighted: a count it is part of is a
+ * lower bound (">=N", each such trace once), or "unknown" when no p is
+ * known; "Built from" also spreads the traces over the window
+ * (report_spread.h). Bounded: at most GROUPS_MAX rows a table, the rest in one
  * "(other)" row; a latency_hist per row. */
 #ifndef HT_TOOL_REPORT_GROUPS_H
 #define HT_TOOL_REPORT_GROUPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "assemble/model.h"
@@ -40,6 +43,11 @@ void report_utc(int64_t ns, char *buf, size_t cap);
 /* The time of s's first annotation `name`, else its start (end when
  * at_end). */
 int64_t report_mark(const span *s, const char *name, int at_end);
+/* A count of n samples estimated by 1/p into buf: est (the sum of 1/p
+ * over the samples of known p), ">=N" (est + each of the `unknown`
+ * samples once: a lower bound) when some p are unknown, "unknown" when
+ * all are (n > 0). */
+void report_estimate(char *buf, size_t cap, double est, uint64_t n, uint64_t unknown);
 /* 1/p of a trace's recorded probability; 0 when unknown. */
 double trace_weight(const trace *t);
 
