@@ -3,6 +3,8 @@
  * is made in a temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,7 +74,7 @@ static void the_stop_flag_ends_a_walk(void **state) {
   (void)state;
   char in[256];
   snprintf(in, sizeof(in), "%s/in", root);
-  volatile sig_atomic_t stop = SIGINT;
+  atomic_int stop = SIGINT;
   bt_trace_dirs_stop_on(&stop);
   char **dirs = NULL;
   size_t n = 0;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,11 @@ typedef struct run {
   size_t n_held, cap_held;
 } run;
 
-static volatile sig_atomic_t interrupted; /* the signal that interrupted the run */
+/* The signal that interrupted the run: set by the handler, read by the
+ * main, writer and ship sender threads, hence an atomic (lock-free, so
+ * safe in a handler) and not a volatile sig_atomic_t. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal flag must be lock-free");
+static atomic_int interrupted;
 static void on_signal(int sig) { interrupted = sig; }
 
 void pipeline_catch_signals(void) {

@@ -22,7 +22,7 @@ struct trace_writer {
   output *out;
   obuf *buf;
   bool follow;
-  volatile sig_atomic_t *interrupt; /* the run's signal flag */
+  atomic_int *interrupt; /* the run's signal flag */
   atomic_bool failed;               /* a write failed (the reader stops) */
   pthread_t thread;
   pthread_mutex_t lock;
@@ -68,7 +68,7 @@ static void *writer_main(void *arg) {
 }
 
 trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
-                         bool follow, volatile sig_atomic_t *interrupt) {
+                         bool follow, atomic_int *interrupt) {
   trace_writer *w = calloc(1, sizeof(*w));
   if (w == NULL)
     return NULL;
@@ -76,7 +76,7 @@ trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
   w->out = out;
   w->buf = buf;
   w->follow = follow;
-  static volatile sig_atomic_t never;
+  static atomic_int never;
   w->interrupt = interrupt != NULL ? interrupt : &never;
   atomic_init(&w->failed, false);
   if (pthread_mutex_init(&w->lock, NULL) != 0)

@@ -10,7 +10,7 @@
 #ifndef HT_TOOL_WRITER_H
 #define HT_TOOL_WRITER_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -28,7 +28,7 @@ typedef void (*writer_release_fn)(void *arg, trace *t);
  * a write blocked on a reader that never reads is interrupted by
  * sending that signal to the writer's thread. */
 trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
-                         bool follow, volatile sig_atomic_t *interrupt);
+                         bool follow, atomic_int *interrupt);
 /* A write failed (e.g. EPIPE: the reader went away): the caller stops
  * reading; the rest is not written. Any thread. */
 bool writer_failed(trace_writer *w);

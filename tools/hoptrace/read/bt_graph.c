@@ -312,14 +312,14 @@ static void nap_100ms(void) {
 }
 
 int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
-                  void *user, bt_source_stats *stats, volatile sig_atomic_t *stop,
+                  void *user, bt_source_stats *stats, atomic_int *stop,
                   char *err, size_t err_len) {
   return bt_source_run_many(&input, 1, callbacks, user, stats, stop, err, err_len);
 }
 
 int bt_source_run_many(const char *const *inputs, size_t n_inputs,
                        const bt_source_callbacks *callbacks, void *user,
-                       bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
+                       bt_source_stats *stats, atomic_int *stop, char *err,
                        size_t err_len) {
   *stats = (bt_source_stats){0};
   run_state st = {.cb = callbacks, .user = user, .stats = stats,

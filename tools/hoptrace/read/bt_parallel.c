@@ -94,7 +94,7 @@ typedef struct child {
   int cur;             /* block being filled, -1 when none */
 } child;
 
-static volatile sig_atomic_t child_stop;
+static atomic_int child_stop;
 static void on_child_signal(int sig) {
   (void)sig;
   child_stop = 1;
@@ -327,7 +327,7 @@ static int said_failure(const decoder *d, char *err, size_t err_len) {
 }
 
 int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
-                     bt_source_stats *stats, volatile sig_atomic_t *stop,
+                     bt_source_stats *stats, atomic_int *stop,
                      char *err, size_t err_len) {
   *stats = (bt_source_stats){0};
   int rc = 0;

@@ -10,7 +10,7 @@
 #ifndef HT_TOOL_BT_PARALLEL_H
 #define HT_TOOL_BT_PARALLEL_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "read/bt_source.h"
@@ -23,7 +23,7 @@ typedef struct bt_parallel bt_parallel;
 /* Reads one input with one graph in this process (bt_graph.c). */
 typedef int (*bt_read_fn)(const char *input, const bt_source_callbacks *cb,
                           void *user, bt_source_stats *stats,
-                          volatile sig_atomic_t *stop, char *err,
+                          atomic_int *stop, char *err,
                           size_t err_len);
 
 /* Forks one decoder per input (n >= 2) running read on it. Call before
@@ -35,7 +35,7 @@ bt_parallel *bt_parallel_start(char *const *inputs, size_t n, bt_read_fn read,
  * (or *stop, or a callback says stop). Sums the decoders' stats. 0, or
  * -1 with a message in err (a decoder failed or died). */
 int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
-                     bt_source_stats *stats, volatile sig_atomic_t *stop,
+                     bt_source_stats *stats, atomic_int *stop,
                      char *err, size_t err_len);
 
 /* Ends the decoders (killed if still running), reaps them, frees p. */

@@ -145,7 +145,7 @@ static void named_idle(void *arg) {
 }
 
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
-                   bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
+                   bt_source_stats *stats, atomic_int *stop, char *err,
                    size_t err_len) {
   naming w = {names_new(), callbacks, user, false};
   if (w.names == NULL) {

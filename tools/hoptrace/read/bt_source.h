@@ -11,7 +11,7 @@
 #ifndef HT_TOOL_BT_SOURCE_H
 #define HT_TOOL_BT_SOURCE_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "read/event.h"
@@ -41,14 +41,14 @@ typedef struct bt_source_callbacks {
  * with a message in err. */
 int bt_source_run(const char *input, const bt_source_callbacks *callbacks,
                   void *user, bt_source_stats *stats,
-                  volatile sig_atomic_t *stop, char *err, size_t err_len);
+                  atomic_int *stop, char *err, size_t err_len);
 
 /* The same for several inputs read as one, in time order: trace
  * directories (every trace below each), or live URLs (one session each,
  * e.g. the same session name on several hosts of one relay); not both. */
 int bt_source_run_many(const char *const *inputs, size_t n_inputs,
                        const bt_source_callbacks *callbacks, void *user,
-                       bt_source_stats *stats, volatile sig_atomic_t *stop, char *err,
+                       bt_source_stats *stats, atomic_int *stop, char *err,
                        size_t err_len);
 
 /* The same, decoded on up to `decoders` CPUs when the input is a trace
@@ -60,7 +60,7 @@ typedef struct bt_source bt_source;
 bt_source *bt_source_open(const char *const *inputs, size_t n_inputs, unsigned decoders);
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks,
                    void *user, bt_source_stats *stats,
-                   volatile sig_atomic_t *stop, char *err, size_t err_len);
+                   atomic_int *stop, char *err, size_t err_len);
 void bt_source_close(bt_source *s);
 
 #endif

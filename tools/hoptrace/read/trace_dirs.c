@@ -17,9 +17,9 @@
 
 #define MAX_TRACE_DIRS 4096
 
-static volatile sig_atomic_t *stop_flag;
+static atomic_int *stop_flag;
 
-void bt_trace_dirs_stop_on(volatile sig_atomic_t *flag) { stop_flag = flag; }
+void bt_trace_dirs_stop_on(atomic_int *flag) { stop_flag = flag; }
 
 const char *bt_trace_dirs_error(int rc) {
   switch (rc) {

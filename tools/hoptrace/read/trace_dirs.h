@@ -2,7 +2,7 @@
 #ifndef HT_TOOL_TRACE_DIRS_H
 #define HT_TOOL_TRACE_DIRS_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* The bounds of a walk: a trace deeper than this below the input is not
@@ -26,7 +26,7 @@ int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth);
 
 /* From now on every walk ends (TRACE_DIRS_STOPPED) once *flag is
  * non-zero: the reader's interruption flag. */
-void bt_trace_dirs_stop_on(volatile sig_atomic_t *flag);
+void bt_trace_dirs_stop_on(atomic_int *flag);
 
 /* What a TRACE_DIRS_* error means, for a message. */
 const char *bt_trace_dirs_error(int rc);
