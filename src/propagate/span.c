@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
+#include "propagate/ids_impl.h"
 #include "propagate/span_quiet.h"
 
 enum { SPAN_LIVE = 1 };
@@ -33,12 +34,25 @@ static inline const ht_event_ops *recorder(const ht_span *span) {
 
 static inline const char *str(const char *s) { return s ? s : ""; }
 
+/* A live span of these ids and flags, its other fields cleared (one by
+ * one: cheaper than clearing the whole span and then writing its ids). */
+static inline void span_set(ht_span *span, uint64_t hi, uint64_t lo,
+                            uint64_t id, uint64_t parent, uint32_t flags,
+                            uint64_t prob) {
+  span->ctx = (ht_trace_context){hi, lo, id, parent, flags};
+  span->state_ = SPAN_LIVE;
+  span->status_ = 0;
+  span->start_ = 0;
+  span->desc_ = NULL;
+  for (int i = 0; i < 4; i++)
+    span->marks_[i] = 0;
+  span->prob_ = prob;
+}
+
 /* emit false: the caller records the span itself (span_quiet.h), and
  * start_ stays 0. Otherwise the span keeps its start and names for the
  * event that records it when it finishes. */
 static void begin(ht_span *span, const ht_span_info *info, bool emit) {
-  span->state_ = SPAN_LIVE;
-  span->status_ = 0;
   const ht_event_ops *ops = emit ? recorder(span) : NULL;
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),
@@ -49,19 +63,23 @@ static void begin(ht_span *span, const ht_span_info *info, bool emit) {
   }
 }
 
+/* A span that failed to start: zeroed, records nothing. */
+static int refuse(ht_span *span, int rc) {
+  memset(span, 0, sizeof(*span));
+  return rc;
+}
+
 static int start_root(ht_span *span, const ht_span_info *info,
                       ht_sample_hint hint, bool emit) {
   if (!span)
     return HT_EINVAL;
-  memset(span, 0, sizeof(*span));
   if (!info)
-    return HT_EINVAL;
-  ht_id_trace(&span->ctx.trace_id_hi, &span->ctx.trace_id_lo);
-  span->ctx.span_id = ht_id_span();
-  ht_root_decision d =
-      ht_active_decide_root(span->ctx.trace_id_hi, span->ctx.trace_id_lo, hint);
-  span->ctx.flags = d.flags;
-  span->prob_ = d.prob;
+    return refuse(span, HT_EINVAL);
+  ht_id_state *ids = ht_ids_state();
+  uint64_t hi = ht_ids_next(ids), lo = ht_ids_nonzero(ids);
+  uint64_t id = ht_ids_nonzero(ids);
+  ht_root_decision d = ht_active_decide_root(hi, lo, hint);
+  span_set(span, hi, lo, id, 0, d.flags, d.prob);
   begin(span, info, emit);
   return 0;
 }
@@ -76,25 +94,22 @@ int ht_span_start_root_quiet(ht_span *span, const ht_span_info *info,
   return start_root(span, info, hint, false);
 }
 
-static void child_of(ht_span *span, const ht_trace_context *parent,
-                     uint32_t flags) {
-  span->ctx.trace_id_hi = parent->trace_id_hi;
-  span->ctx.trace_id_lo = parent->trace_id_lo;
-  span->ctx.parent_span_id = parent->span_id;
-  span->ctx.span_id = ht_id_span();
-  span->ctx.flags = flags;
+/* A child of parent (a local or a remote context) with these flags. */
+static inline void child_of(ht_span *span, const ht_trace_context *parent,
+                            uint32_t flags) {
+  span_set(span, parent->trace_id_hi, parent->trace_id_lo,
+           ht_ids_nonzero(ht_ids_state()), parent->span_id, flags, 0);
 }
 
 static int start_local(ht_span *span, const ht_trace_context *ctx,
                        const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
-  memset(span, 0, sizeof(*span));
   if (!info || !ctx)
-    return HT_EINVAL;
+    return refuse(span, HT_EINVAL);
   int rc = ht_context_validate(ctx);
   if (rc != 0)
-    return rc;
+    return refuse(span, rc);
   child_of(span, ctx, ctx->flags);
   begin(span, info, emit);
   return 0;
@@ -125,12 +140,11 @@ static int start_remote(ht_span *span, const ht_trace_context *remote,
                         const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
-  memset(span, 0, sizeof(*span));
   if (!info || !remote)
-    return HT_EINVAL;
+    return refuse(span, HT_EINVAL);
   int rc = ht_context_validate(remote);
   if (rc != 0)
-    return rc;
+    return refuse(span, rc);
   uint32_t flags = ht_active_decide_remote(remote->trace_id_hi,
                                            remote->trace_id_lo, remote->flags);
   child_of(span, remote, flags);
