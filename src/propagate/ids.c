@@ -72,10 +72,15 @@ void ht_ids_reseed(ht_id_state *st, unsigned generation) {
   st->generation = generation;
 }
 
-uint64_t ht_id_span(void) { return ht_ids_nonzero(ht_ids_state()); }
+uint64_t ht_id_span(void) {
+  uint64_t id;
+  ht_ids_draw(ht_ids_state(), &id, 1);
+  return ht_ids_nonzero(id);
+}
 
 void ht_id_trace(uint64_t *hi, uint64_t *lo) {
-  ht_id_state *st = ht_ids_state();
-  *hi = ht_ids_next(st);
-  *lo = ht_ids_nonzero(st);
+  uint64_t w[2];
+  ht_ids_draw(ht_ids_state(), w, 2);
+  *hi = w[0];
+  *lo = ht_ids_nonzero(w[1]);
 }

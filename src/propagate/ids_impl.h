@@ -33,26 +33,30 @@ static inline uint64_t ht_ids_rotl(uint64_t x, int k) {
   return (x << k) | (x >> (64 - k));
 }
 
-static inline uint64_t ht_ids_next(ht_id_state *st) {
-  uint64_t *s = st->s;
-  const uint64_t result = ht_ids_rotl(s[1] * 5, 7) * 9;
-  const uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = ht_ids_rotl(s[3], 45);
-  return result;
+/* n draws into out, the state loaded and stored once (in registers
+ * between draws). */
+static inline void ht_ids_draw(ht_id_state *st, uint64_t *out, unsigned n) {
+  uint64_t s0 = st->s[0], s1 = st->s[1], s2 = st->s[2], s3 = st->s[3];
+#pragma GCC unroll 3 /* n is a constant at every call */
+  for (unsigned i = 0; i < n; i++) {
+    out[i] = ht_ids_rotl(s1 * 5, 7) * 9;
+    const uint64_t t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = ht_ids_rotl(s3, 45);
+  }
+  st->s[0] = s0;
+  st->s[1] = s1;
+  st->s[2] = s2;
+  st->s[3] = s3;
 }
 
-/* A span id, or a trace id's low half: never 0. */
-static inline uint64_t ht_ids_nonzero(ht_id_state *st) {
-  uint64_t id;
-  do
-    id = ht_ids_next(st);
-  while (__builtin_expect(id == 0, 0));
-  return id;
-}
+/* A draw as a span id or a trace id's low half, which are never 0: 0
+ * (one draw in 2^64) becomes 1, no retry loop to keep the state in
+ * memory for. */
+static inline uint64_t ht_ids_nonzero(uint64_t x) { return x != 0 ? x : 1; }
 
 #endif /* HT_PROPAGATE_IDS_IMPL_H */

@@ -75,11 +75,11 @@ static int start_root(ht_span *span, const ht_span_info *info,
     return HT_EINVAL;
   if (!info)
     return refuse(span, HT_EINVAL);
-  ht_id_state *ids = ht_ids_state();
-  uint64_t hi = ht_ids_next(ids), lo = ht_ids_nonzero(ids);
-  uint64_t id = ht_ids_nonzero(ids);
-  ht_root_decision d = ht_active_decide_root(hi, lo, hint);
-  span_set(span, hi, lo, id, 0, d.flags, d.prob);
+  uint64_t w[3]; /* trace id hi, lo; span id */
+  ht_ids_draw(ht_ids_state(), w, 3);
+  w[1] = ht_ids_nonzero(w[1]);
+  ht_root_decision d = ht_active_decide_root(w[0], w[1], hint);
+  span_set(span, w[0], w[1], ht_ids_nonzero(w[2]), 0, d.flags, d.prob);
   begin(span, info, emit);
   return 0;
 }
@@ -97,8 +97,10 @@ int ht_span_start_root_quiet(ht_span *span, const ht_span_info *info,
 /* A child of parent (a local or a remote context) with these flags. */
 static inline void child_of(ht_span *span, const ht_trace_context *parent,
                             uint32_t flags) {
+  uint64_t id;
+  ht_ids_draw(ht_ids_state(), &id, 1);
   span_set(span, parent->trace_id_hi, parent->trace_id_lo,
-           ht_ids_nonzero(ht_ids_state()), parent->span_id, flags, 0);
+           ht_ids_nonzero(id), parent->span_id, flags, 0);
 }
 
 static int start_local(ht_span *span, const ht_trace_context *ctx,
