@@ -214,15 +214,15 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
  *
  * Client (or producer) span for an outgoing message on this thread,
  * recorded by the caller when it ends. */
-static void start_client(ht_span *span, const ht_span_info *info) {
+static void start_client(ht_span *span) {
   ht_sample_hint hint = ht_current_take_hint();
   ht_trace_context cur;
   if (ht_current_get(&cur)) {
     cur.flags = hinted_flags(cur.flags, hint);
-    if (ht_span_start_local_quiet(span, &cur, info) == 0)
+    if (ht_span_start_local_quiet(span, &cur) == 0)
       return;
   }
-  ht_span_start_root_quiet(span, info, hint);
+  ht_span_start_root_quiet(span, hint);
 }
 
 /* --- client side */
@@ -230,17 +230,17 @@ static void start_client(ht_span *span, const ht_span_info *info) {
 /* Out of line: a reply's before_encode then saves no registers. */
 __attribute__((noinline)) static void
 encode_request(ts_state *st, ht_envelope *env, const char *peer, void **slot) {
-  bool oneway = env->type == HT_MSG_ONEWAY;
-  ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
-                       st->service, ""};
   ht_span span;
   /* A request is recorded when it ends (on_reply); a one-way's span is
    * recorded here, its start the "cs" of the frame being encoded. */
-  start_client(&span, &info);
+  start_client(&span);
   env->has_trace = true;
   env->trace = span.ctx;
   if (!ht_span_is_sampled(&span))
     return; /* records nothing (finishing it would only mark it ended) */
+  bool oneway = env->type == HT_MSG_ONEWAY;
+  ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
+                       st->service, ""};
   if (oneway) {
     ht_span_finish_side(&span, NULL, &info, ht_clock_now(),
                         ts_peer_ref(&span, peer), HT_SIDE_START_FRAME);
@@ -316,21 +316,20 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
 static void h_before_dispatch(void *arg, const ht_envelope *env,
                               const char *peer, void **dispatch_slot) {
   ts_state *st = arg;
-  ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
-                                       ? HT_SPAN_CONSUMER
-                                       : HT_SPAN_SERVER,
-                       st->service, ""};
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   ht_span spare, *span = s != NULL ? &s->span : &spare; /* no copy */
-  if (!env->has_trace ||
-      ht_span_start_remote_quiet(span, &env->trace, &info) != 0)
-    ht_span_start_root_quiet(span, &info, HT_SAMPLE_DEFAULT);
+  if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
+    ht_span_start_root_quiet(span, HT_SAMPLE_DEFAULT);
   tl_saved_has = ht_current_get(&tl_saved);
   ht_current_set(&span->ctx);
   if (s != NULL)
     slot_init(s, st);
   if (!ht_span_is_sampled(span))
     return; /* nothing else of the slot is read before request_done */
+  ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
+                                       ? HT_SPAN_CONSUMER
+                                       : HT_SPAN_SERVER,
+                       st->service, ""};
   uint64_t now = ht_clock_now(); /* "sr" */
   ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
   if (s == NULL) {

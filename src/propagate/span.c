@@ -9,6 +9,7 @@
 #include "hoptrace/ids.h"
 #include "hoptrace/span.h"
 #include "common/clock.h"
+#include "common/context_check.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
 #include "propagate/ids_impl.h"
@@ -53,7 +54,7 @@ static inline void span_set(ht_span *span, uint64_t hi, uint64_t lo,
  * start_ stays 0. Otherwise the span keeps its start and names for the
  * event that records it when it finishes. */
 static void begin(ht_span *span, const ht_span_info *info, bool emit) {
-  const ht_event_ops *ops = emit ? recorder(span) : NULL;
+  const ht_event_ops *ops = emit ? recorder(span) : NULL; /* info: if emit */
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),
                          str(info->endpoint)};
@@ -73,7 +74,7 @@ static int start_root(ht_span *span, const ht_span_info *info,
                       ht_sample_hint hint, bool emit) {
   if (!span)
     return HT_EINVAL;
-  if (!info)
+  if (emit && !info)
     return refuse(span, HT_EINVAL);
   uint64_t w[3]; /* trace id hi, lo; span id */
   ht_ids_draw(ht_ids_state(), w, 3);
@@ -89,9 +90,8 @@ int ht_span_start_root(ht_span *span, const ht_span_info *info,
   return start_root(span, info, hint, true);
 }
 
-int ht_span_start_root_quiet(ht_span *span, const ht_span_info *info,
-                             ht_sample_hint hint) {
-  return start_root(span, info, hint, false);
+int ht_span_start_root_quiet(ht_span *span, ht_sample_hint hint) {
+  return start_root(span, NULL, hint, false);
 }
 
 /* A child of parent (a local or a remote context) with these flags. */
@@ -107,9 +107,9 @@ static int start_local(ht_span *span, const ht_trace_context *ctx,
                        const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
-  if (!info || !ctx)
+  if ((emit && !info) || !ctx)
     return refuse(span, HT_EINVAL);
-  int rc = ht_context_validate(ctx);
+  int rc = ht_context_check(ctx);
   if (rc != 0)
     return refuse(span, rc);
   child_of(span, ctx, ctx->flags);
@@ -122,9 +122,8 @@ int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
   return start_local(span, ctx, info, true);
 }
 
-int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx,
-                              const ht_span_info *info) {
-  return start_local(span, ctx, info, false);
+int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx) {
+  return start_local(span, ctx, NULL, false);
 }
 
 int ht_span_start_child(ht_span *span, const ht_span *parent,
@@ -142,9 +141,9 @@ static int start_remote(ht_span *span, const ht_trace_context *remote,
                         const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
-  if (!info || !remote)
+  if ((emit && !info) || !remote)
     return refuse(span, HT_EINVAL);
-  int rc = ht_context_validate(remote);
+  int rc = ht_context_check(remote);
   if (rc != 0)
     return refuse(span, rc);
   uint32_t flags = ht_active_decide_remote(remote->trace_id_hi,
@@ -159,9 +158,9 @@ int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
   return start_remote(span, remote, info, true);
 }
 
-int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote,
-                               const ht_span_info *info) {
-  return start_remote(span, remote, info, false);
+int ht_span_start_remote_quiet(ht_span *span,
+                               const ht_trace_context *remote) {
+  return start_remote(span, remote, NULL, false);
 }
 
 /* HT_MARK_* of a standard annotation, or -1. */
