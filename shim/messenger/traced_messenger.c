@@ -87,10 +87,9 @@ static void link_live(ts_state *st, ts_slot *s) {
   st->live.next = s;
 }
 
-/* kind, start_ns, desc, name and peer are the caller's to set. */
-static void slot_fill(ts_slot *s, ts_state *st, const ht_span *span,
-                      bool owned) {
-  s->span = *span;
+/* The slot's fields but its span (in place already, or the caller's to
+ * copy in); kind, start_ns, desc, name and peer are the caller's to set. */
+static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->st = st;
   s->replied = false;
   s->linked = false;
@@ -101,10 +100,11 @@ static void slot_fill(ts_slot *s, ts_state *st, const ht_span *span,
   s->peer = NULL;
 }
 
-/* A server slot in the transport's storage, linked if it records. */
-static void slot_init(ts_slot *s, ts_state *st, const ht_span *span) {
-  slot_fill(s, st, span, false);
-  if (!ht_span_is_sampled(span))
+/* A server slot in the transport's storage, its span started in place,
+ * linked if it records. */
+static void slot_init(ts_slot *s, ts_state *st) {
+  slot_fill(s, st, false);
+  if (!ht_span_is_sampled(&s->span))
     return; /* records nothing at close: no need to find it */
   ht_spin_lock(&st->lock);
   link_live(st, s);
@@ -119,13 +119,15 @@ static ts_slot *slot_new(ts_state *st, const ht_span *span) {
   if (s != NULL) {
     st->spares = s->next;
     st->n_spares--;
-    slot_fill(s, st, span, true);
+    s->span = *span;
+    slot_fill(s, st, true);
     link_live(st, s);
   }
   ht_spin_unlock(&st->lock);
   if (s != NULL || (s = malloc(sizeof(*s))) == NULL)
     return s;
-  slot_fill(s, st, span, true);
+  s->span = *span;
+  slot_fill(s, st, true);
   ht_spin_lock(&st->lock);
   link_live(st, s);
   ht_spin_unlock(&st->lock);
@@ -212,32 +214,33 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
  *
  * Client (or producer) span for an outgoing message on this thread,
  * recorded by the caller when it ends. */
-static void start_client(ht_span *span, const ht_span_info *info) {
+static void start_client(ht_span *span) {
   ht_sample_hint hint = ht_current_take_hint();
   ht_trace_context cur;
   if (ht_current_get(&cur)) {
     cur.flags = hinted_flags(cur.flags, hint);
-    if (ht_span_start_local_quiet(span, &cur, info) == 0)
+    if (ht_span_start_local_quiet(span, &cur) == 0)
       return;
   }
-  ht_span_start_root_quiet(span, info, hint);
+  ht_span_start_root_quiet(span, hint);
 }
 
 /* --- client side */
 
-static void encode_request(ts_state *st, ht_envelope *env, const char *peer,
-                           void **slot) {
-  bool oneway = env->type == HT_MSG_ONEWAY;
-  ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
-                       st->service, ""};
+/* Out of line: a reply's before_encode then saves no registers. */
+__attribute__((noinline)) static void
+encode_request(ts_state *st, ht_envelope *env, const char *peer, void **slot) {
   ht_span span;
   /* A request is recorded when it ends (on_reply); a one-way's span is
    * recorded here, its start the "cs" of the frame being encoded. */
-  start_client(&span, &info);
+  start_client(&span);
   env->has_trace = true;
   env->trace = span.ctx;
   if (!ht_span_is_sampled(&span))
     return; /* records nothing (finishing it would only mark it ended) */
+  bool oneway = env->type == HT_MSG_ONEWAY;
+  ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
+                       st->service, ""};
   if (oneway) {
     ht_span_finish_side(&span, NULL, &info, ht_clock_now(),
                         ts_peer_ref(&span, peer), HT_SIDE_START_FRAME);
@@ -313,31 +316,30 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
 static void h_before_dispatch(void *arg, const ht_envelope *env,
                               const char *peer, void **dispatch_slot) {
   ts_state *st = arg;
+  ts_slot *s = *dispatch_slot; /* the transport's storage */
+  ht_span spare, *span = s != NULL ? &s->span : &spare; /* no copy */
+  if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
+    ht_span_start_root_quiet(span, HT_SAMPLE_DEFAULT);
+  tl_saved_has = ht_current_get(&tl_saved);
+  ht_current_set(&span->ctx);
+  if (s != NULL)
+    slot_init(s, st);
+  if (!ht_span_is_sampled(span))
+    return; /* nothing else of the slot is read before request_done */
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_CONSUMER
                                        : HT_SPAN_SERVER,
                        st->service, ""};
-  ht_span span;
-  if (!env->has_trace ||
-      ht_span_start_remote_quiet(&span, &env->trace, &info) != 0)
-    ht_span_start_root_quiet(&span, &info, HT_SAMPLE_DEFAULT);
-  uint64_t now = 0; /* "sr", read only for a span that records */
-  if (ht_span_is_sampled(&span)) {
-    now = ht_clock_now();
-    ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
-  }
-  tl_saved_has = ht_current_get(&tl_saved);
-  ht_current_set(&span.ctx);
-  ts_slot *s = *dispatch_slot; /* the transport's storage */
+  uint64_t now = ht_clock_now(); /* "sr" */
+  ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
   if (s == NULL) {
-    ht_span_set_error(&span, HT_ENOMEM, "no storage for the server span");
-    ht_span_finish_side(&span, NULL, &info, now, ts_peer_ref(&span, peer),
+    ht_span_set_error(span, HT_ENOMEM, "no storage for the server span");
+    ht_span_finish_side(span, NULL, &info, now, ts_peer_ref(span, peer),
                         HT_SIDE_START_FRAME);
     return; /* the handler still runs in its context */
   }
-  slot_init(s, st, &span);
   s->start_ns = now;
-  s->peer = ts_peer_ref(&span, peer);
+  s->peer = ts_peer_ref(span, peer);
   slot_name(s, &info);
 }
 
@@ -347,7 +349,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   (void)env;
   ht_current_set(tl_saved_has ? &tl_saved : NULL);
   ts_slot *s = oneway_slot;
-  if (s != NULL) {
+  if (s != NULL && ht_span_is_sampled(&s->span)) { /* else: forgotten */
     finish_side(s, HT_SIDE_START_FRAME);
     slot_release(s);
   }

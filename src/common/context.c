@@ -1,13 +1,10 @@
 /* Trace context validation and comparison. Pure. */
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
+#include "common/context_check.h"
 
 int ht_context_validate(const ht_trace_context *ctx) {
-  if (ctx == NULL)
-    return HT_EINVAL;
-  if ((ctx->trace_id_hi | ctx->trace_id_lo) == 0 || ctx->span_id == 0)
-    return HT_EBADCONTEXT;
-  return 0;
+  return ht_context_check(ctx);
 }
 
 int ht_context_equal(const ht_trace_context *a, const ht_trace_context *b) {

@@ -47,31 +47,21 @@ static void lock_writer(void) {
 
 /* --- the clock-free fast path */
 
-static _Atomic uint64_t fast_seq;       /* odd while being written */
-static _Atomic uint32_t fast_modes;     /* root mode | remote mode << 8 */
-static _Atomic uint64_t fast_threshold; /* RATIO: sample when hash < it */
+_Atomic uint64_t ht_active_fast_seq;
+_Atomic uint32_t ht_active_fast_modes;
+_Atomic uint64_t ht_active_fast_threshold;
 
 /* Writer lock held: what ht_sampler_root_ex/remote_ex would decide
  * (default hint, no remote DEBUG) for s, as two words. */
 static void publish_fast(const ht_sampler *s) {
   unsigned root_mode = s->root_mode, remote_mode = s->remote_mode;
-  atomic_fetch_add(&fast_seq, 1);
+  atomic_fetch_add(&ht_active_fast_seq, 1);
   atomic_thread_fence(memory_order_release);
-  atomic_store_explicit(&fast_modes, root_mode | remote_mode << 8,
+  atomic_store_explicit(&ht_active_fast_modes, root_mode | remote_mode << 8,
                         memory_order_relaxed);
-  atomic_store_explicit(&fast_threshold, s->ratio_threshold,
+  atomic_store_explicit(&ht_active_fast_threshold, s->ratio_threshold,
                         memory_order_relaxed);
-  atomic_fetch_add(&fast_seq, 1);
-}
-
-/* The published words, or false while a writer is changing them. */
-static inline bool read_fast(unsigned *modes, uint64_t *threshold) {
-  uint64_t seq = atomic_load_explicit(&fast_seq, memory_order_acquire);
-  *modes = atomic_load_explicit(&fast_modes, memory_order_relaxed);
-  *threshold = atomic_load_explicit(&fast_threshold, memory_order_relaxed);
-  atomic_thread_fence(memory_order_acquire);
-  return (seq & 1) == 0 &&
-         atomic_load_explicit(&fast_seq, memory_order_relaxed) == seq;
+  atomic_fetch_add(&ht_active_fast_seq, 1);
 }
 
 /* The variable whose bad value the environment's configuration ignored
@@ -115,18 +105,8 @@ static ht_sampler *enter(ht_epoch_reader **r) {
   }
 }
 
-ht_root_decision ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint hint) {
-  unsigned modes;
-  uint64_t threshold;
-  if (hint == HT_SAMPLE_DEFAULT && read_fast(&modes, &threshold)) {
-    int yes = ht_plain_decide(modes & 0xff, threshold, hi, lo, 0);
-    if (yes >= 0) {
-      ht_root_decision d = {yes ? ht_plain_prob(modes & 0xff, threshold) : 0,
-                            yes ? HT_FLAG_SAMPLED : 0};
-      ht_counter_add(yes ? HT_CTR_ROOT_SAMPLED : HT_CTR_ROOT_DROPPED, 1);
-      return d;
-    }
-  }
+ht_root_decision ht_active_decide_root_slow(uint64_t hi, uint64_t lo,
+                                            ht_sample_hint hint) {
   ht_epoch_reader *r;
   ht_sampler *s = enter(&r);
   uint64_t now = ht_sampler_needs_clock(s, 0) ? ht_now_ns() : 0;
@@ -141,16 +121,8 @@ ht_root_decision ht_active_decide_root(uint64_t hi, uint64_t lo, ht_sample_hint 
   return (ht_root_decision){p, flags};
 }
 
-uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo, uint32_t flags) {
-  unsigned modes;
-  uint64_t threshold;
-  if (!(flags & HT_FLAG_DEBUG) && read_fast(&modes, &threshold)) {
-    int yes = ht_plain_decide(modes >> 8, threshold, hi, lo, flags);
-    if (yes >= 0) {
-      ht_counter_add(yes ? HT_CTR_REMOTE_SAMPLED : HT_CTR_REMOTE_DROPPED, 1);
-      return (flags & ~HT_DECISION_FLAGS) | (yes ? HT_FLAG_SAMPLED : 0u);
-    }
-  }
+uint32_t ht_active_decide_remote_slow(uint64_t hi, uint64_t lo,
+                                      uint32_t flags) {
   ht_epoch_reader *r;
   ht_sampler *s = enter(&r);
   int debug = (flags & HT_FLAG_DEBUG) != 0;

@@ -9,22 +9,9 @@
 
 #include "hoptrace/traced.h"
 
-static _Thread_local ht_trace_context tl_current;
-static _Thread_local bool tl_has_current;
-static _Thread_local ht_sample_hint tl_hint;
-
-bool ht_current_get(ht_trace_context *out) {
-  if (tl_has_current)
-    *out = tl_current;
-  return tl_has_current;
-}
-
-void ht_current_set(const ht_trace_context *ctx) {
-  /* ht_current_get reads tl_current only while tl_has_current */
-  if (ctx != NULL)
-    tl_current = *ctx;
-  tl_has_current = ctx != NULL;
-}
+_Thread_local ht_trace_context ht_current_ctx_;
+_Thread_local bool ht_current_has_;
+_Thread_local ht_sample_hint ht_current_hint_;
 
 ht_trace_context ht_context_capture(void) {
   ht_trace_context ctx;
@@ -42,11 +29,5 @@ ht_trace_context ht_context_restore(const ht_trace_context *ctx) {
 }
 
 void ht_message_sample(ht_sample_hint hint) {
-  tl_hint = (unsigned)hint <= HT_SAMPLE_DEBUG ? hint : HT_SAMPLE_DEFAULT;
-}
-
-ht_sample_hint ht_current_take_hint(void) {
-  ht_sample_hint h = tl_hint;
-  tl_hint = HT_SAMPLE_DEFAULT;
-  return h;
+  ht_current_hint_ = (unsigned)hint <= HT_SAMPLE_DEBUG ? hint : HT_SAMPLE_DEFAULT;
 }

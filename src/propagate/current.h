@@ -1,6 +1,7 @@
 /* The calling thread's current trace context and its pending per-message
  * sampling hint (ht_context_capture/restore, ht_message_sample in
- * hoptrace/traced.h). Internal to libhoptrace. */
+ * hoptrace/traced.h). Inline: the traced messenger reads and sets them
+ * for every message. Internal to libhoptrace. */
 #ifndef HT_PROPAGATE_CURRENT_H
 #define HT_PROPAGATE_CURRENT_H
 
@@ -9,11 +10,30 @@
 #include "hoptrace/context.h"
 #include "hoptrace/sampler.h"
 
+/* current.c's thread state: the context is read only while has_. */
+extern _Thread_local ht_trace_context ht_current_ctx_;
+extern _Thread_local bool ht_current_has_;
+extern _Thread_local ht_sample_hint ht_current_hint_;
+
 /* The thread's current context; false when there is none. */
-bool ht_current_get(ht_trace_context *out);
+static inline bool ht_current_get(ht_trace_context *out) {
+  if (ht_current_has_)
+    *out = ht_current_ctx_;
+  return ht_current_has_;
+}
+
 /* Sets (ctx valid) or clears (ctx NULL) the current context. */
-void ht_current_set(const ht_trace_context *ctx);
+static inline void ht_current_set(const ht_trace_context *ctx) {
+  if (ctx != NULL)
+    ht_current_ctx_ = *ctx;
+  ht_current_has_ = ctx != NULL;
+}
+
 /* Takes the pending per-message hint (and resets it to DEFAULT). */
-ht_sample_hint ht_current_take_hint(void);
+static inline ht_sample_hint ht_current_take_hint(void) {
+  ht_sample_hint h = ht_current_hint_;
+  ht_current_hint_ = HT_SAMPLE_DEFAULT;
+  return h;
+}
 
 #endif /* HT_PROPAGATE_CURRENT_H */

@@ -4,12 +4,8 @@
 
 #include "propagate/events.h"
 
-static _Atomic(const ht_event_ops *) installed;
+_Atomic(const ht_event_ops *) ht_events_installed_;
 
 void ht_events_install(const ht_event_ops *ops) {
-  atomic_store_explicit(&installed, ops, memory_order_release);
-}
-
-const ht_event_ops *ht_events_current(void) {
-  return atomic_load_explicit(&installed, memory_order_acquire);
+  atomic_store_explicit(&ht_events_installed_, ops, memory_order_release);
 }

@@ -7,6 +7,7 @@
 #ifndef HT_PROPAGATE_EVENTS_H
 #define HT_PROPAGATE_EVENTS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,7 +78,12 @@ typedef struct ht_event_ops {
  * the previous table. Every hook must be non-NULL. */
 void ht_events_install(const ht_event_ops *ops);
 
+/* events.c's installed table: read inline, every sampled span asks. */
+extern _Atomic(const ht_event_ops *) ht_events_installed_;
+
 /* The installed table, or NULL. */
-const ht_event_ops *ht_events_current(void);
+static inline const ht_event_ops *ht_events_current(void) {
+  return atomic_load_explicit(&ht_events_installed_, memory_order_acquire);
+}
 
 #endif /* HT_PROPAGATE_EVENTS_H */

@@ -6,6 +6,7 @@
  * Must never: return 0, take a lock on the hot path, or fail.
  */
 #include "hoptrace/ids.h"
+#include "propagate/ids_impl.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,17 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct id_state {
-  uint64_t s[4];
-  unsigned generation; /* 0: never seeded */
-} id_state;
-
-static _Thread_local id_state tls_ids;
-static atomic_uint fork_generation = 1;
+_Thread_local ht_id_state ht_ids_mine_;
+atomic_uint ht_ids_fork_generation = 1;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void on_fork_child(void) {
-  atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&ht_ids_fork_generation, 1, memory_order_relaxed);
 }
 
 static void register_atfork(void) {
@@ -59,13 +55,13 @@ static void fill_seed(uint64_t seed[4]) {
   uint64_t x = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
   clock_gettime(CLOCK_REALTIME, &ts);
   x ^= ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)getpid() << 40;
-  x ^= (uint64_t)(uintptr_t)&tls_ids;
+  x ^= (uint64_t)(uintptr_t)&ht_ids_mine_;
   x ^= atomic_fetch_add(&fallback_counter, 1) * 0xd1342543de82ef95ull;
   for (int i = 0; i < 4; i++)
     seed[i] ^= splitmix64(&x);
 }
 
-static void reseed(id_state *st, unsigned generation) {
+void ht_ids_reseed(ht_id_state *st, unsigned generation) {
   pthread_once(&atfork_once, register_atfork);
   uint64_t seed[4] = {0, 0, 0, 0};
   fill_seed(seed);
@@ -76,39 +72,15 @@ static void reseed(id_state *st, unsigned generation) {
   st->generation = generation;
 }
 
-static inline uint64_t rotl(uint64_t x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t xoshiro_next(uint64_t s[4]) {
-  const uint64_t result = rotl(s[1] * 5, 7) * 9;
-  const uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return result;
-}
-
-static inline uint64_t next_raw(void) {
-  id_state *st = &tls_ids;
-  unsigned gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
-  if (__builtin_expect(st->generation != gen, 0))
-    reseed(st, gen);
-  return xoshiro_next(st->s);
-}
-
 uint64_t ht_id_span(void) {
   uint64_t id;
-  do
-    id = next_raw();
-  while (id == 0);
-  return id;
+  ht_ids_draw(ht_ids_state(), &id, 1);
+  return ht_ids_nonzero(id);
 }
 
 void ht_id_trace(uint64_t *hi, uint64_t *lo) {
-  *hi = next_raw();
-  *lo = ht_id_span();
+  uint64_t w[2];
+  ht_ids_draw(ht_ids_state(), w, 2);
+  *hi = w[0];
+  *lo = ht_ids_nonzero(w[1]);
 }

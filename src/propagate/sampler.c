@@ -71,7 +71,10 @@ int ht_bucket_take(ht_bucket *b, uint64_t now_ns) {
 static unsigned plain_mode_of(ht_sampler_kind kind, double ratio) {
   switch (kind) {
   case HT_SAMPLER_ALWAYS: return HT_PLAIN_ALWAYS;
-  case HT_SAMPLER_RATIO: return ratio >= 1.0 ? HT_PLAIN_ALWAYS : HT_PLAIN_RATIO;
+  case HT_SAMPLER_RATIO: /* the ends need no hash of the trace id */
+    return ratio >= 1.0 ? HT_PLAIN_ALWAYS
+           : ratio <= 0.0 ? HT_PLAIN_NEVER
+                          : HT_PLAIN_RATIO;
   case HT_SAMPLER_RATE: return HT_PLAIN_STATEFUL;
   case HT_SAMPLER_PARENT: return HT_PLAIN_PARENT;
   case HT_SAMPLER_NEVER:

@@ -9,8 +9,10 @@
 #include "hoptrace/ids.h"
 #include "hoptrace/span.h"
 #include "common/clock.h"
+#include "common/context_check.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
+#include "propagate/ids_impl.h"
 #include "propagate/span_quiet.h"
 
 enum { SPAN_LIVE = 1 };
@@ -33,13 +35,26 @@ static inline const ht_event_ops *recorder(const ht_span *span) {
 
 static inline const char *str(const char *s) { return s ? s : ""; }
 
+/* A live span of these ids and flags, its other fields cleared (one by
+ * one: cheaper than clearing the whole span and then writing its ids). */
+static inline void span_set(ht_span *span, uint64_t hi, uint64_t lo,
+                            uint64_t id, uint64_t parent, uint32_t flags,
+                            uint64_t prob) {
+  span->ctx = (ht_trace_context){hi, lo, id, parent, flags};
+  span->state_ = SPAN_LIVE;
+  span->status_ = 0;
+  span->start_ = 0;
+  span->desc_ = NULL;
+  for (int i = 0; i < 4; i++)
+    span->marks_[i] = 0;
+  span->prob_ = prob;
+}
+
 /* emit false: the caller records the span itself (span_quiet.h), and
  * start_ stays 0. Otherwise the span keeps its start and names for the
  * event that records it when it finishes. */
 static void begin(ht_span *span, const ht_span_info *info, bool emit) {
-  span->state_ = SPAN_LIVE;
-  span->status_ = 0;
-  const ht_event_ops *ops = emit ? recorder(span) : NULL;
+  const ht_event_ops *ops = emit ? recorder(span) : NULL; /* info: if emit */
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),
                          str(info->endpoint)};
@@ -49,19 +64,23 @@ static void begin(ht_span *span, const ht_span_info *info, bool emit) {
   }
 }
 
+/* A span that failed to start: zeroed, records nothing. */
+static int refuse(ht_span *span, int rc) {
+  memset(span, 0, sizeof(*span));
+  return rc;
+}
+
 static int start_root(ht_span *span, const ht_span_info *info,
                       ht_sample_hint hint, bool emit) {
   if (!span)
     return HT_EINVAL;
-  memset(span, 0, sizeof(*span));
-  if (!info)
-    return HT_EINVAL;
-  ht_id_trace(&span->ctx.trace_id_hi, &span->ctx.trace_id_lo);
-  span->ctx.span_id = ht_id_span();
-  ht_root_decision d =
-      ht_active_decide_root(span->ctx.trace_id_hi, span->ctx.trace_id_lo, hint);
-  span->ctx.flags = d.flags;
-  span->prob_ = d.prob;
+  if (emit && !info)
+    return refuse(span, HT_EINVAL);
+  uint64_t w[3]; /* trace id hi, lo; span id */
+  ht_ids_draw(ht_ids_state(), w, 3);
+  w[1] = ht_ids_nonzero(w[1]);
+  ht_root_decision d = ht_active_decide_root(w[0], w[1], hint);
+  span_set(span, w[0], w[1], ht_ids_nonzero(w[2]), 0, d.flags, d.prob);
   begin(span, info, emit);
   return 0;
 }
@@ -71,30 +90,28 @@ int ht_span_start_root(ht_span *span, const ht_span_info *info,
   return start_root(span, info, hint, true);
 }
 
-int ht_span_start_root_quiet(ht_span *span, const ht_span_info *info,
-                             ht_sample_hint hint) {
-  return start_root(span, info, hint, false);
+int ht_span_start_root_quiet(ht_span *span, ht_sample_hint hint) {
+  return start_root(span, NULL, hint, false);
 }
 
-static void child_of(ht_span *span, const ht_trace_context *parent,
-                     uint32_t flags) {
-  span->ctx.trace_id_hi = parent->trace_id_hi;
-  span->ctx.trace_id_lo = parent->trace_id_lo;
-  span->ctx.parent_span_id = parent->span_id;
-  span->ctx.span_id = ht_id_span();
-  span->ctx.flags = flags;
+/* A child of parent (a local or a remote context) with these flags. */
+static inline void child_of(ht_span *span, const ht_trace_context *parent,
+                            uint32_t flags) {
+  uint64_t id;
+  ht_ids_draw(ht_ids_state(), &id, 1);
+  span_set(span, parent->trace_id_hi, parent->trace_id_lo,
+           ht_ids_nonzero(id), parent->span_id, flags, 0);
 }
 
 static int start_local(ht_span *span, const ht_trace_context *ctx,
                        const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
-  memset(span, 0, sizeof(*span));
-  if (!info || !ctx)
-    return HT_EINVAL;
-  int rc = ht_context_validate(ctx);
+  if ((emit && !info) || !ctx)
+    return refuse(span, HT_EINVAL);
+  int rc = ht_context_check(ctx);
   if (rc != 0)
-    return rc;
+    return refuse(span, rc);
   child_of(span, ctx, ctx->flags);
   begin(span, info, emit);
   return 0;
@@ -105,9 +122,8 @@ int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
   return start_local(span, ctx, info, true);
 }
 
-int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx,
-                              const ht_span_info *info) {
-  return start_local(span, ctx, info, false);
+int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx) {
+  return start_local(span, ctx, NULL, false);
 }
 
 int ht_span_start_child(ht_span *span, const ht_span *parent,
@@ -125,12 +141,11 @@ static int start_remote(ht_span *span, const ht_trace_context *remote,
                         const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
-  memset(span, 0, sizeof(*span));
-  if (!info || !remote)
-    return HT_EINVAL;
-  int rc = ht_context_validate(remote);
+  if ((emit && !info) || !remote)
+    return refuse(span, HT_EINVAL);
+  int rc = ht_context_check(remote);
   if (rc != 0)
-    return rc;
+    return refuse(span, rc);
   uint32_t flags = ht_active_decide_remote(remote->trace_id_hi,
                                            remote->trace_id_lo, remote->flags);
   child_of(span, remote, flags);
@@ -143,9 +158,9 @@ int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
   return start_remote(span, remote, info, true);
 }
 
-int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote,
-                               const ht_span_info *info) {
-  return start_remote(span, remote, info, false);
+int ht_span_start_remote_quiet(ht_span *span,
+                               const ht_trace_context *remote) {
+  return start_remote(span, remote, NULL, false);
 }
 
 /* HT_MARK_* of a standard annotation, or -1. */

@@ -2,7 +2,8 @@
  * the whole span side in one event: for the traced messenger (shim/),
  * which records a request's span as one event when it finishes (schema 2,
  * shim/recording/hoptrace_schema.h). Same decisions and ids as the
- * ht_span_start_* functions of span.h. Internal to libhoptrace. */
+ * ht_span_start_* functions of span.h; no names (they go with the end).
+ * Internal to libhoptrace. */
 #ifndef HT_PROPAGATE_SPAN_QUIET_H
 #define HT_PROPAGATE_SPAN_QUIET_H
 
@@ -11,12 +12,9 @@
 
 #include "hoptrace/span.h"
 
-int ht_span_start_root_quiet(ht_span *span, const ht_span_info *info,
-                             ht_sample_hint hint);
-int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx,
-                              const ht_span_info *info);
-int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote,
-                               const ht_span_info *info);
+int ht_span_start_root_quiet(ht_span *span, ht_sample_hint hint);
+int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx);
+int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote);
 
 /* Ends the span like ht_span_finish, recording it as one span side
  * (events.h): started at start (ht_clock_now), named by desc (from

@@ -326,7 +326,7 @@ static void span_side_is_one_event_with_kept_names(void **state) {
   (void)state;
   ht_span s;
   ht_span_info op = {"op.read", HT_SPAN_CLIENT, "svc", ""};
-  assert_int_equal(ht_span_start_root_quiet(&s, &op, HT_SAMPLE_YES), 0);
+  assert_int_equal(ht_span_start_root_quiet(&s, HT_SAMPLE_YES), 0);
   const void *desc = ht_span_desc_ref(&s, &op);
   const void *peer = ht_span_peer_ref(&s, "tcp://127.0.0.1:1");
   assert_non_null(desc);
@@ -344,12 +344,12 @@ static void span_side_is_one_event_with_kept_names(void **state) {
   ht_span_annotate(&s, "late");
   assert_int_equal(nlog, 2);
   /* no desc: the info names it */
-  ht_span_start_root_quiet(&s, &op, HT_SAMPLE_YES);
+  ht_span_start_root_quiet(&s, HT_SAMPLE_YES);
   ht_span_finish_side(&s, NULL, &op, 0, NULL, 0);
   assert_string_equal(log_[2].a, "op.read");
   assert_string_equal(log_[2].b, "-");
   /* unsampled: ids, no references, no event */
-  ht_span_start_root_quiet(&s, &op, HT_SAMPLE_NO);
+  ht_span_start_root_quiet(&s, HT_SAMPLE_NO);
   assert_null(ht_span_desc_ref(&s, &op));
   assert_null(ht_span_peer_ref(&s, "tcp://127.0.0.1:1"));
   ht_span_finish_side(&s, NULL, &op, 0, NULL, 0);
@@ -357,7 +357,7 @@ static void span_side_is_one_event_with_kept_names(void **state) {
   /* a frame sent for a context with no span at hand */
   ht_context_record_frame(&s.ctx, 0, "cs", 1, 2, 3, NULL); /* unsampled */
   assert_int_equal(nlog, 3);
-  ht_span_start_root_quiet(&s, &op, HT_SAMPLE_YES);
+  ht_span_start_root_quiet(&s, HT_SAMPLE_YES);
   ht_context_record_frame(&s.ctx, 0, "cs", 1, 2, 3, NULL);
   assert_int_equal(nlog, 4);
   assert_string_equal(log_[3].what, "send");
