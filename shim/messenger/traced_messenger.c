@@ -5,9 +5,10 @@
  * the error if any and the whole span in one event, ending at "cr".
  * Server side: before_dispatch continues the sender's trace in a server
  * span started at "sr" and makes it the current context while the handler
- * runs; the reply's before_encode stamps it, and request_done records it
- * in one event, ending at "ss" (the reply was encoded just before, on the
- * same thread). 2 events per sampled request and reply (schema 2,
+ * runs; the transport stamps it into the reply, and request_done records
+ * it in one event, ending at "ss" (the reply was encoded just before, on
+ * the same thread). Frames are counted by the hook each passes first
+ * (hooks.h: six hook calls a request and its reply, both sides). 2 events per sampled request and reply (schema 2,
  * shim/recording/hoptrace_schema.h), one per one-way side; the error
  * paths' details (status message, error kv) are `error` and `tag_*`
  * events before the span's.
@@ -45,11 +46,9 @@ typedef struct ts_state ts_state;
  * that close records what was never finished. */
 typedef struct ts_slot {
   ht_span span;
-  bool replied;        /* server: the reply was encoded ... */
   bool linked;         /* in the live list */
   bool owned;          /* malloc'd here (client); else transport storage */
   bool sent;           /* client: its frame went out */
-  int32_t sent_status; /* ... with this status */
   ht_span_kind kind;
   uint64_t start_ns;   /* "cs" (or settling, if never sent) / "sr" */
   const void *desc;    /* the span's names (ht_span_desc_ref) ... */
@@ -91,7 +90,6 @@ static void link_live(ts_state *st, ts_slot *s) {
  * copy in); kind, start_ns, desc, name and peer are the caller's to set. */
 static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->st = st;
-  s->replied = false;
   s->linked = false;
   s->owned = owned;
   s->sent = false;
@@ -227,9 +225,10 @@ static void start_client(ht_span *span) {
 
 /* --- client side */
 
-/* Out of line: a reply's before_encode then saves no registers. */
-__attribute__((noinline)) static void
-encode_request(ts_state *st, ht_envelope *env, const char *peer, void **slot) {
+/* A request or one-way (a reply is stamped by the transport). */
+static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
+                            void **slot) {
+  ts_state *st = arg;
   ht_span span;
   /* A request is recorded when it ends (on_reply); a one-way's span is
    * recorded here, its start the "cs" of the frame being encoded. */
@@ -260,33 +259,12 @@ encode_request(ts_state *st, ht_envelope *env, const char *peer, void **slot) {
   *slot = s;
 }
 
-/* --- server side: the reply */
-
-static void encode_reply(ht_envelope *env, void **slot) {
-  ts_slot *s = *slot;
-  if (s == NULL)
-    return;
-  if (env->status != 0)
-    ht_span_set_error(&s->span, env->status, ht_strerror(env->status));
-  /* request_done records the span, ending at "ss" */
-  s->replied = true;
-  s->sent_status = env->status;
-  env->has_trace = true;
-  env->trace = s->span.ctx;
-}
-
-static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
-                            void **slot) {
-  if (env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR)
-    encode_reply(env, slot);
-  else /* a request's peer is noted by on_message, once its frame is out */
-    encode_request(arg, env, peer, slot);
-}
-
 static void h_on_reply(void *arg, int status, const ht_envelope *reply,
-                       void *slot) {
+                       size_t reply_len, void *slot) {
   (void)arg;
   ts_slot *s = slot;
+  if (reply != NULL)
+    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, reply_len);
   if (s == NULL) {
     if (status != 0)
       ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
@@ -314,16 +292,21 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
 /* --- server side: dispatch */
 
 static void h_before_dispatch(void *arg, const ht_envelope *env,
-                              const char *peer, void **dispatch_slot) {
+                              const char *peer, size_t frame_len,
+                              void **dispatch_slot,
+                              const ht_trace_context **reply_trace) {
   ts_state *st = arg;
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   ht_span spare, *span = s != NULL ? &s->span : &spare; /* no copy */
+  ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
   if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
     ht_span_start_root_quiet(span, HT_SAMPLE_DEFAULT);
   tl_saved_has = ht_current_get(&tl_saved);
   ht_current_set(&span->ctx);
-  if (s != NULL)
+  if (s != NULL) {
     slot_init(s, st);
+    *reply_trace = &s->span.ctx;
+  }
   if (!ht_span_is_sampled(span))
     return; /* nothing else of the slot is read before request_done */
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
@@ -355,47 +338,52 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   }
 }
 
-static void h_request_done(void *arg, void *dispatch_slot, int status) {
+static void h_request_done(void *arg, void *dispatch_slot, int status,
+                           size_t frame_len) {
   (void)arg;
   ts_slot *s = dispatch_slot;
+  bool sampled = s != NULL && ht_span_is_sampled(&s->span);
+  if (frame_len > 0) { /* the reply, stamped with this span, goes out */
+    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
+    if (sampled)
+      ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
+  }
   /* an unsampled span records nothing, holds nothing and is not linked:
    * ending it is forgetting it */
-  if (s == NULL || !ht_span_is_sampled(&s->span))
+  if (!sampled)
     return;
   if (status == 1) {
     ht_span_annotate(&s->span, "dropped");
     ht_span_set_error(&s->span, HT_ETIMEDOUT, "request dropped unanswered");
-  } else if (!s->replied || status != s->sent_status) {
+  } else if (status != 0) {
     ht_span_set_error(&s->span, status, ht_strerror(status));
   }
   /* "ss": the reply was just encoded on this thread */
-  finish_side(s, HT_SIDE_START_FRAME | (s->replied && status != 1 ? HT_SIDE_END_FRAME : 0));
+  finish_side(s, HT_SIDE_START_FRAME | (frame_len > 0 ? HT_SIDE_END_FRAME : 0));
   slot_release(s);
 }
 
 /* --- message events and counters */
 
-/* A sampled message went out. Out of line: every message passes
- * h_on_message, which then needs no registers saved. */
+/* A sampled request or one-way went out. Out of line: every message
+ * passes h_on_message, which then needs no registers saved. */
 __attribute__((noinline)) static void sent_sampled(const ht_envelope *env,
                                                    size_t frame_len,
                                                    const char *peer,
                                                    void *slot) {
   ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
   ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
-  bool reply = env->type == HT_MSG_REPLY || env->type == HT_MSG_ERROR;
   ts_slot *s = slot;
   bool own = s != NULL && s->span.ctx.span_id == env->trace.span_id;
-  if ((own && reply) || env->type == HT_MSG_ONEWAY)
-    return; /* "ss" with request_done, just after; a one-way is recorded */
+  if (env->type == HT_MSG_ONEWAY)
+    return; /* recorded by before_encode */
   if (own && !s->sent) { /* "cs": the client span starts now */
     s->sent = true;
     s->start_ns = ht_clock_now();
     s->peer = ts_peer_ref(&s->span, peer);
     return;
   }
-  record_hop(&env->trace, 0, reply ? HT_ANN_SERVER_SEND : HT_ANN_CLIENT_SEND,
-             env, frame_len, peer);
+  record_hop(&env->trace, 0, HT_ANN_CLIENT_SEND, env, frame_len, peer);
 }
 
 static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,

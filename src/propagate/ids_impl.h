@@ -1,5 +1,5 @@
 /* The per-thread id generator (xoshiro256**) as inline functions, so the
- * span starts draw a root's three words or a child's one without a call
+ * span starts draw a root's two words or a child's one without a call
  * each and with one fork check per span (ids.c: seeding, fork safety,
  * the public ht_id_*). Internal to libhoptrace. */
 #ifndef HT_PROPAGATE_IDS_IMPL_H

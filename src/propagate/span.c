@@ -76,11 +76,13 @@ static int start_root(ht_span *span, const ht_span_info *info,
     return HT_EINVAL;
   if (emit && !info)
     return refuse(span, HT_EINVAL);
-  uint64_t w[3]; /* trace id hi, lo; span id */
-  ht_ids_draw(ht_ids_state(), w, 3);
+  /* A root's span id is its trace id's low half (B3/Zipkin's 64-bit
+   * roots): one draw less, and unique as the trace is. */
+  uint64_t w[2]; /* trace id hi, lo */
+  ht_ids_draw(ht_ids_state(), w, 2);
   w[1] = ht_ids_nonzero(w[1]);
   ht_root_decision d = ht_active_decide_root(w[0], w[1], hint);
-  span_set(span, w[0], w[1], ht_ids_nonzero(w[2]), 0, d.flags, d.prob);
+  span_set(span, w[0], w[1], w[1], 0, d.flags, d.prob);
   begin(span, info, emit);
   return 0;
 }

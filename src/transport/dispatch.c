@@ -5,19 +5,23 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-static void deliver_reply(ht_tr_conn *c, const ht_envelope *env) {
+/* false: the reply matched no pending request (no hook saw it). */
+static bool deliver_reply(ht_tr_conn *c, const ht_envelope *env,
+                          size_t frame_len) {
   ht_tr_out *o = ht_tr_pending_take(c, env->sequence);
   if (o == NULL) {
     ht_tr_log(c->m, HT_LOG_DEBUG, "%s: reply %llu matches no pending request",
            c->name, (unsigned long long)env->sequence);
-    return;
+    return false;
   }
   o->pend_conn = NULL;
   bool error = env->type == HT_MSG_ERROR || env->status != 0;
-  ht_tr_out_settle(o, error ? HT_EPEERERROR : 0, env);
+  ht_tr_out_settle(o, error ? HT_EPEERERROR : 0, env, frame_len);
+  return true;
 }
 
-static void deliver_request(ht_tr_conn *c, const ht_envelope *env) {
+static void deliver_request(ht_tr_conn *c, const ht_envelope *env,
+                            size_t frame_len) {
   ht_messenger *m = c->m;
   bool is_request = env->type == HT_MSG_REQUEST;
   const ht_tr_handler *h = ht_tr_find_handler(m, env->operation);
@@ -27,19 +31,24 @@ static void deliver_request(ht_tr_conn *c, const ht_envelope *env) {
    * for the request) this frame's, which outlives the slot's last hook. */
   _Alignas(max_align_t) unsigned char local[HT_HOOK_SLOT_MAX];
   void *slot = NULL;
-  if (m->has_hooks && m->hooks.dispatch_slot_size > 0)
-    slot = req != NULL ? ht_tr_request_storage(req) : (void *)local;
-  if (m->has_hooks && m->hooks.before_dispatch != NULL)
-    m->hooks.before_dispatch(m->hooks_arg, env, c->name, &slot);
+  const ht_trace_context *reply_trace = NULL;
+  if (m->has_hooks) {
+    if (m->hooks.dispatch_slot_size > 0)
+      slot = req != NULL ? ht_tr_request_storage(req) : (void *)local;
+    if (m->hooks.before_dispatch != NULL)
+      m->hooks.before_dispatch(m->hooks_arg, env, c->name, frame_len, &slot,
+                               &reply_trace);
+  }
   if (is_request) {
     if (rc != 0) {
       ht_tr_log(m, HT_LOG_WARN, "%s: dropping request: %s", c->name,
              ht_strerror(rc));
       if (m->has_hooks && m->hooks.request_done != NULL)
-        m->hooks.request_done(m->hooks_arg, slot, rc);
+        m->hooks.request_done(m->hooks_arg, slot, rc, 0);
       return;
     }
     req->slot = slot;
+    req->reply_trace = reply_trace;
   }
   if (is_request && m->state != TR_RUNNING) {
     ht_request_reply(req, HT_ESHUTDOWN, NULL);
@@ -60,21 +69,23 @@ void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len) {
   ht_messenger *m = c->m;
   if (c->peer != NULL)
     c->peer->backoff_ms = 0; /* the peer works: reconnect fast next time */
-  if (m->has_hooks && m->hooks.on_message != NULL)
-    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name,
-                        NULL);
   switch (env->type) {
   case HT_MSG_REPLY:
   case HT_MSG_ERROR:
-    deliver_reply(c, env);
+    if (deliver_reply(c, env, frame_len))
+      return;
     break;
   case HT_MSG_REQUEST:
   case HT_MSG_ONEWAY:
-    deliver_request(c, env);
-    break;
+    deliver_request(c, env, frame_len);
+    return;
   default:
     ht_tr_log(m, HT_LOG_DEBUG, "%s: ignoring %s message", c->name,
            ht_msg_type_name(env->type));
     break;
   }
+  /* no other hook saw it: the traced layer still counts it */
+  if (m->has_hooks && m->hooks.on_message != NULL)
+    m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name,
+                        NULL);
 }

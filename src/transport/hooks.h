@@ -19,22 +19,33 @@
 typedef enum ht_hook_dir { HT_HOOK_SEND = 0, HT_HOOK_RECV = 1 } ht_hook_dir;
 
 typedef struct ht_transport_hooks {
+  /* Each message passes as few hooks as its life allows (each call costs
+   * every message, sampled or not): a request or one-way sent passes
+   * before_encode and on_message(SEND); a received one passes
+   * before_dispatch (with its frame length) and after_dispatch; its reply
+   * is stamped by the transport and ends in request_done (with the reply's
+   * frame length); the received reply reaches on_reply (with its length).
+   * on_message(RECV) sees only frames no other hook sees. */
+
   /* The sending thread (any thread), before env is encoded: an outgoing
-   * request, one-way, reply or error. The hook may set env->has_trace and
-   * env->trace (nothing else). `slot` is the message's user slot:
-   *  - request: starts NULL; whatever the hook stores comes back in
-   *    on_reply (the per-request span of the client, say);
-   *  - reply/error: the request's dispatch slot (set by before_dispatch)
-   *    so the server span can be stamped into the reply;
-   *  - one-way: starts NULL and is forgotten after the call. */
+   * request or one-way (not a reply: see before_dispatch). The hook may
+   * set env->has_trace and env->trace (nothing else). `slot` is the
+   * message's user slot: for a request it starts NULL and whatever the
+   * hook stores comes back in on_message(SEND) and on_reply (the client
+   * span, say); for a one-way it is forgotten after on_message(SEND). */
   void (*before_encode)(void *arg, ht_envelope *env, const char *peer,
                         void **slot);
 
-  /* Loop thread: an incoming request or one-way is about to reach its
-   * handler (or the HT_ENOHANDLER path). *dispatch_slot starts NULL; for a
-   * request it travels with the ht_request until request_done. */
+  /* Loop thread: an incoming request or one-way of frame_len bytes
+   * (prefix included) is about to reach its handler (or the
+   * HT_ENOHANDLER path). *dispatch_slot starts NULL; for a request it
+   * travels with the ht_request until request_done. *reply_trace starts
+   * NULL: pointed at a context (valid until request_done), the transport
+   * stamps the request's reply or error with it. */
   void (*before_dispatch)(void *arg, const ht_envelope *env,
-                          const char *peer, void **dispatch_slot);
+                          const char *peer, size_t frame_len,
+                          void **dispatch_slot,
+                          const ht_trace_context **reply_trace);
 
   /* Loop thread: the handler returned. For a one-way, oneway_slot is its
    * dispatch slot (last sight of it). For a request it is NULL: the
@@ -43,29 +54,31 @@ typedef struct ht_transport_hooks {
   void (*after_dispatch)(void *arg, const ht_envelope *env,
                          void *oneway_slot);
 
-  /* The thread that answers: the ht_request ends. status: the status
-   * that was sent (called after before_encode of the reply), a negative
-   * local code when no answer could be sent (HT_ECONNRESET, HT_ESHUTDOWN,
-   * HT_ENOMEM), or 1 when the request was dropped unanswered. Last sight
-   * of dispatch_slot. */
-  void (*request_done)(void *arg, void *dispatch_slot, int status);
+  /* The thread that answers: the ht_request ends. frame_len > 0: a reply
+   * (status 0) or error (status > 0) of that many bytes was just encoded
+   * and goes out. frame_len 0: none was sent: status is a negative local
+   * code (HT_ECONNRESET, HT_ESHUTDOWN, HT_ENOMEM), or 1 when the request
+   * was dropped unanswered. Last sight of dispatch_slot. */
+  void (*request_done)(void *arg, void *dispatch_slot, int status,
+                       size_t frame_len);
 
   /* Loop thread: a request's outcome, just before its reply callback
-   * (same status/reply as the callback). Last sight of the request slot.
+   * (same status/reply as the callback; reply_len: the reply's frame
+   * length, 0 without one). Last sight of the request slot.
    * Also runs (on the sending thread, no user callback follows) when the
    * send call fails after before_encode, so a slot does not leak; except
    * for HT_ESHUTDOWN from a send racing the messenger's final close,
    * where the table may already be destroyed (destroy must then free
    * whatever slots it still tracks). */
   void (*on_reply)(void *arg, int status, const ht_envelope *reply,
-                   void *slot);
+                   size_t reply_len, void *slot);
 
-  /* A message event: SEND on the sending thread right after encoding
-   * (env is what went on the wire, frame_len includes the prefix); RECV on
-   * the loop thread right after decoding. slot: for the SEND of a request
-   * its request slot (as before_encode left it), of a reply or error the
-   * request's dispatch slot (request_done follows on this thread);
-   * otherwise NULL. */
+  /* A message event: SEND of a request or one-way on the sending thread
+   * right after encoding (env is what went on the wire, frame_len
+   * includes the prefix; slot: a request's, as before_encode left it,
+   * else NULL); RECV on the loop thread right after decoding, of a frame
+   * that reaches no other hook (a reply matching no pending request, a
+   * message of unknown type; slot NULL). */
   void (*on_message)(void *arg, ht_hook_dir dir, const ht_envelope *env,
                      size_t frame_len, const char *peer, void *slot);
 

@@ -156,6 +156,7 @@ struct ht_request {
   ht_tr_conn *conn;   /* referenced */
   uint64_t seq;
   void *slot;      /* hooks' dispatch slot */
+  const ht_trace_context *reply_trace; /* stamped into the reply, or NULL */
   const char *op;  /* in tail, after the slot storage */
   /* hooks.dispatch_slot_size bytes (rounded up), then op */
   _Alignas(max_align_t) unsigned char tail[];
@@ -252,7 +253,8 @@ int ht_tr_out_new(const ht_envelope *env, const ht_payload *payload,
                ht_tr_out **out);
 void ht_tr_out_discard(ht_tr_out *out); /* never accepted: no callbacks */
 void ht_tr_out_written(ht_tr_out *out, int status);
-void ht_tr_out_settle(ht_tr_out *out, int status, const ht_envelope *reply);
+void ht_tr_out_settle(ht_tr_out *out, int status, const ht_envelope *reply,
+                      size_t reply_len);
 void ht_tr_out_fail(ht_tr_out *out, int status);
 void ht_tr_out_maybe_free(ht_tr_out *out);
 

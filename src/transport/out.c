@@ -77,7 +77,8 @@ void ht_tr_out_written(ht_tr_out *o, int status) {
   }
 }
 
-void ht_tr_out_settle(ht_tr_out *o, int status, const ht_envelope *reply) {
+void ht_tr_out_settle(ht_tr_out *o, int status, const ht_envelope *reply,
+                      size_t reply_len) {
   if (o->settled)
     return;
   o->settled = true;
@@ -88,7 +89,7 @@ void ht_tr_out_settle(ht_tr_out *o, int status, const ht_envelope *reply) {
   }
   ht_tr_timeouts_remove(m, o);
   if (m->has_hooks && m->hooks.on_reply != NULL)
-    m->hooks.on_reply(m->hooks_arg, status, reply, o->slot);
+    m->hooks.on_reply(m->hooks_arg, status, reply, reply_len, o->slot);
   o->fn(o->fn_arg, status, reply);
   ht_tr_out_maybe_free(o);
 }
@@ -108,7 +109,7 @@ void ht_tr_out_fail(ht_tr_out *o, int status) {
     }
   }
   if (is_request && !o->settled) {
-    ht_tr_out_settle(o, status, NULL); /* frees */
+    ht_tr_out_settle(o, status, NULL, 0); /* frees */
     return;
   }
   ht_tr_out_maybe_free(o);

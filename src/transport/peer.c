@@ -341,7 +341,7 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
   }
   if (rc != 0 && type == HT_MSG_REQUEST && m->has_hooks &&
       m->hooks.on_reply != NULL && rc != HT_ESHUTDOWN)
-    m->hooks.on_reply(m->hooks_arg, rc, NULL, slot);
+    m->hooks.on_reply(m->hooks_arg, rc, NULL, 0, slot);
   return rc;
 }
 

@@ -70,7 +70,7 @@ ht_tr_out *ht_tr_pending_take(ht_tr_conn *c, uint64_t seq) {
 void ht_tr_pending_fail_all(ht_tr_conn *c, int status) {
   for (size_t i = 0; i < c->nbuckets; i++) {
     while (c->buckets != NULL && c->buckets[i] != NULL)
-      ht_tr_out_settle(c->buckets[i], status, NULL);
+      ht_tr_out_settle(c->buckets[i], status, NULL, 0);
   }
 }
 
@@ -168,6 +168,6 @@ void ht_tr_timeouts_fire(uv_timer_t *t) {
   m->timer_due = UINT64_MAX;
   uint64_t now = uv_now(m->loop);
   while (m->heap_n > 0 && m->heap[0]->deadline <= now)
-    ht_tr_out_settle(m->heap[0], HT_ETIMEDOUT, NULL); /* write side goes on */
+    ht_tr_out_settle(m->heap[0], HT_ETIMEDOUT, NULL, 0); /* write side goes on */
   arm(m);
 }

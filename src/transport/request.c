@@ -25,6 +25,7 @@ int ht_tr_request_new(ht_tr_conn *c, const ht_envelope *env, ht_request **out) {
   ht_tr_conn_ref(c);
   r->seq = env->sequence;
   r->slot = NULL;
+  r->reply_trace = NULL;
   memcpy(r->tail + slot, op, n + 1);
   c->inflight++;
   atomic_fetch_add(&c->m->tokens_open, 1);
@@ -56,15 +57,15 @@ static void free_token(ht_request *req, bool handed) {
   ht_tr_unref(m);
 }
 
-static void hook_done(ht_messenger *m, ht_request *req, int status) {
+static void hook_done(ht_messenger *m, ht_request *req, int status,
+                      size_t frame_len) {
   if (m->has_hooks && m->hooks.request_done != NULL)
-    m->hooks.request_done(m->hooks_arg, req->slot, status);
+    m->hooks.request_done(m->hooks_arg, req->slot, status, frame_len);
 }
 
 /* Builds the reply frame; the token's connection reference moves to it. */
 static int build_reply(ht_request *req, int32_t status,
                        const ht_payload *payload, ht_tr_out **out) {
-  ht_messenger *m = req->m;
   ht_envelope env = {.version = HT_WIRE_VERSION,
                      .type = status == 0 ? HT_MSG_REPLY : HT_MSG_ERROR,
                      .sequence = req->seq,
@@ -73,16 +74,15 @@ static int build_reply(ht_request *req, int32_t status,
     env.payload = payload->data;
     env.payload_len = payload->len;
   }
-  if (m->has_hooks && m->hooks.before_encode != NULL)
-    m->hooks.before_encode(m->hooks_arg, &env, req->conn->name, &req->slot);
+  if (req->reply_trace != NULL) { /* request_done counts the frame */
+    env.has_trace = true;
+    env.trace = *req->reply_trace;
+  }
   if (atomic_load(&req->conn->state) == TR_CONN_CLOSING)
     return HT_ECONNRESET;
   int rc = ht_tr_out_new(&env, payload, out);
   if (rc != 0)
     return rc;
-  if (m->has_hooks && m->hooks.on_message != NULL)
-    m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, (*out)->frame_len,
-                        req->conn->name, req->slot);
   (*out)->kind = (ht_tr_out_kind)env.type;
   (*out)->reply_conn = req->conn;
   ht_tr_conn_ref(req->conn);
@@ -117,7 +117,7 @@ int ht_request_reply(ht_request *req, int32_t status,
   ht_tr_out *o = NULL;
   int rc = build_reply(req, status, payload, &o);
   if (rc != 0) {
-    hook_done(m, req, rc);
+    hook_done(m, req, rc, 0);
     if (!on_loop) {
       ht_tr_leave(m);
     } else {
@@ -127,7 +127,7 @@ int ht_request_reply(ht_request *req, int32_t status,
     free_token(req, false);
     return rc;
   }
-  hook_done(m, req, status);
+  hook_done(m, req, status, o->frame_len);
   rc = hand_over(m, on_loop, o);
   free_token(req, true);
   return rc;
@@ -142,7 +142,7 @@ void ht_request_drop(ht_request *req) {
     free_token(req, false);
     return;
   }
-  hook_done(m, req, 1);
+  hook_done(m, req, 1, 0);
   ht_tr_out *o = calloc(1, sizeof(*o));
   if (o == NULL) {
     if (!on_loop)

@@ -1,7 +1,8 @@
 /* The interceptor seam for the traced messenger (src/transport/hooks.h):
  * a hook table stamps a trace context before encoding, sees dispatch with
- * the decoded context, carries a per-request slot to the reply callback
- * and a dispatch slot to the reply, and counts message events. */
+ * the decoded context, names the reply's context, carries a per-request
+ * slot to the reply callback and a dispatch slot to request_done, and
+ * sees each frame exactly once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +16,8 @@
 typedef struct hook_log {
   atomic_int encodes, dispatches, after, done, replies, sends, recvs;
   atomic_int destroyed;
-  atomic_int slot_ok, ctx_ok, reply_ctx_ok, send_slot_ok;
-  int tag; /* which messenger */
+  atomic_int slot_ok, ctx_ok, reply_ctx_ok, send_slot_ok, other_recvs;
+  ht_trace_context reply_ctx[256]; /* by sequence: fewer are in flight */
 } hook_log;
 
 static void before_encode(void *arg, ht_envelope *env, const char *peer,
@@ -24,28 +25,30 @@ static void before_encode(void *arg, ht_envelope *env, const char *peer,
   hook_log *h = arg;
   assert_non_null(peer);
   atomic_fetch_add(&h->encodes, 1);
-  if (env->type == HT_MSG_REQUEST) {
-    env->has_trace = true;
-    env->trace = (ht_trace_context){0, 0x1111, env->sequence + 100, 0,
-                                    HT_FLAG_SAMPLED};
-    *slot = (void *)(uintptr_t)(env->sequence * 2 + 1);
-  } else if (env->type == HT_MSG_REPLY) {
-    /* The dispatch slot set on the server carries the span. */
-    uintptr_t s = (uintptr_t)*slot;
-    env->has_trace = true;
-    env->trace = (ht_trace_context){0, 0x2222, (uint64_t)s, 0, 0};
-  }
+  assert_int_equal(env->type, HT_MSG_REQUEST); /* replies: the transport */
+  env->has_trace = true;
+  env->trace = (ht_trace_context){0, 0x1111, env->sequence + 100, 0,
+                                  HT_FLAG_SAMPLED};
+  *slot = (void *)(uintptr_t)(env->sequence * 2 + 1);
 }
 
 static void before_dispatch(void *arg, const ht_envelope *env,
-                            const char *peer, void **slot) {
+                            const char *peer, size_t frame_len, void **slot,
+                            const ht_trace_context **reply_trace) {
   hook_log *h = arg;
   (void)peer;
+  assert_true(frame_len > env->payload_len);
+  atomic_fetch_add(&h->recvs, 1);
   atomic_fetch_add(&h->dispatches, 1);
   if (env->has_trace && env->trace.trace_id_lo == 0x1111 &&
       env->trace.span_id == env->sequence + 100)
     atomic_fetch_add(&h->ctx_ok, 1);
   *slot = (void *)(uintptr_t)(env->sequence + 5000);
+  /* the reply carries what this names (the server span, say) */
+  ht_trace_context *c = &h->reply_ctx[env->sequence % 256];
+  *c = (ht_trace_context){0, 0x2222, env->sequence + 5000, 0, 0};
+  assert_null(*reply_trace);
+  *reply_trace = c;
 }
 
 static void after_dispatch(void *arg, const ht_envelope *env, void *slot) {
@@ -54,16 +57,23 @@ static void after_dispatch(void *arg, const ht_envelope *env, void *slot) {
   atomic_fetch_add(&((hook_log *)arg)->after, 1);
 }
 
-static void request_done(void *arg, void *slot, int status) {
-  (void)slot;
+static void request_done(void *arg, void *slot, int status,
+                         size_t frame_len) {
+  hook_log *h = arg;
   assert_int_equal(status, 0);
-  atomic_fetch_add(&((hook_log *)arg)->done, 1);
+  atomic_fetch_add(&h->done, 1);
+  if (frame_len > 0) /* the reply went out, as request_done's last act */
+    atomic_fetch_add(&h->sends, 1);
+  if (frame_len > 0 && slot != NULL)
+    atomic_fetch_add(&h->send_slot_ok, 1);
 }
 
 static void on_reply(void *arg, int status, const ht_envelope *reply,
-                     void *slot) {
+                     size_t reply_len, void *slot) {
   hook_log *h = arg;
   atomic_fetch_add(&h->replies, 1);
+  if (reply != NULL && reply_len > reply->payload_len)
+    atomic_fetch_add(&h->recvs, 1);
   if (status == 0 && (uintptr_t)slot == reply->sequence * 2 + 1)
     atomic_fetch_add(&h->slot_ok, 1);
   if (status == 0 && reply->has_trace && reply->trace.trace_id_lo == 0x2222 &&
@@ -75,17 +85,13 @@ static void on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
                        size_t frame_len, const char *peer, void *slot) {
   hook_log *h = arg;
   (void)peer;
-  /* a request's send sees its request slot, a reply's the dispatch slot */
+  /* a request's send sees its request slot */
   if (dir == HT_HOOK_SEND && env->type == HT_MSG_REQUEST &&
       (uintptr_t)slot == env->sequence * 2 + 1)
     atomic_fetch_add(&h->send_slot_ok, 1);
-  if (dir == HT_HOOK_SEND && env->type == HT_MSG_REPLY &&
-      (uintptr_t)slot == env->sequence + 5000)
-    atomic_fetch_add(&h->send_slot_ok, 1);
-  if (dir == HT_HOOK_RECV && slot != NULL)
-    atomic_fetch_add(&h->send_slot_ok, -1000);
   assert_true(frame_len > env->payload_len);
-  atomic_fetch_add(dir == HT_HOOK_SEND ? &h->sends : &h->recvs, 1);
+  /* every frame received here reached before_dispatch or on_reply */
+  atomic_fetch_add(dir == HT_HOOK_SEND ? &h->sends : &h->other_recvs, 1);
 }
 
 static void destroy(void *arg) {
@@ -119,8 +125,9 @@ static void fill_check(void *slot, uint8_t byte, bool fill) {
 }
 
 static void storage_dispatch(void *arg, const ht_envelope *env,
-                             const char *peer, void **slot) {
-  (void)arg, (void)peer;
+                             const char *peer, size_t frame_len, void **slot,
+                             const ht_trace_context **reply_trace) {
+  (void)arg, (void)peer, (void)frame_len, (void)reply_trace;
   fill_check(*slot, (uint8_t)env->sequence, true);
 }
 
@@ -132,8 +139,9 @@ static void storage_after(void *arg, const ht_envelope *env, void *slot) {
     atomic_fetch_add(&storage_bad, 1);
 }
 
-static void storage_done(void *arg, void *slot, int status) {
-  (void)arg, (void)status;
+static void storage_done(void *arg, void *slot, int status,
+                         size_t frame_len) {
+  (void)arg, (void)status, (void)frame_len;
   /* the byte pattern: each request's own storage, still intact */
   uint8_t *b = slot;
   fill_check(slot, b != NULL ? b[0] : 0, false);
@@ -191,9 +199,11 @@ static void test_hooks_see_every_hop(void **state) {
   assert_int_equal(atomic_load(&hs.ctx_ok), N);
   assert_int_equal(atomic_load(&hs.after), N);
   assert_int_equal(atomic_load(&hs.done), N);
-  assert_int_equal(atomic_load(&hs.encodes), N);
+  assert_int_equal(atomic_load(&hs.encodes), 0);
   assert_int_equal(atomic_load(&hs.sends), N);
   assert_int_equal(atomic_load(&hs.recvs), N);
+  assert_int_equal(atomic_load(&hc.other_recvs), 0);
+  assert_int_equal(atomic_load(&hs.other_recvs), 0);
   assert_int_equal(atomic_load(&hc.send_slot_ok), N);
   assert_int_equal(atomic_load(&hs.send_slot_ok), N);
   assert_int_equal(atomic_load(&hs.destroyed), 1);
