@@ -33,7 +33,8 @@ python3 "$src/check_outputs.py" "$work/expect.txt" "$work/zipkin.json" \
 # carry their process and thread. Every span names the workload's pid, as
 # its own process event gives it, and every Chrome slice a thread.
 pid=$(timeout 60 babeltrace2 "$work/trace" |
-  sed -n 's/.*hoptrace:process: .*vpid = \([0-9]*\).*/\1/p' | head -n1)
+  sed -n 's/.*hoptrace:process: .*vpid = \([0-9]*\).*/\1/p')
+pid=${pid%%$'\n'*} # the first (no `| head`: under pipefail sed could die of SIGPIPE)
 python3 - "$work/zipkin.json" "$work/chrome.json" "$pid" <<'PY'
 import json, sys
 spans, chrome, pid = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]

@@ -57,7 +57,8 @@ uid=$("${as[@]}" id -u)
 mine() { # pids of uid's processes named $1 whose LTTNG_HOME is ours
   local p
   for p in $(pgrep -u "$uid" -x "$1" || true); do
-    { tr '\0' '\n' < "/proc/$p/environ"; } 2>/dev/null | grep -qx "LTTNG_HOME=$home" && echo "$p"
+    # (no pipe into grep -q: under pipefail tr may die of SIGPIPE)
+    grep -qx "LTTNG_HOME=$home" < <({ tr '\0' '\n' < "/proc/$p/environ"; } 2>/dev/null) && echo "$p"
   done
   return 0
 }
