@@ -51,14 +51,16 @@ if [[ -n $to ]]; then
 fi
 for arg in "$@"; do
   if [[ $arg == --gateway ]]; then
-    cmake --build build -j"$(nproc)" --target sim-gateway >/dev/null
+    cmake --build build -j"$(nproc)" --target sim-gateway trace_workload >/dev/null
     out=$PWD/gateway-out
     bash tests/gateway/gateway_otel.sh "$PWD/build/tools/hoptrace/hoptrace" \
-      "$PWD/build/examples/client-osd-sim" "$PWD/build/libhoptrace-tp.so" "$out" "$PWD/tests/gateway"
-    build/tools/hoptrace/hoptrace view -q -o "$out/waterfall.html" "$out/trace"
+      "$PWD/build/examples/client-osd-sim" "$PWD/build/libhoptrace-tp.so" "$out" \
+      "$PWD/tests/gateway" "$PWD/build/tests/tool/trace_workload"
+    build/tools/hoptrace/hoptrace view -q -o "$out/waterfall.html" "$out/relay"
     echo "Outputs in $out: received.jsonl (every span the OTLP receiver got: the Node.js"
-    echo "client's and the cluster's), requests.*.jsonl (the client's requests and their"
-    echo "traceresponse), trace/ (the cluster's CTF trace), waterfall.html, gateway.log"
+    echo "client's and the cluster's, pushed live), requests.*.jsonl (the client's requests"
+    echo "and their traceresponse), relay/ (the cluster's CTF trace, as the live session's"
+    echo "relay wrote it), follow.log (the push's summary), waterfall.html, gateway.log"
     exit 0
   fi
   if [[ $arg == --hosts ]]; then
