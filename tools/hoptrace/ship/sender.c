@@ -321,6 +321,12 @@ void sender_drop_encode(sender *s, size_t spans) {
   pthread_mutex_unlock(&s->mu);
 }
 
+void sender_replaced(sender *s, uint64_t sequences) {
+  pthread_mutex_lock(&s->mu);
+  s->c.replaced += sequences;
+  pthread_mutex_unlock(&s->mu);
+}
+
 void sender_finish(sender *s, bool quiet, ship_counts *out) {
   pthread_mutex_lock(&s->mu);
   s->finishing = true;

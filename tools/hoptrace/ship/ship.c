@@ -88,6 +88,8 @@ static void flush_batch(output *o) {
   o->doc = NULL;
   if (obuf_flush(o->doc_buf) != 0)
     rc = -1;
+  if (o->doc_buf->replaced > 0)
+    sender_replaced(o->snd, o->doc_buf->replaced);
   obuf_free(o->doc_buf);
   if (fclose(o->doc_file) != 0)
     rc = -1;
