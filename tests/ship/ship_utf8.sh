@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A peer's invalid UTF-8 pushed as JSON (Zipkin, OTLP/JSON): the receiver
-# gets valid UTF-8 with U+FFFD (it parses every batch), and the push's
+# A peer's invalid UTF-8 pushed as OTLP protobuf, Zipkin and OTLP/JSON:
+# the receiver gets valid UTF-8, each invalid byte as U+FFFD (protobufjs
+# would decode raw bytes leniently, to fewer of them), and the push's
 # summary counts the replacements, as many as the file export of the same
-# format counts for the same trace.
+# format (the OTLP file for protobuf) counts for the same trace.
 # usage: ship_utf8.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
 set -euo pipefail
 trap 'echo "ship_utf8: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -20,7 +21,7 @@ pid=
 trap '[[ -n $pid ]] && kill $pid' EXIT
 count() { grep -o '[0-9]* invalid UTF-8 sequences in the trace.s strings written as U+FFFD' "$1" |
   cut -d' ' -f1; }
-for fmt in zipkin otlp-json; do
+for fmt in otlp zipkin otlp-json; do
   rm -f "$work/port"
   node "$work/receiver/receiver.js" --port-file "$work/port" --out "$work/$fmt.jsonl" \
     2> "$work/$fmt.receiver.log" &
@@ -41,8 +42,7 @@ for fmt in zipkin otlp-json; do
 import json, sys
 spans = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]  # strict UTF-8
 names = [s["name"] for s in spans if "op" in s["name"]]
-assert names and all(n.startswith("\ufffd\ufffdop\ufffd") and n.endswith(" caf\u00e9")
-                     for n in names), names[:2]
+assert names and all(n == "\ufffd\ufffdop\ufffd\ufffd caf\u00e9" for n in names), names[:2]
 PY
   echo "$fmt: 60 spans accepted, $pushed invalid UTF-8 sequences replaced and counted (the file: $written)"
 done

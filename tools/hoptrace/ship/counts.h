@@ -17,7 +17,7 @@ typedef struct ship_counts {
   uint64_t dropped_queue;     /* --follow: the queue was full */
   uint64_t dropped_shutdown;  /* still queued when the shutdown's time was up */
   uint64_t batches, retries;
-  uint64_t replaced; /* JSON batches: invalid UTF-8 sequences written as U+FFFD */
+  uint64_t replaced; /* invalid UTF-8 sequences of the trace written as U+FFFD */
   size_t queue_bytes, queue_peak_bytes, queue_peak_batches;
 } ship_counts;
 

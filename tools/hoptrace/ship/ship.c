@@ -77,7 +77,10 @@ static void flush_batch(output *o) {
     return;
   if (o->pb != NULL) {
     size_t len;
+    uint64_t replaced = pb_batch_replaced(o->pb);
     uint8_t *bytes = pb_batch_take(o->pb, &len);
+    if (replaced > 0)
+      sender_replaced(o->snd, replaced);
     if (bytes == NULL)
       sender_drop_encode(o->snd, spans);
     else
