@@ -14,11 +14,11 @@
 # follower, which must have dropped nothing.
 # probes.py sends malformed headers and oversized bodies; check.py checks
 # the traces (see there); the gateway's own counts must match the probes.
-# HT_TEST_WRAPPER="valgrind ..." (scripts/valgrind.sh) starts the OSDs and
-# the gateway under it (HT_TEST_SLOW=1: longer timeouts). The process
-# name LTTng records is then valgrind's ("memcheck-amd64-"), so the
-# session keeps those, and check.py keeps only the spans of this test's
-# processes (by pid).
+# HT_TEST_WRAPPER="valgrind ..." (scripts/valgrind.sh) starts the OSDs,
+# the gateway, the warm-up and the follower under it (HT_TEST_SLOW=1:
+# longer timeouts). The process name LTTng records is then valgrind's
+# ("memcheck-amd64-"), so the session keeps those, and check.py keeps only
+# the spans of this test's processes (by pid).
 # usage: gateway_otel.sh HOPTRACE SIMBIN PROVIDER WORKDIR SRCDIR WORKLOAD
 # (WORKLOAD: tests/tool's trace_workload, the warm-up that shows the
 # follower attached: lttng-live reads from the live position on)
@@ -68,7 +68,7 @@ for _ in $(seq 300); do [[ -s $work/receiver.port ]] && break; sleep 0.1; done
 receiver=http://127.0.0.1:$(cat "$work/receiver.port")
 
 ht_live_session "$work" "$session" 8 "$procname"
-timeout 1800 "$hoptrace" export --follow --to "$receiver" --summary-every 10 \
+timeout 1800 "${wrap[@]}" "$hoptrace" export --follow --to "$receiver" --summary-every 10 \
   "net://127.0.0.1:$HT_LIVE_PORT/host/$(hostname)/$session" 2> "$work/follow.log" &
 follower=$!
 # warm-up traces until one reaches the receiver: the follower is attached
