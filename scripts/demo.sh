@@ -18,7 +18,10 @@
 #   scripts/demo.sh --to URL ...  (not with --hosts, nor --gateway)
 #   also pushes the run's spans live, while it runs, to an OTLP/HTTP
 #   endpoint (hoptrace export --follow --to URL, from a live session of
-#   its own beside the recording; summary and drops in OUT/push.log)
+#   its own beside the recording, through lttng-relayd on this host's
+#   default ports, started when absent); waits for the push to end after
+#   the run and prints its summary (also in OUT/push.log); exits non-zero
+#   when spans were dropped
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,28 +44,53 @@ if [[ -n $to ]]; then
   done
   mkdir -p "$out"
   live=hoptrace-demo-live-$$
-  # lasts as long as this process, which the exec below keeps (same pid)
+  # `record --live` starts lttng-relayd when none runs (and stops only
+  # that one); its command lasts until the run is over (or this shell gone)
   build/tools/hoptrace/hoptrace record --live net://127.0.0.1 --name "$live" \
     --filter '$ctx.procname == "sim-*"' -- tail --pid=$$ -f /dev/null 2> "$out/live-record.log" &
+  rec=$!
   (for _ in $(seq 150); do lttng list "$live" > /dev/null 2>&1 && break; sleep 0.2; done
    exec build/tools/hoptrace/hoptrace export --follow --to "$to" --summary-every 10 \
      "net://127.0.0.1/host/$(hostname)/$live") 2> "$out/push.log" &
+  push=$!
+  # lttng-live reads from the live position on: the cluster starts once
+  # the follower holds its connection to the relay (live port 5344)
+  for _ in $(seq 100); do
+    ss -tnpH state established '( dport = :5344 )' 2>/dev/null | grep -q "pid=$push," && break
+    sleep 0.2
+  done
   echo "demo: pushing the spans live to $to (summaries in $out/push.log)" >&2
 fi
 for arg in "$@"; do
   if [[ $arg == --gateway ]]; then
-    cmake --build build -j"$(nproc)" --target sim-gateway >/dev/null
+    cmake --build build -j"$(nproc)" --target sim-gateway trace_workload >/dev/null
     out=$PWD/gateway-out
     bash tests/gateway/gateway_otel.sh "$PWD/build/tools/hoptrace/hoptrace" \
-      "$PWD/build/examples/client-osd-sim" "$PWD/build/libhoptrace-tp.so" "$out" "$PWD/tests/gateway"
-    build/tools/hoptrace/hoptrace view -q -o "$out/waterfall.html" "$out/trace"
+      "$PWD/build/examples/client-osd-sim" "$PWD/build/libhoptrace-tp.so" "$out" \
+      "$PWD/tests/gateway" "$PWD/build/tests/tool/trace_workload"
+    build/tools/hoptrace/hoptrace view -q -o "$out/waterfall.html" "$out/relay"
     echo "Outputs in $out: received.jsonl (every span the OTLP receiver got: the Node.js"
-    echo "client's and the cluster's), requests.*.jsonl (the client's requests and their"
-    echo "traceresponse), trace/ (the cluster's CTF trace), waterfall.html, gateway.log"
+    echo "client's and the cluster's, pushed live), requests.*.jsonl (the client's requests"
+    echo "and their traceresponse), relay/ (the cluster's CTF trace, as the live session's"
+    echo "relay wrote it), follow.log (the push's summary), waterfall.html, gateway.log"
     exit 0
   fi
   if [[ $arg == --hosts ]]; then
     exec bash examples/client-osd-sim/run-hosts.sh --build "$PWD/build" "$@"
   fi
 done
-exec bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@"
+[[ -n $to ]] || exec bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@"
+status=0
+bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@" || status=$?
+# The run is over: ending the live session's command ends the session,
+# and the session's end the follower, once it has posted what it read
+kill $(pgrep -P "$rec" -x tail) 2>/dev/null || true
+wait "$rec" || true
+for _ in $(seq 300); do kill -0 "$push" 2>/dev/null || break; sleep 0.2; done
+kill -INT "$push" 2>/dev/null || true # not ended after 60 s: flush, report, exit
+push_status=0
+wait "$push" || push_status=$?
+grep -v ' after ' "$out/push.log" >&2 || true
+echo "demo: push to $to exit $push_status (log: $out/push.log)" >&2
+((status != 0)) && exit $status
+exit $push_status

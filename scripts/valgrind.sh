@@ -46,8 +46,8 @@ vg_opts=(--error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,
 
 # The C unit tests; the script-driven ones are step 2 (or not valgrind's:
 # install, link and symbol checks).
-unit_exclude='^(sim_|cluster_|ship_(push|faults)$|gateway_otel$|tool_(export|loss|live|decoders|schema1|utf8|discovery|damaged|sigpipe|view|report)$|messenger_lttng$|messenger_control_clients$|example_worker_reply_lttng$|shim_|install_|api_symbols$)'
-integration='^(sim_(rw|kill-traced|drop|hostile)|messenger_lttng|messenger_control_clients|ship_(push|faults)|gateway_otel|tool_(export|decoders|schema1|utf8|damaged|view|report))$'
+unit_exclude='^(sim_|cluster_|ship_(push|faults|utf8)$|gateway_otel$|tool_(export|loss|live|decoders|schema1|utf8|discovery|damaged|sigpipe|view|report)$|messenger_lttng$|messenger_control_clients$|example_worker_reply_lttng$|shim_|install_|api_symbols$)'
+integration='^(sim_(rw|kill-traced|drop|hostile)|messenger_lttng|messenger_control_clients|ship_(push|faults|utf8)|gateway_otel|tool_(export|decoders|schema1|utf8|damaged|view|report))$'
 
 source scripts/lttng-env.sh
 ht_sessiond_ensure

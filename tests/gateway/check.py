@@ -1,5 +1,5 @@
 """Checks what the test receiver got: the Node.js client's spans (its own
-OTLP/HTTP exporter) and the cluster's (hoptrace export --to), against the
+OTLP/HTTP exporter) and the cluster's (hoptrace export --follow --to), against the
 client's log of its requests and the probes' log.
 
 For every sampled request: one trace whose only root is the Node.js client
@@ -141,7 +141,7 @@ if errors:
     sys.exit(1)
 cluster = sum(1 for s in spans if service(s) != "node-client")
 print("gateway_otel: %d requests (%d sampled, %d unsampled), %d probes: %d spans received "
-      "(%d from the Node.js SDK, %d from hoptrace export --to, %d of other processes set "
+      "(%d from the Node.js SDK, %d from hoptrace export --follow --to, %d of other processes set "
       "aside), every sampled request one trace client -> gateway -> OSDs, nothing of the "
       "unsampled ones" % (len(reqs), len(sampled), len(reqs) - len(sampled), len(probes),
                           len(spans), len(spans) - cluster, cluster, len(received) - len(spans)))

@@ -14,14 +14,12 @@ set -euo pipefail
 trap 'echo "ship_faults: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
 source "$src/../../scripts/lttng-env.sh"
-rm -rf "$work" && mkdir -p "$work/receiver"
-export HT_LTTNG_PROVIDER=$provider
+source "$src/setup.sh"
+ship_setup "$hoptrace" "$provider" "$work" "$src"
 QUEUE_MIB=2
 RSS_MAX_KB=$((40 * 1024)) # 18 MiB measured: the queue's 2 MiB, the batch in hand, the reader
 SHUTDOWN_MAX_MS=$((5000 + 1500))
-tool=("$hoptrace")
 if [[ -n ${HT_TEST_WRAPPER:-} ]]; then # valgrind: its own memory and pace
-  read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace")
   RSS_MAX_KB=$((4 * 1024 * 1024)) SHUTDOWN_MAX_MS=$((5000 + 15000))
 elif [[ $(ldd "$hoptrace" 2>/dev/null) == *libasan* ]]; then # (no pipe: grep -q + pipefail races)
   # ASan's shadow memory and freed-block quarantine (90 MiB seen with the
@@ -29,12 +27,6 @@ elif [[ $(ldd "$hoptrace" 2>/dev/null) == *libasan* ]]; then # (no pipe: grep -q
   export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=32"
   RSS_MAX_KB=$((256 * 1024))
 fi
-
-command -v node >/dev/null && command -v npm >/dev/null ||
-  { echo "node and npm are needed (scripts/install-deps.sh installs them)" >&2; exit 1; }
-cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/"*.js \
-  "$work/receiver/"
-(cd "$work/receiver" && timeout 300 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
 # the workload under a name of this run's own: the session daemon is
 # shared, and other runs' trace_workload must not feed this session

@@ -13,16 +13,8 @@
 set -euo pipefail
 trap 'echo "ship_push: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
-rm -rf "$work" && mkdir -p "$work/receiver"
-export HT_LTTNG_PROVIDER=$provider
-tool=("$hoptrace")
-[[ -n ${HT_TEST_WRAPPER:-} ]] && { read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace"); }
-
-command -v node >/dev/null && command -v npm >/dev/null ||
-  { echo "node and npm are needed (scripts/install-deps.sh installs them)" >&2; exit 1; }
-cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/"*.js \
-  "$work/receiver/"
-(cd "$work/receiver" && timeout 300 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+source "$src/setup.sh"
+ship_setup "$hoptrace" "$provider" "$work" "$src"
 
 # 150 traces of 6 spans: 900 spans, two batches (512 + 388)
 timeout 120 "$hoptrace" record -o "$work/trace" --filter '$ctx.procname == "trace_workload"' -- \

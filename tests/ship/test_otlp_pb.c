@@ -1,8 +1,8 @@
 /* The OTLP protobuf batch (ship/otlp_pb.h): one ResourceSpans per
  * resource, spans in batch order within it, ids big endian, times,
  * kind, status and the attributes otlp_map gives (the same list the JSON
- * file writes); the batch empties when taken; a partial success read
- * back. Decoded here with the code generated from our .proto; the
+ * file writes); the batch empties when taken; a peer's invalid UTF-8
+ * repaired (U+FFFD a byte, counted); a partial success read back. Decoded here with the code generated from our .proto; the
  * receiver test (ship_push) decodes with OpenTelemetry's own. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +89,33 @@ static void batch(void **state) {
   pb_batch_free(b);
 }
 
+/* Each byte of an invalid sequence becomes U+FFFD (a cut E2 82: two),
+ * valid multi-byte text stays; the count empties with the batch. */
+static void invalid_utf8(void **state) {
+  (void)state;
+  span s = {.id = 1, .name = "\xff" "op\xe2\x82 caf\xc3\xa9", .service = "osd", .hostname = "h",
+            .start_ns = 1, .end_ns = 2, .clock_bound_ns = -1, .vpid = 7,
+            .kind = HOP_KIND_SERVER, .started = true, .ended = true,
+            .status = -5, .status_message = "bad \x80"};
+  trace t = {.trace_lo = 1};
+  pb_batch *b = pb_batch_new();
+  assert_non_null(b);
+  assert_int_equal(pb_batch_add(b, &t, &s), 0);
+  assert_int_equal(pb_batch_replaced(b), 3 + 3 + 1); /* name, rpc.method, message */
+  size_t len;
+  uint8_t *bytes = pb_batch_take(b, &len);
+  assert_int_equal(pb_batch_replaced(b), 0);
+  Hoptrace__Otlp__ExportTraceServiceRequest *r =
+      hoptrace__otlp__export_trace_service_request__unpack(NULL, len, bytes);
+  assert_non_null(r);
+  Hoptrace__Otlp__Span *p = r->resource_spans[0]->scope_spans[0]->spans[0];
+  assert_string_equal(p->name, "\xef\xbf\xbd" "op\xef\xbf\xbd\xef\xbf\xbd caf\xc3\xa9");
+  assert_string_equal(p->status->message, "bad \xef\xbf\xbd");
+  hoptrace__otlp__export_trace_service_request__free_unpacked(r, NULL);
+  free(bytes);
+  pb_batch_free(b);
+}
+
 static void partial_success(void **state) {
   (void)state;
   Hoptrace__Otlp__ExportTracePartialSuccess ps = HOPTRACE__OTLP__EXPORT_TRACE_PARTIAL_SUCCESS__INIT;
@@ -112,6 +139,7 @@ static void partial_success(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(batch),
+      cmocka_unit_test(invalid_utf8),
       cmocka_unit_test(partial_success),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

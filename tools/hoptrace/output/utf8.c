@@ -2,6 +2,7 @@
 #include "output/utf8.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool cont(unsigned char c) { return (c & 0xc0) == 0x80; }
 
@@ -20,6 +21,29 @@ size_t utf8_sequence(const unsigned char *p) {
     return p[1] >= lo && p[1] <= hi && cont(p[2]) && cont(p[3]) ? 4 : 0;
   }
   return 0; /* ASCII is not a multi-byte sequence; 80..C1, F5..FF never start one */
+}
+
+/* 1 for ASCII, a valid sequence's length, or 0 */
+static size_t sequence_at(const unsigned char *p) { return *p < 0x80 ? 1 : utf8_sequence(p); }
+
+size_t utf8_invalid(const char *s) {
+  size_t bad = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    size_t n = sequence_at(p);
+    bad += n == 0;
+    p += n ? n : 1;
+  }
+  return bad;
+}
+
+void utf8_repair(char *dst, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    size_t n = sequence_at(p);
+    memcpy(dst, n ? (const char *)p : UTF8_REPLACEMENT, n ? n : 3);
+    dst += n ? n : 3;
+    p += n ? n : 1;
+  }
+  *dst = '\0';
 }
 
 static void hex_escape(obuf *out, unsigned c) {

@@ -20,6 +20,13 @@
  * continues a sequence). */
 size_t utf8_sequence(const unsigned char *p);
 
+/* How many bytes of s belong to no valid sequence; utf8_repair writes s
+ * with each such byte as U+FFFD (as the JSON writer does) into dst, of
+ * strlen(s) + 2 * utf8_invalid(s) + 1 bytes. For writers that do not
+ * escape (the OTLP protobuf's `string` fields). */
+size_t utf8_invalid(const char *s);
+void utf8_repair(char *dst, const char *s);
+
 /* s as plain text: valid UTF-8 with every control byte (C0, DEL, and
  * the C1 controls U+0080..U+009F) written as \xNN, a backslash as \\,
  * and newlines kept when keep_newlines. s[len] is readable (a NUL, or

@@ -23,4 +23,7 @@ void counts_print(FILE *f, const ship_counts *c) {
           c->dropped_retryable, c->dropped_transport, c->dropped_encode, c->dropped_queue,
           c->dropped_shutdown, counts_pending(c), c->batches, c->retries, c->queue_peak_bytes,
           c->queue_peak_batches);
+  if (c->replaced > 0) /* as the files' summary says it: a peer's bytes were invalid */
+    fprintf(f, ", %" PRIu64 " invalid UTF-8 sequences in the trace's strings written as U+FFFD",
+            c->replaced);
 }

@@ -17,6 +17,7 @@ typedef struct ship_counts {
   uint64_t dropped_queue;     /* --follow: the queue was full */
   uint64_t dropped_shutdown;  /* still queued when the shutdown's time was up */
   uint64_t batches, retries;
+  uint64_t replaced; /* invalid UTF-8 sequences of the trace written as U+FFFD */
   size_t queue_bytes, queue_peak_bytes, queue_peak_batches;
 } ship_counts;
 
@@ -25,7 +26,7 @@ uint64_t counts_dropped(const ship_counts *c);
  * being posted). */
 uint64_t counts_pending(const ship_counts *c);
 /* "R spans read, S sent, ..." (sent: a server answered; once a batch),
- * without a line end. */
+ * then the U+FFFD count when there is one, without a line end. */
 void counts_print(FILE *f, const ship_counts *c);
 
 #endif

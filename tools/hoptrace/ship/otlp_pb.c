@@ -9,6 +9,7 @@
 
 #include "otlp.pb-c.h"
 #include "output/otlp_map.h"
+#include "output/utf8.h"
 #include "ship/arena.h"
 
 typedef Hoptrace__Otlp__KeyValue pb_kv;
@@ -31,6 +32,7 @@ struct pb_batch {
   pb_kv **scratch; /* one span's attributes while it is mapped */
   size_t n_scratch, cap_scratch;
   int failed;
+  uint64_t replaced; /* invalid UTF-8 sequences written as U+FFFD */
 };
 
 pb_batch *pb_batch_new(void) { return calloc(1, sizeof(pb_batch)); }
@@ -44,6 +46,20 @@ void pb_batch_free(pb_batch *b) {
   free(b->groups);
   free(b->scratch);
   free(b);
+}
+
+/* A trace's string as a `string` field wants it: valid UTF-8 (a strict
+ * decoder refuses the whole request for one bad byte). */
+static char *pb_str(pb_batch *b, const char *s) {
+  size_t bad = utf8_invalid(s);
+  if (bad == 0)
+    return arena_strdup(&b->mem, s);
+  char *d = arena_alloc(&b->mem, strlen(s) + 2 * bad + 1);
+  if (d != NULL) {
+    utf8_repair(d, s);
+    b->replaced += bad;
+  }
+  return d;
 }
 
 static void collect_attr(void *arg, const otlp_attr *a) {
@@ -66,14 +82,14 @@ static void collect_attr(void *arg, const otlp_attr *a) {
   }
   hoptrace__otlp__key_value__init(kv);
   hoptrace__otlp__any_value__init(v);
-  if ((kv->key = arena_strdup(&b->mem, a->key)) == NULL)
+  if ((kv->key = pb_str(b, a->key)) == NULL)
     b->failed = 1;
   if (a->is_int) {
     v->value_case = HOPTRACE__OTLP__ANY_VALUE__VALUE_INT_VALUE;
     v->int_value = a->int_value;
   } else {
     v->value_case = HOPTRACE__OTLP__ANY_VALUE__VALUE_STRING_VALUE;
-    if ((v->string_value = arena_strdup(&b->mem, a->str_value ? a->str_value : "")) == NULL)
+    if ((v->string_value = pb_str(b, a->str_value ? a->str_value : "")) == NULL)
       b->failed = 1;
   }
   kv->value = v;
@@ -154,7 +170,7 @@ static pb_span *map_span(pb_batch *b, const trace *t, const span *s) {
   p->span_id = id_bytes(b, 0, s->id, 8);
   if (s->parent_id)
     p->parent_span_id = id_bytes(b, 0, s->parent_id, 8);
-  p->name = arena_strdup(&b->mem, s->name ? s->name : "unknown");
+  p->name = pb_str(b, s->name ? s->name : "unknown");
   p->kind = f.kind;
   p->start_time_unix_nano = (uint64_t)f.start_ns;
   p->end_time_unix_nano = (uint64_t)f.end_ns;
@@ -170,13 +186,12 @@ static pb_span *map_span(pb_batch *b, const trace *t, const span *s) {
       return NULL;
     hoptrace__otlp__event__init(e);
     e->time_unix_nano = (uint64_t)s->annotations[i].ts_ns;
-    if ((e->name = arena_strdup(&b->mem, s->annotations[i].value ? s->annotations[i].value : ""))
-        == NULL)
+    if ((e->name = pb_str(b, s->annotations[i].value ? s->annotations[i].value : "")) == NULL)
       return NULL;
     p->events[p->n_events++] = e;
   }
   st->code = f.status_code;
-  if (f.status_message && (st->message = arena_strdup(&b->mem, f.status_message)) == NULL)
+  if (f.status_message && (st->message = pb_str(b, f.status_message)) == NULL)
     return NULL;
   p->status = st;
   return b->failed ? NULL : p;
@@ -208,6 +223,8 @@ int pb_batch_add(pb_batch *b, const trace *t, const span *s) {
 size_t pb_batch_spans(const pb_batch *b) { return b->n_spans; }
 
 size_t pb_batch_bytes(const pb_batch *b) { return b->mem.bytes; }
+
+uint64_t pb_batch_replaced(const pb_batch *b) { return b->replaced; }
 
 static uint8_t *pack(pb_batch *b, size_t *len) {
   Hoptrace__Otlp__ExportTraceServiceRequest req = HOPTRACE__OTLP__EXPORT_TRACE_SERVICE_REQUEST__INIT;
@@ -258,6 +275,7 @@ uint8_t *pb_batch_take(pb_batch *b, size_t *len) {
   arena_reset(&b->mem);
   b->n_spans = 0;
   b->n_groups = 0;
+  b->replaced = 0;
   return out;
 }
 

@@ -20,6 +20,8 @@ int pb_batch_add(pb_batch *b, const trace *t, const span *s);
 size_t pb_batch_spans(const pb_batch *b);
 /* The memory the batch holds: a bound on its encoded size. */
 size_t pb_batch_bytes(const pb_batch *b);
+/* Invalid UTF-8 sequences of the batch's strings written as U+FFFD. */
+uint64_t pb_batch_replaced(const pb_batch *b);
 /* The request's bytes (malloc'd, the caller's; NULL when out of
  * memory), and the batch emptied either way. */
 uint8_t *pb_batch_take(pb_batch *b, size_t *len);

@@ -67,9 +67,11 @@ static void say(sender *s, size_t spans, const char *why, const char *detail) {
           s->messages == SHIP_MESSAGES ? " (further failures only counted)" : "");
 }
 
+/* On the monotonic clock (the condition's, sender_new): a step of the
+ * wall clock back must not stretch a tick into minutes. */
 static void wait_ms(sender *s, int64_t ms) {
   struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
+  clock_gettime(CLOCK_MONOTONIC, &ts);
   ts.tv_sec += ms / 1000;
   ts.tv_nsec += (ms % 1000) * 1000000;
   if (ts.tv_nsec >= 1000000000) {
@@ -255,7 +257,11 @@ sender *sender_new(const sender_options *o, char *err, size_t cap) {
   }
   ship_http_set_abort(s->http, abort_post, s);
   pthread_mutex_init(&s->mu, NULL);
-  pthread_cond_init(&s->changed, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&s->changed, &attr);
+  pthread_condattr_destroy(&attr);
   if (pthread_create(&s->thread, NULL, run, s) != 0) {
     snprintf(err, cap, "cannot start the sending thread");
     pthread_mutex_destroy(&s->mu);
@@ -318,6 +324,12 @@ void sender_drop_encode(sender *s, size_t spans) {
   pthread_mutex_lock(&s->mu);
   s->c.dropped_encode += spans;
   say(s, spans, "dropped", "out of memory encoding it");
+  pthread_mutex_unlock(&s->mu);
+}
+
+void sender_replaced(sender *s, uint64_t sequences) {
+  pthread_mutex_lock(&s->mu);
+  s->c.replaced += sequences;
   pthread_mutex_unlock(&s->mu);
 }
 

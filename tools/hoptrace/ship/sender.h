@@ -37,6 +37,8 @@ void sender_put(sender *s, void *data, size_t len, size_t spans);
 /* Counts spans read, or dropped before they could be queued. */
 void sender_read(sender *s, size_t spans);
 void sender_drop_encode(sender *s, size_t spans);
+/* Counts invalid UTF-8 sequences a batch wrote as U+FFFD (utf8.h). */
+void sender_replaced(sender *s, uint64_t sequences);
 /* Posts what is queued (for at most SHIP_SHUTDOWN_MS once interrupted),
  * stops the thread, prints the summary (unless quiet and nothing was
  * lost), frees s. *out: the final counts. */

@@ -77,7 +77,10 @@ static void flush_batch(output *o) {
     return;
   if (o->pb != NULL) {
     size_t len;
+    uint64_t replaced = pb_batch_replaced(o->pb);
     uint8_t *bytes = pb_batch_take(o->pb, &len);
+    if (replaced > 0)
+      sender_replaced(o->snd, replaced);
     if (bytes == NULL)
       sender_drop_encode(o->snd, spans);
     else
@@ -88,6 +91,8 @@ static void flush_batch(output *o) {
   o->doc = NULL;
   if (obuf_flush(o->doc_buf) != 0)
     rc = -1;
+  if (o->doc_buf->replaced > 0)
+    sender_replaced(o->snd, o->doc_buf->replaced);
   obuf_free(o->doc_buf);
   if (fclose(o->doc_file) != 0)
     rc = -1;
