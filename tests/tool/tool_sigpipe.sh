@@ -41,8 +41,8 @@ for cmd in "export --format zipkin" "export --format chrome" "report" "view -o -
   timeout 60 "$hoptrace" $cmd --decoders 2 "$work/big" 2> "$work/err" | head -c 1000 > /dev/null
   status=${PIPESTATUS[0]}
   set -o pipefail
-  if [[ $cmd == report ]]; then # report writes at its end: head reads it all
-    [[ $status == 0 ]] || fail "report | head: exit $status: $(cat "$work/err")"
+  if [[ $cmd == report && $status == 0 ]]; then
+    : # report writes at its end: all of it may fit in the pipe before head quits
   else
     [[ $status == 2 ]] || fail "$cmd | head: exit $status (141: killed by SIGPIPE)"
     grep -q "hoptrace: cannot write standard output: Broken pipe" "$work/err" ||

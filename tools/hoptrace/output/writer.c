@@ -83,7 +83,14 @@ trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
     goto no_lock;
   if (pthread_cond_init(&w->work, NULL) != 0)
     goto no_work;
-  if (pthread_cond_init(&w->space, NULL) != 0)
+  /* its timed wait counts on the monotonic clock: a wall clock set back
+   * would stretch a 100 ms wait */
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  int space_rc = pthread_cond_init(&w->space, &attr);
+  pthread_condattr_destroy(&attr);
+  if (space_rc != 0)
     goto no_space;
   if (pthread_create(&w->thread, NULL, writer_main, w) != 0)
     goto no_thread;
@@ -111,7 +118,7 @@ static void kick(trace_writer *w) {
 }
 
 static void in_100ms(struct timespec *ts) {
-  clock_gettime(CLOCK_REALTIME, ts);
+  clock_gettime(CLOCK_MONOTONIC, ts);
   ts->tv_nsec += 100000000;
   if (ts->tv_nsec >= 1000000000) {
     ts->tv_sec++;
