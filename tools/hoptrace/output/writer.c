@@ -7,6 +7,8 @@
  * up. */
 #include "output/writer.h"
 
+#include "output/mono_wait.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -83,14 +85,7 @@ trace_writer *writer_new(const output_format *fmt, output *out, obuf *buf,
     goto no_lock;
   if (pthread_cond_init(&w->work, NULL) != 0)
     goto no_work;
-  /* its timed wait counts on the monotonic clock: a wall clock set back
-   * would stretch a 100 ms wait */
-  pthread_condattr_t attr;
-  pthread_condattr_init(&attr);
-  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  int space_rc = pthread_cond_init(&w->space, &attr);
-  pthread_condattr_destroy(&attr);
-  if (space_rc != 0)
+  if (mono_cond_init(&w->space) != 0) /* its timed wait: mono_wait.h */
     goto no_space;
   if (pthread_create(&w->thread, NULL, writer_main, w) != 0)
     goto no_thread;
@@ -115,15 +110,6 @@ static void kick(trace_writer *w) {
   int sig = *w->interrupt;
   if (sig != 0)
     pthread_kill(w->thread, sig);
-}
-
-static void in_100ms(struct timespec *ts) {
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_nsec += 100000000;
-  if (ts->tv_nsec >= 1000000000) {
-    ts->tv_sec++;
-    ts->tv_nsec -= 1000000000;
-  }
 }
 
 static void collect_and_unlock(trace_writer *w, writer_release_fn release,
@@ -153,9 +139,8 @@ void writer_submit(trace_writer *w, trace *t, writer_release_fn release,
     }
     w->reader_waiting = true;
     pthread_cond_signal(&w->work);
-    struct timespec ts;
-    in_100ms(&ts); /* a signal does not end the wait: look at the flag */
-    pthread_cond_timedwait(&w->space, &w->lock, &ts);
+    /* a signal does not end the wait: look at the flag */
+    mono_cond_wait_ms(&w->space, &w->lock, 100);
     w->reader_waiting = false;
   }
   if (*w->interrupt) { /* nothing more is written: t goes back at once */
@@ -183,9 +168,9 @@ void writer_finish(trace_writer *w, writer_release_fn release, void *arg) {
   pthread_cond_signal(&w->work);
   pthread_mutex_unlock(&w->lock);
   for (;;) {
-    struct timespec ts;
-    in_100ms(&ts);
-    if (pthread_timedjoin_np(w->thread, NULL, &ts) != ETIMEDOUT)
+    struct timespec ts; /* (pthread_timedjoin_np would read it as wall-clock time) */
+    mono_deadline_ms(&ts, 100);
+    if (pthread_clockjoin_np(w->thread, NULL, CLOCK_MONOTONIC, &ts) != ETIMEDOUT)
       break;
     kick(w);
   }

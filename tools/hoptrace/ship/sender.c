@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "output/mono_wait.h"
 #include "ship/http.h"
 #include "ship/otlp_pb.h"
 #include "ship/retry.h"
@@ -67,19 +68,7 @@ static void say(sender *s, size_t spans, const char *why, const char *detail) {
           s->messages == SHIP_MESSAGES ? " (further failures only counted)" : "");
 }
 
-/* On the monotonic clock (the condition's, sender_new): a step of the
- * wall clock back must not stretch a tick into minutes. */
-static void wait_ms(sender *s, int64_t ms) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  ts.tv_sec += ms / 1000;
-  ts.tv_nsec += (ms % 1000) * 1000000;
-  if (ts.tv_nsec >= 1000000000) {
-    ts.tv_sec++;
-    ts.tv_nsec -= 1000000000;
-  }
-  pthread_cond_timedwait(&s->changed, &s->mu, &ts);
-}
+static void wait_ms(sender *s, int64_t ms) { mono_cond_wait_ms(&s->changed, &s->mu, ms); }
 
 /* Called with mu held. */
 static void maybe_summary(sender *s) {
@@ -257,11 +246,7 @@ sender *sender_new(const sender_options *o, char *err, size_t cap) {
   }
   ship_http_set_abort(s->http, abort_post, s);
   pthread_mutex_init(&s->mu, NULL);
-  pthread_condattr_t attr;
-  pthread_condattr_init(&attr);
-  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  pthread_cond_init(&s->changed, &attr);
-  pthread_condattr_destroy(&attr);
+  mono_cond_init(&s->changed); /* its timed waits: mono_wait.h */
   if (pthread_create(&s->thread, NULL, run, s) != 0) {
     snprintf(err, cap, "cannot start the sending thread");
     pthread_mutex_destroy(&s->mu);
