@@ -36,5 +36,7 @@ echo "load average after the run (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg
 {
   echo
   echo "## where the cost goes (callgrind, bench/messenger/attribute.sh: plain vs traced 0 %)"
-  "$root/bench/messenger/attribute.sh" "$build" 0 1 8 | head -22
+  "$root/bench/messenger/attribute.sh" "$build" 0 1 8 a | head -22
+  echo
+  "$root/bench/messenger/attribute.sh" "$build" 0 1 8 so | head -12
 } | tee -a "$results"

@@ -17,12 +17,16 @@
 # recording on this host add neither events nor bytes. Starts
 # lttng-sessiond if absent and stops only the one it started; destroys
 # its sessions and removes their traces.
+# Each row is measured over libhoptrace.a (bench_recording) and, with no
+# contexts, over libhoptrace.so (bench_recording_shared, rows "ROW.so"):
+# applications link the shared library.
 #   bench/recording/run.sh [BUILD_DIR] [HOPS] [CG_HOPS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 hops=${2:-100000} cg_hops=${3:-20000} warm=1000
 bin="$build/bench/recording/bench_recording"
+bin_so="$build/bench/recording/bench_recording_shared"
 # `hoptrace record`'s channel (tools/hoptrace/cli/record.c): user space,
 # per-user buffers, 8 sub-buffers of 2 MiB a CPU, no contexts.
 subbuf=2M nsubbuf=8
@@ -97,10 +101,10 @@ trace_figures() {
     END { print e, b, d + 0, l + 0 }' "$out/bt.err"
 }
 
-# measure ROW CTX: appends "ROW CTX INSTR EVENTS BYTES DISCARDED LOST"
-# to $out/figures (plain: instructions only).
+# measure ROW CTX [BIN SUFFIX]: appends "ROW(SUFFIX) CTX INSTR EVENTS
+# BYTES DISCARDED LOST" to $out/figures (plain: instructions only).
 measure() {
-  local row=$1 ctx=$2 n e b d l cg_e cg_d cg_l instr
+  local row=$1 ctx=$2 bin=${3:-$bin} sfx=${4:-} n e b d l cg_e cg_d cg_l instr
   e=-1 b=-1 d=0 l=0
   if [[ $row != plain ]]; then
     session_new "$ctx"
@@ -124,10 +128,10 @@ measure() {
   # instructions are not those of the same recording
   if [[ $row != plain ]] && awk -v x="$cg_e" -v n="$n" -v e="$e" \
     'BEGIN { exit !((x / n - e) ^ 2 > 1e-4) }'; then
-    echo "# WARNING: $row ctx=$ctx: $cg_e events in $n hops under callgrind, $e a hop natively" \
+    echo "# WARNING: $row$sfx ctx=$ctx: $cg_e events in $n hops under callgrind, $e a hop natively" \
       >>"$out/figures"
   fi
-  echo "$row $ctx $instr $e $b $((d + cg_d)) $((l + cg_l))" | tee -a "$out/figures" >&2
+  echo "$row$sfx $ctx $instr $e $b $((d + cg_d)) $((l + cg_l))" | tee -a "$out/figures" >&2
 }
 
 for ctx in 0 1; do
@@ -136,6 +140,9 @@ for ctx in 0 1; do
   done
 done
 measure plain 0
+for row in span traced plain; do
+  measure "$row" 0 "$bin_so" .so
+done
 
 {
   echo "# one hop, span API: a child span of one sampled root: cs, sr, one integer key-value, ss, cr, finish"

@@ -21,6 +21,11 @@
 
 enum { SPAN, TRACED, PLAIN, N_ROWS };
 static const char *const row_names[N_ROWS] = {"span", "traced", "plain"};
+/* the library the hops ran over: libhoptrace.a (rows "span", ...) or
+ * libhoptrace.so (rows "span.so", ...), which reaches its thread-local
+ * state through the GOT and calls across the PLT, as applications do */
+enum { LIB_A, LIB_SO, N_LIBS };
+static const char *const lib_labels[N_LIBS] = {"", " (libhoptrace.so)"};
 /* the per-event contexts of a session: none (as `hoptrace record` sets it
  * up), or the vpid and vtid it added before the events carried them */
 static const char *const ctx_names[2] = {"none", "vpid,vtid"};
@@ -30,7 +35,7 @@ typedef struct figures {
   double instr, events, bytes, discarded, lost;
 } figures;
 
-static figures fig[N_ROWS][2];
+static figures fig[N_LIBS][N_ROWS][2];
 
 static int load(const char *path, bench_report *rep) {
   FILE *f = fopen(path, "r");
@@ -49,10 +54,14 @@ static int load(const char *path, bench_report *rep) {
     if (sscanf(line, "%15s %d %lf %lf %lf %lf %lf", name, &ctx, &x.instr, &x.events,
                &x.bytes, &x.discarded, &x.lost) != 7 || ctx < 0 || ctx > 1)
       continue;
+    size_t len = strlen(name);
+    int lib = len > 3 && strcmp(name + len - 3, ".so") == 0 ? LIB_SO : LIB_A;
+    if (lib == LIB_SO)
+      name[len - 3] = '\0';
     for (int r = 0; r < N_ROWS; r++)
       if (strcmp(name, row_names[r]) == 0) {
         x.have = 1;
-        fig[r][ctx] = x;
+        fig[lib][r][ctx] = x;
       }
   }
   fclose(f);
@@ -73,7 +82,7 @@ static void row(bench_report *rep, const char *label, const char *ctx, double in
   num(i, sizeof(i), instr, 0);
   num(e, sizeof(e), events, 2);
   num(b, sizeof(b), bytes, 1);
-  bench_report_line(rep, "%-38s %-18s %6s %6s %6s  %-40s %s\n", label, ctx, i, e, b,
+  bench_report_line(rep, "%-46s %-10s %6s %6s %6s  %-40s %s\n", label, ctx, i, e, b,
                     goal, result);
 }
 
@@ -91,21 +100,21 @@ static void verdict(char *out, size_t cap, const figures *x, int instr_ok,
              events_ok ? "" : " events", bytes_ok ? "" : " bytes");
 }
 
-static void hoptrace_rows(bench_report *rep) {
-  char result[128];
+static void hoptrace_rows(bench_report *rep, int lib) {
+  char result[128], label[96];
   for (int c = 0; c < 2; c++) {
-    const figures *x = &fig[SPAN][c];
+    const figures *x = &fig[lib][SPAN][c];
     if (!x->have)
       continue;
     verdict(result, sizeof(result), x, x->instr <= GOAL_SPAN_INSTR, 1, 1);
     char goal[64];
     snprintf(goal, sizeof(goal), "instr <= %.0f", GOAL_SPAN_INSTR);
-    row(rep, "hoptrace span API", ctx_names[c], x->instr, x->events, x->bytes, goal,
-        result);
+    snprintf(label, sizeof(label), "hoptrace span API%s", lib_labels[lib]);
+    row(rep, label, ctx_names[c], x->instr, x->events, x->bytes, goal, result);
   }
-  const figures *plain = &fig[PLAIN][0];
+  const figures *plain = &fig[lib][PLAIN][0];
   for (int c = 0; c < 2; c++) {
-    const figures *x = &fig[TRACED][c];
+    const figures *x = &fig[lib][TRACED][c];
     if (!x->have || !plain->have)
       continue;
     double above = x->instr - plain->instr;
@@ -117,11 +126,13 @@ static void hoptrace_rows(bench_report *rep) {
     char goal[64];
     snprintf(goal, sizeof(goal), "instr <= %.0f, events <= %.0f, bytes <= %.0f",
              GOAL_MSG_INSTR, GOAL_MSG_EVENTS, GOAL_MSG_BYTES);
-    row(rep, "hoptrace traced messenger, above plain", ctx_names[c], above,
-        x->events, x->bytes, goal, result);
+    snprintf(label, sizeof(label), "traced messenger above plain%s", lib_labels[lib]);
+    row(rep, label, ctx_names[c], above, x->events, x->bytes, goal, result);
   }
-  if (plain->have)
-    row(rep, "plain messenger (baseline)", "-", plain->instr, -1, -1, "-", "-");
+  if (plain->have) {
+    snprintf(label, sizeof(label), "plain messenger (baseline)%s", lib_labels[lib]);
+    row(rep, label, "-", plain->instr, -1, -1, "-", "-");
+  }
 }
 
 int table_write(const char *path) {
@@ -132,23 +143,26 @@ int table_write(const char *path) {
     bench_report_close(rep);
     return 1;
   }
-  bench_report_line(rep, "\n%-38s %-18s %6s %6s %6s  %-40s %s\n", "per hop", "contexts",
+  bench_report_line(rep, "\n%-46s %-10s %6s %6s %6s  %-40s %s\n", "per hop", "contexts",
                     "instr", "events", "bytes", "goal", "result");
   row(rep, "Blkin (quoted, issue 16)", "-", BLKIN_INSTR, BLKIN_EVENTS, BLKIN_BYTES, "-",
       "-");
-  hoptrace_rows(rep);
+  for (int lib = 0; lib < N_LIBS; lib++)
+    hoptrace_rows(rep, lib);
   bench_report_line(rep, "\n");
-  for (int r = 0; r < N_ROWS; r++)
-    for (int c = 0; c < 2; c++)
-      if (fig[r][c].have && r != PLAIN)
-        bench_report_line(rep, "LTTng, %s hops, contexts %s: %.0f events discarded, "
-                          "%.0f packets lost (native and callgrind sessions)\n",
-                          row_names[r], ctx_names[c], fig[r][c].discarded,
-                          fig[r][c].lost);
-  if (fig[TRACED][0].have)
+  for (int lib = 0; lib < N_LIBS; lib++)
+    for (int r = 0; r < N_ROWS; r++)
+      for (int c = 0; c < 2; c++)
+        if (fig[lib][r][c].have && r != PLAIN)
+          bench_report_line(rep, "LTTng, %s hops%s, contexts %s: %.0f events "
+                            "discarded, %.0f packets lost (native and callgrind "
+                            "sessions)\n", row_names[r], lib_labels[lib],
+                            ctx_names[c], fig[lib][r][c].discarded,
+                            fig[lib][r][c].lost);
+  if (fig[LIB_A][TRACED][0].have)
     bench_report_line(rep, "traced messenger, absolute: %.0f instructions a hop "
-                           "(contexts none), %.0f (%s)\n", fig[TRACED][0].instr,
-                      fig[TRACED][1].instr, ctx_names[1]);
+                           "(contexts none), %.0f (%s)\n", fig[LIB_A][TRACED][0].instr,
+                      fig[LIB_A][TRACED][1].instr, ctx_names[1]);
   bench_report_close(rep);
   return 0;
 }

@@ -38,6 +38,7 @@
 #include "messenger/traced_internal.h"
 #include "messenger/traced_names.h"
 #include "transport/hooks.h"
+#include "common/tls_hot.h"
 
 typedef struct ts_state ts_state;
 
@@ -72,8 +73,8 @@ struct ts_state {
 };
 
 /* The context the thread had before the handler running on it. */
-static _Thread_local ht_trace_context tl_saved;
-static _Thread_local bool tl_saved_has;
+static HT_TLS_HOT ht_trace_context tl_saved;
+static HT_TLS_HOT bool tl_saved_has;
 
 /* --- live list */
 
@@ -98,12 +99,11 @@ static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->peer = NULL;
 }
 
-/* A server slot in the transport's storage, its span started in place,
- * linked if it records. */
+/* A server slot in the transport's storage whose span, started in place,
+ * records: filled and linked. (An unsampled one is read for its span
+ * only: nothing to fill, and nothing at close to find it for.) */
 static void slot_init(ts_slot *s, ts_state *st) {
   slot_fill(s, st, false);
-  if (!ht_span_is_sampled(&s->span))
-    return; /* records nothing at close: no need to find it */
   ht_spin_lock(&st->lock);
   link_live(st, s);
   ht_spin_unlock(&st->lock);
@@ -223,32 +223,34 @@ static void start_client(ht_span *span) {
   ht_span_start_root_quiet(span, hint);
 }
 
+/* A root for a message that came without a context: out of line, so the
+ * common path (a context) keeps only the remote start inline. */
+__attribute__((noinline)) static void start_untraced_root(ht_span *span) {
+  ht_span_start_root_quiet(span, HT_SAMPLE_DEFAULT);
+}
+
 /* --- client side */
 
 /* A request or one-way (a reply is stamped by the transport). */
-static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
-                            void **slot) {
-  ts_state *st = arg;
-  ht_span span;
-  /* A request is recorded when it ends (on_reply); a one-way's span is
-   * recorded here, its start the "cs" of the frame being encoded. */
-  start_client(&span);
-  env->has_trace = true;
-  env->trace = span.ctx;
-  if (!ht_span_is_sampled(&span))
-    return; /* records nothing (finishing it would only mark it ended) */
+/* A sampled client or producer span starts (span: the caller's, on its
+ * stack): a one-way's is recorded now, a request's kept in a slot. */
+__attribute__((noinline)) static void encode_sampled(ts_state *st,
+                                                     ht_envelope *env,
+                                                     const char *peer,
+                                                     void **slot,
+                                                     ht_span *span) {
   bool oneway = env->type == HT_MSG_ONEWAY;
   ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
                        st->service, ""};
   if (oneway) {
-    ht_span_finish_side(&span, NULL, &info, ht_clock_now(),
-                        ts_peer_ref(&span, peer), HT_SIDE_START_FRAME);
+    ht_span_finish_side(span, NULL, &info, ht_clock_now(),
+                        ts_peer_ref(span, peer), HT_SIDE_START_FRAME);
     return;
   }
-  ts_slot *s = slot_new(st, &span);
+  ts_slot *s = slot_new(st, span);
   if (s == NULL) {
-    ht_span_set_error(&span, HT_ENOMEM, "no memory for the client span");
-    ht_span_finish_side(&span, NULL, &info, ht_clock_now(), NULL, 0);
+    ht_span_set_error(span, HT_ENOMEM, "no memory for the client span");
+    ht_span_finish_side(span, NULL, &info, ht_clock_now(), NULL, 0);
     return;
   }
   /* No clock read here: on_message(SEND) follows right after the frame
@@ -259,17 +261,24 @@ static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
   *slot = s;
 }
 
-static void h_on_reply(void *arg, int status, const ht_envelope *reply,
-                       size_t reply_len, void *slot) {
-  (void)arg;
-  ts_slot *s = slot;
-  if (reply != NULL)
-    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, reply_len);
-  if (s == NULL) {
-    if (status != 0)
-      ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
-    return;
-  }
+static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
+                            void **slot) {
+  ht_span span;
+  /* A request is recorded when it ends (on_reply); a one-way's span is
+   * recorded here, its start the "cs" of the frame being encoded. */
+  start_client(&span);
+  env->has_trace = true;
+  env->trace = span.ctx;
+  /* unsampled: records nothing (finishing it would only mark it ended) */
+  if (ht_span_is_sampled(&span))
+    encode_sampled(arg, env, peer, slot, &span);
+}
+
+/* The end of a sampled client span (the slot before_encode made). Out of
+ * line, as every hook's sampled part: the unsampled path, taken by most
+ * messages, then saves no registers for it. */
+__attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
+                                                    const ht_envelope *reply) {
   ht_span *span = &s->span;
   if (status == HT_EPEERERROR && reply != NULL) {
     ht_span_kv_int(span, "error.status", reply->status);
@@ -289,26 +298,25 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
   slot_release(s);
 }
 
+static void h_on_reply(void *arg, int status, const ht_envelope *reply,
+                       size_t reply_len, void *slot) {
+  (void)arg;
+  if (reply != NULL)
+    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, reply_len);
+  if (slot != NULL)
+    reply_sampled(slot, status, reply);
+  else if (status != 0)
+    ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
+}
+
 /* --- server side: dispatch */
 
-static void h_before_dispatch(void *arg, const ht_envelope *env,
-                              const char *peer, size_t frame_len,
-                              void **dispatch_slot,
-                              const ht_trace_context **reply_trace) {
-  ts_state *st = arg;
-  ts_slot *s = *dispatch_slot; /* the transport's storage */
-  ht_span spare, *span = s != NULL ? &s->span : &spare; /* no copy */
-  ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
-  if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
-    ht_span_start_root_quiet(span, HT_SAMPLE_DEFAULT);
-  tl_saved_has = ht_current_get(&tl_saved);
-  ht_current_set(&span->ctx);
-  if (s != NULL) {
-    slot_init(s, st);
-    *reply_trace = &s->span.ctx;
-  }
-  if (!ht_span_is_sampled(span))
-    return; /* nothing else of the slot is read before request_done */
+/* A sampled server or consumer span starts at "sr" (span: in s, or on
+ * the caller's stack when the transport gave no storage). */
+__attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
+                                                       ht_span *span,
+                                                       const ht_envelope *env,
+                                                       const char *peer) {
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_CONSUMER
                                        : HT_SPAN_SERVER,
@@ -321,9 +329,34 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
                         HT_SIDE_START_FRAME);
     return; /* the handler still runs in its context */
   }
+  slot_init(s, st);
   s->start_ns = now;
   s->peer = ts_peer_ref(span, peer);
   slot_name(s, &info);
+}
+
+static void h_before_dispatch(void *arg, const ht_envelope *env,
+                              const char *peer, size_t frame_len,
+                              void **dispatch_slot,
+                              const ht_trace_context **reply_trace) {
+  ts_slot *s = *dispatch_slot; /* the transport's storage */
+  ht_span spare, *span = s != NULL ? &s->span : &spare; /* no copy */
+  ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
+  if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
+    start_untraced_root(span);
+  tl_saved_has = ht_current_get(&tl_saved);
+  ht_current_set(&span->ctx);
+  if (s != NULL)
+    *reply_trace = &s->span.ctx;
+  /* unsampled: nothing else of the slot is read before request_done */
+  if (ht_span_is_sampled(span))
+    dispatch_sampled(arg, s, span, env, peer);
+}
+
+/* A sampled one-way's consumer span ends with its handler. */
+__attribute__((noinline)) static void oneway_sampled(ts_slot *s) {
+  finish_side(s, HT_SIDE_START_FRAME);
+  slot_release(s);
 }
 
 static void h_after_dispatch(void *arg, const ht_envelope *env,
@@ -332,26 +365,15 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   (void)env;
   ht_current_set(tl_saved_has ? &tl_saved : NULL);
   ts_slot *s = oneway_slot;
-  if (s != NULL && ht_span_is_sampled(&s->span)) { /* else: forgotten */
-    finish_side(s, HT_SIDE_START_FRAME);
-    slot_release(s);
-  }
+  if (s != NULL && ht_span_is_sampled(&s->span)) /* else: forgotten */
+    oneway_sampled(s);
 }
 
-static void h_request_done(void *arg, void *dispatch_slot, int status,
-                           size_t frame_len) {
-  (void)arg;
-  ts_slot *s = dispatch_slot;
-  bool sampled = s != NULL && ht_span_is_sampled(&s->span);
-  if (frame_len > 0) { /* the reply, stamped with this span, goes out */
-    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
-    if (sampled)
-      ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
-  }
-  /* an unsampled span records nothing, holds nothing and is not linked:
-   * ending it is forgetting it */
-  if (!sampled)
-    return;
+/* A sampled server span ends: its reply (frame_len > 0) went out. */
+__attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
+                                                   size_t frame_len) {
+  if (frame_len > 0)
+    ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
   if (status == 1) {
     ht_span_annotate(&s->span, "dropped");
     ht_span_set_error(&s->span, HT_ETIMEDOUT, "request dropped unanswered");
@@ -361,6 +383,18 @@ static void h_request_done(void *arg, void *dispatch_slot, int status,
   /* "ss": the reply was just encoded on this thread */
   finish_side(s, HT_SIDE_START_FRAME | (frame_len > 0 ? HT_SIDE_END_FRAME : 0));
   slot_release(s);
+}
+
+static void h_request_done(void *arg, void *dispatch_slot, int status,
+                           size_t frame_len) {
+  (void)arg;
+  ts_slot *s = dispatch_slot;
+  if (frame_len > 0) /* the reply, stamped with this span, goes out */
+    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
+  /* an unsampled span records nothing, holds nothing and is not linked:
+   * ending it is forgetting it */
+  if (s != NULL && ht_span_is_sampled(&s->span))
+    done_sampled(s, status, frame_len);
 }
 
 /* --- message events and counters */

@@ -24,6 +24,7 @@
 #include "recording/intern.h"
 #include "recording/recorder.h"
 #include "recording/usdt.h"
+#include "common/tls_hot.h"
 
 /* The span's ids: the first fields of every span event and probe (an
  * event's `ids` is REC_IDS, its `at` REC_AT). */
@@ -142,7 +143,7 @@ static void on_msg(const ht_trace_context *c, int dir, const char *ann,
  * cached: LTTng's vpid and vtid contexts cost a field write each on every
  * event. A fork's child forgets them (its one thread is a new one too). */
 static _Atomic uint32_t rec_pid;
-static _Thread_local __attribute__((tls_model("initial-exec"))) uint32_t rec_tid;
+static HT_TLS_HOT uint32_t rec_tid;
 static pthread_once_t rec_atfork_once = PTHREAD_ONCE_INIT;
 
 static void rec_forget_ids(void) {

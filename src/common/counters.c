@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/tls_hot.h"
 
 typedef ht_counter_block block;
 
@@ -17,7 +18,7 @@ static block reg = {.prev = &reg, .next = &reg};
 static uint64_t retired[HT_CTR_COUNT];
 static pthread_key_t reg_key;
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
-_Thread_local ht_counter_block *ht_counter_mine;
+HT_TLS_HOT ht_counter_block *ht_counter_mine;
 static block fallback;
 
 static void retire(void *arg) {

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/tls_hot.h"
 
 typedef enum ht_counter {
   /* propagate: sampling decisions (started/received are sums) */
@@ -38,7 +39,7 @@ typedef struct ht_counter_block {
 
 /* The calling thread's block; NULL until its first add (or when it
  * could not be allocated: every add then takes the slow path). */
-extern _Thread_local ht_counter_block *ht_counter_mine;
+extern HT_TLS_HOT ht_counter_block *ht_counter_mine;
 
 /* The first add of a thread, or every add of one without a block. */
 void ht_counter_add_slow(ht_counter c, uint64_t n);

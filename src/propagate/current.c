@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "hoptrace/traced.h"
+#include "common/tls_hot.h"
 
-_Thread_local ht_trace_context ht_current_ctx_;
-_Thread_local bool ht_current_has_;
-_Thread_local ht_sample_hint ht_current_hint_;
+HT_TLS_HOT ht_trace_context ht_current_ctx_;
+HT_TLS_HOT bool ht_current_has_;
+HT_TLS_HOT ht_sample_hint ht_current_hint_;
 
 ht_trace_context ht_context_capture(void) {
   ht_trace_context ctx;

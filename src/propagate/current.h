@@ -9,11 +9,12 @@
 
 #include "hoptrace/context.h"
 #include "hoptrace/sampler.h"
+#include "common/tls_hot.h"
 
 /* current.c's thread state: the context is read only while has_. */
-extern _Thread_local ht_trace_context ht_current_ctx_;
-extern _Thread_local bool ht_current_has_;
-extern _Thread_local ht_sample_hint ht_current_hint_;
+extern HT_TLS_HOT ht_trace_context ht_current_ctx_;
+extern HT_TLS_HOT bool ht_current_has_;
+extern HT_TLS_HOT ht_sample_hint ht_current_hint_;
 
 /* The thread's current context; false when there is none. */
 static inline bool ht_current_get(ht_trace_context *out) {

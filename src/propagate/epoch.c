@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "common/tls_hot.h"
 
 /* One cache line each: every read section stores into its record, and
  * two threads' records sharing a line would bounce it between cores. */
@@ -26,7 +27,7 @@ struct ht_epoch_reader {
 
 static _Atomic(ht_epoch_reader *) readers;
 static _Atomic uint64_t global_epoch = 1;
-static _Thread_local ht_epoch_reader *tls_reader;
+static HT_TLS_HOT ht_epoch_reader *tls_reader;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 

@@ -1,8 +1,9 @@
 /* Per-thread id generator: xoshiro256** seeded from getrandom(2).
  *
- * Fork safety: a pthread_atfork child handler bumps a generation counter;
- * a thread whose state was seeded under an older generation reseeds before
- * its next id, so a child never continues its parent's sequence.
+ * Fork safety: a pthread_atfork child handler marks the forking thread's
+ * state unseeded (the child's only thread: the others' states did not
+ * survive the fork), so the child reseeds before its next id and never
+ * continues its parent's sequence; the hot path tests its own state only.
  * Must never: return 0, take a lock on the hot path, or fail.
  */
 #include "hoptrace/ids.h"
@@ -15,14 +16,12 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/tls_hot.h"
 
-_Thread_local ht_id_state ht_ids_mine_;
-atomic_uint ht_ids_fork_generation = 1;
+HT_TLS_HOT ht_id_state ht_ids_mine_;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static void on_fork_child(void) {
-  atomic_fetch_add_explicit(&ht_ids_fork_generation, 1, memory_order_relaxed);
-}
+static void on_fork_child(void) { ht_ids_mine_.seeded = false; }
 
 static void register_atfork(void) {
   (void)pthread_atfork(NULL, NULL, on_fork_child);
@@ -61,7 +60,7 @@ static void fill_seed(uint64_t seed[4]) {
     seed[i] ^= splitmix64(&x);
 }
 
-void ht_ids_reseed(ht_id_state *st, unsigned generation) {
+void ht_ids_reseed(ht_id_state *st) {
   pthread_once(&atfork_once, register_atfork);
   uint64_t seed[4] = {0, 0, 0, 0};
   fill_seed(seed);
@@ -69,7 +68,7 @@ void ht_ids_reseed(ht_id_state *st, unsigned generation) {
   if ((seed[0] | seed[1] | seed[2] | seed[3]) == 0)
     seed[0] = 0x9e3779b97f4a7c15ull;
   memcpy(st->s, seed, sizeof(st->s));
-  st->generation = generation;
+  st->seeded = true;
 }
 
 uint64_t ht_id_span(void) {

@@ -5,27 +5,23 @@
 #ifndef HT_PROPAGATE_IDS_IMPL_H
 #define HT_PROPAGATE_IDS_IMPL_H
 
-#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include "common/tls_hot.h"
 
 typedef struct ht_id_state {
   uint64_t s[4];
-  unsigned generation; /* 0: never seeded */
+  bool seeded; /* false: never, or the thread forked since (ids.c) */
 } ht_id_state;
 
-extern _Thread_local ht_id_state ht_ids_mine_;
-/* Bumped in a forked child: older states reseed before their next id. */
-extern atomic_uint ht_ids_fork_generation;
-
-void ht_ids_reseed(ht_id_state *st, unsigned generation);
+extern HT_TLS_HOT ht_id_state ht_ids_mine_;
+void ht_ids_reseed(ht_id_state *st);
 
 /* The calling thread's generator, seeded for this process. */
 static inline ht_id_state *ht_ids_state(void) {
   ht_id_state *st = &ht_ids_mine_;
-  unsigned gen =
-      atomic_load_explicit(&ht_ids_fork_generation, memory_order_relaxed);
-  if (__builtin_expect(st->generation != gen, 0))
-    ht_ids_reseed(st, gen);
+  if (__builtin_expect(!st->seeded, 0))
+    ht_ids_reseed(st);
   return st;
 }
 

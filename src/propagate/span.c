@@ -10,12 +10,8 @@
 #include "hoptrace/span.h"
 #include "common/clock.h"
 #include "common/context_check.h"
-#include "propagate/active.h"
 #include "propagate/events.h"
-#include "propagate/ids_impl.h"
 #include "propagate/span_quiet.h"
-
-enum { SPAN_LIVE = 1 };
 
 static const char *const kind_names[] = {"internal", "client", "server",
                                          "producer", "consumer"};
@@ -26,7 +22,7 @@ const char *ht_span_kind_name(ht_span_kind kind) {
 
 /* The recorder for a live sampled span, else NULL. */
 static inline const ht_event_ops *recorder(const ht_span *span) {
-  if (__builtin_expect(!span || span->state_ != SPAN_LIVE ||
+  if (__builtin_expect(!span || span->state_ != HT_SPAN_LIVE ||
                            !(span->ctx.flags & HT_FLAG_SAMPLED),
                        1))
     return NULL;
@@ -35,26 +31,10 @@ static inline const ht_event_ops *recorder(const ht_span *span) {
 
 static inline const char *str(const char *s) { return s ? s : ""; }
 
-/* A live span of these ids and flags, its other fields cleared (one by
- * one: cheaper than clearing the whole span and then writing its ids). */
-static inline void span_set(ht_span *span, uint64_t hi, uint64_t lo,
-                            uint64_t id, uint64_t parent, uint32_t flags,
-                            uint64_t prob) {
-  span->ctx = (ht_trace_context){hi, lo, id, parent, flags};
-  span->state_ = SPAN_LIVE;
-  span->status_ = 0;
-  span->start_ = 0;
-  span->desc_ = NULL;
-  for (int i = 0; i < 4; i++)
-    span->marks_[i] = 0;
-  span->prob_ = prob;
-}
-
-/* emit false: the caller records the span itself (span_quiet.h), and
- * start_ stays 0. Otherwise the span keeps its start and names for the
- * event that records it when it finishes. */
-static void begin(ht_span *span, const ht_span_info *info, bool emit) {
-  const ht_event_ops *ops = emit ? recorder(span) : NULL; /* info: if emit */
+/* A started span: keeps its start and names for the event that records
+ * it when it finishes. */
+static void begin(ht_span *span, const ht_span_info *info) {
+  const ht_event_ops *ops = recorder(span);
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),
                          str(info->endpoint)};
@@ -70,62 +50,29 @@ static int refuse(ht_span *span, int rc) {
   return rc;
 }
 
-static int start_root(ht_span *span, const ht_span_info *info,
-                      ht_sample_hint hint, bool emit) {
-  if (!span)
-    return HT_EINVAL;
-  if (emit && !info)
-    return refuse(span, HT_EINVAL);
-  /* A root's span id is its trace id's low half (B3/Zipkin's 64-bit
-   * roots): one draw less, and unique as the trace is. */
-  uint64_t w[2]; /* trace id hi, lo */
-  ht_ids_draw(ht_ids_state(), w, 2);
-  w[1] = ht_ids_nonzero(w[1]);
-  ht_root_decision d = ht_active_decide_root(w[0], w[1], hint);
-  span_set(span, w[0], w[1], w[1], 0, d.flags, d.prob);
-  begin(span, info, emit);
-  return 0;
-}
-
 int ht_span_start_root(ht_span *span, const ht_span_info *info,
                        ht_sample_hint hint) {
-  return start_root(span, info, hint, true);
-}
-
-int ht_span_start_root_quiet(ht_span *span, ht_sample_hint hint) {
-  return start_root(span, NULL, hint, false);
-}
-
-/* A child of parent (a local or a remote context) with these flags. */
-static inline void child_of(ht_span *span, const ht_trace_context *parent,
-                            uint32_t flags) {
-  uint64_t id;
-  ht_ids_draw(ht_ids_state(), &id, 1);
-  span_set(span, parent->trace_id_hi, parent->trace_id_lo,
-           ht_ids_nonzero(id), parent->span_id, flags, 0);
-}
-
-static int start_local(ht_span *span, const ht_trace_context *ctx,
-                       const ht_span_info *info, bool emit) {
   if (!span)
     return HT_EINVAL;
-  if ((emit && !info) || !ctx)
+  if (!info)
     return refuse(span, HT_EINVAL);
-  int rc = ht_context_check(ctx);
-  if (rc != 0)
-    return refuse(span, rc);
-  child_of(span, ctx, ctx->flags);
-  begin(span, info, emit);
+  ht_span_root_(span, hint);
+  begin(span, info);
   return 0;
 }
 
 int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
                         const ht_span_info *info) {
-  return start_local(span, ctx, info, true);
-}
-
-int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx) {
-  return start_local(span, ctx, NULL, false);
+  if (!span)
+    return HT_EINVAL;
+  if (!info || !ctx)
+    return refuse(span, HT_EINVAL);
+  int rc = ht_context_check(ctx);
+  if (rc != 0)
+    return refuse(span, rc);
+  ht_span_child_(span, ctx, ctx->flags);
+  begin(span, info);
+  return 0;
 }
 
 int ht_span_start_child(ht_span *span, const ht_span *parent,
@@ -139,30 +86,18 @@ int ht_span_start_child(ht_span *span, const ht_span *parent,
   return ht_span_start_local(span, &parent->ctx, info);
 }
 
-static int start_remote(ht_span *span, const ht_trace_context *remote,
-                        const ht_span_info *info, bool emit) {
+int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
+                         const ht_span_info *info) {
   if (!span)
     return HT_EINVAL;
-  if ((emit && !info) || !remote)
+  if (!info || !remote)
     return refuse(span, HT_EINVAL);
   int rc = ht_context_check(remote);
   if (rc != 0)
     return refuse(span, rc);
-  uint32_t flags = ht_active_decide_remote(remote->trace_id_hi,
-                                           remote->trace_id_lo, remote->flags);
-  child_of(span, remote, flags);
-  begin(span, info, emit);
+  ht_span_remote_(span, remote);
+  begin(span, info);
   return 0;
-}
-
-int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
-                         const ht_span_info *info) {
-  return start_remote(span, remote, info, true);
-}
-
-int ht_span_start_remote_quiet(ht_span *span,
-                               const ht_trace_context *remote) {
-  return start_remote(span, remote, NULL, false);
 }
 
 /* HT_MARK_* of a standard annotation, or -1. */
@@ -219,7 +154,7 @@ void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n) {
 }
 
 void ht_span_set_error(ht_span *span, int32_t code, const char *message) {
-  if (span && span->state_ == SPAN_LIVE)
+  if (span && span->state_ == HT_SPAN_LIVE)
     span->status_ = code;
   const ht_event_ops *ops = recorder(span);
   if (ops)

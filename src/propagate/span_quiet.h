@@ -10,11 +10,42 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hoptrace/span.h"
+#include <string.h>
 
-int ht_span_start_root_quiet(ht_span *span, ht_sample_hint hint);
-int ht_span_start_local_quiet(ht_span *span, const ht_trace_context *ctx);
-int ht_span_start_remote_quiet(ht_span *span, const ht_trace_context *remote);
+#include "hoptrace/span.h"
+#include "common/context_check.h"
+#include "propagate/span_start.h"
+
+/* Inline: the traced messenger starts one per message, and a call costs
+ * about what the start does. Return 0, or (a context that is not valid)
+ * HT_EBADCONTEXT with the span zeroed; span must not be NULL. */
+HT_SPAN_INLINE int ht_span_start_root_quiet(ht_span *span,
+                                           ht_sample_hint hint) {
+  ht_span_root_(span, hint);
+  return 0;
+}
+
+HT_SPAN_INLINE int ht_span_start_local_quiet(ht_span *span,
+                                            const ht_trace_context *ctx) {
+  int rc = ht_context_check(ctx);
+  if (__builtin_expect(rc != 0, 0)) {
+    memset(span, 0, sizeof(*span));
+    return rc;
+  }
+  ht_span_child_(span, ctx, ctx->flags);
+  return 0;
+}
+
+HT_SPAN_INLINE int ht_span_start_remote_quiet(ht_span *span,
+                                             const ht_trace_context *remote) {
+  int rc = ht_context_check(remote);
+  if (__builtin_expect(rc != 0, 0)) {
+    memset(span, 0, sizeof(*span));
+    return rc;
+  }
+  ht_span_remote_(span, remote);
+  return 0;
+}
 
 /* Ends the span like ht_span_finish, recording it as one span side
  * (events.h): started at start (ht_clock_now), named by desc (from

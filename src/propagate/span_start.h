@@ -1,0 +1,67 @@
+/* The body of every span start, inline: span.c's ht_span_start_* and the
+ * quiet starts of span_quiet.h (one per message in the traced messenger,
+ * where a call and its saved registers cost as much as the start).
+ * Internal to libhoptrace. */
+#ifndef HT_PROPAGATE_SPAN_START_H
+#define HT_PROPAGATE_SPAN_START_H
+
+#include <stdint.h>
+
+#include "hoptrace/span.h"
+#include "propagate/active.h"
+#include "propagate/ids_impl.h"
+
+enum { HT_SPAN_LIVE = 1 };
+
+/* Inlined even where the compiler would rather call: the call is the cost. */
+#define HT_SPAN_INLINE __attribute__((always_inline)) static inline
+
+/* A live span of these ids and flags. Only a sampled span's other fields
+ * are ever read (span.c reads them behind its recorder check; status_ is
+ * written, never read, while unsampled): an unsampled one gets its ids and
+ * state only. */
+HT_SPAN_INLINE void ht_span_set_(ht_span *span, uint64_t hi, uint64_t lo,
+                                uint64_t id, uint64_t parent, uint32_t flags,
+                                uint64_t prob) {
+  span->ctx = (ht_trace_context){hi, lo, id, parent, flags};
+  span->state_ = HT_SPAN_LIVE;
+  if (__builtin_expect(!(flags & HT_FLAG_SAMPLED), 1))
+    return;
+  span->status_ = 0;
+  span->start_ = 0;
+  span->desc_ = NULL;
+  for (int i = 0; i < 4; i++)
+    span->marks_[i] = 0;
+  span->prob_ = prob;
+}
+
+/* A root of a new trace; the sampler decides unless hint does. Its span
+ * id is its trace id's low half (B3/Zipkin's 64-bit roots): one draw
+ * less, and unique as the trace is. */
+HT_SPAN_INLINE void ht_span_root_(ht_span *span, ht_sample_hint hint) {
+  uint64_t w[2]; /* trace id hi, lo */
+  ht_ids_draw(ht_ids_state(), w, 2);
+  w[1] = ht_ids_nonzero(w[1]);
+  ht_root_decision d = ht_active_decide_root(w[0], w[1], hint);
+  ht_span_set_(span, w[0], w[1], w[1], 0, d.flags, d.prob);
+}
+
+/* A child of parent (a local or a remote context) with these flags. */
+HT_SPAN_INLINE void ht_span_child_(ht_span *span,
+                                  const ht_trace_context *parent,
+                                  uint32_t flags) {
+  uint64_t id;
+  ht_ids_draw(ht_ids_state(), &id, 1);
+  ht_span_set_(span, parent->trace_id_hi, parent->trace_id_lo,
+               ht_ids_nonzero(id), parent->span_id, flags, 0);
+}
+
+/* A child of a remote context: the local policy decides. */
+HT_SPAN_INLINE void ht_span_remote_(ht_span *span,
+                                   const ht_trace_context *remote) {
+  ht_span_child_(span, remote,
+                 ht_active_decide_remote(remote->trace_id_hi,
+                                         remote->trace_id_lo, remote->flags));
+}
+
+#endif /* HT_PROPAGATE_SPAN_START_H */
