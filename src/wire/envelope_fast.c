@@ -75,30 +75,11 @@ static bool get_trace(const uint8_t **pp, const uint8_t *end,
   if (tend - p >= 27 && p[0] == TAG_TRACE_HI && p[9] == TAG_TRACE_LO &&
       p[18] == TAG_SPAN) {
     /* 128-bit trace id and span id, as every hoptrace sender writes them:
-     * three loads, and what follows told by the length alone */
+     * three loads, no steps */
     t->trace_id_hi = wire_load_le64(p + 1);
     t->trace_id_lo = wire_load_le64(p + 10);
     t->span_id = wire_load_le64(p + 19);
     p += 27;
-    switch (tend - p) {
-    case 0: /* a root's: no parent, no flags */
-      goto check;
-    case 9: /* parent */
-      if (p[0] != TAG_PARENT)
-        return false;
-      t->parent_span_id = wire_load_le64(p + 1);
-      p += 9;
-      goto check;
-    case 11: /* parent and one-byte flags */
-      if (p[0] != TAG_PARENT || p[9] != TAG_FLAGS || p[10] >= 0x80)
-        return false;
-      t->parent_span_id = wire_load_le64(p + 1);
-      t->flags = p[10];
-      p += 11;
-      goto check;
-    default:
-      break;
-    }
   } else if (!get_fixed64(&p, tend, TAG_TRACE_HI, &t->trace_id_hi) ||
              !get_fixed64(&p, tend, TAG_TRACE_LO, &t->trace_id_lo) ||
              !get_fixed64(&p, tend, TAG_SPAN, &t->span_id)) {
@@ -112,10 +93,7 @@ static bool get_trace(const uint8_t **pp, const uint8_t *end,
     t->flags = p[1];
     p += 2;
   }
-  if (p != tend)
-    return false;
-check:
-  if ((t->trace_id_hi | t->trace_id_lo) == 0 || t->span_id == 0)
+  if (p != tend || (t->trace_id_hi | t->trace_id_lo) == 0 || t->span_id == 0)
     return false;
   *pp = p;
   return true;

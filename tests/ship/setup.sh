@@ -5,6 +5,7 @@
 # installed from the committed lock file (npm ci).
 ship_setup() {
   local hoptrace=$1 provider=$2 work=$3 src=$4
+  ship_hoptrace=$hoptrace ship_work=$work
   rm -rf "$work" && mkdir -p "$work/receiver"
   export HT_LTTNG_PROVIDER=$provider
   tool=("$hoptrace")
@@ -14,4 +15,14 @@ ship_setup() {
   cp "$src/receiver/package.json" "$src/receiver/package-lock.json" "$src/receiver/"*.js \
     "$work/receiver/"
   (cd "$work/receiver" && timeout 300 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+}
+
+# ship_record WORKLOAD ARGS...: WORKLOAD's spans recorded by `hoptrace
+# record` into WORK/trace (only its own process, 120 s at most; its log in
+# WORK/record.log, shown when LTTng discarded anything: then it fails).
+ship_record() {
+  timeout 120 "$ship_hoptrace" record -o "$ship_work/trace" \
+    --filter '$ctx.procname == "trace_workload"' -- "$@" 2> "$ship_work/record.log"
+  grep -q " 0 discarded by LTTng" "$ship_work/record.log" ||
+    { cat "$ship_work/record.log" >&2; return 1; }
 }

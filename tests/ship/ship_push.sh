@@ -17,9 +17,7 @@ source "$src/setup.sh"
 ship_setup "$hoptrace" "$provider" "$work" "$src"
 
 # 150 traces of 6 spans: 900 spans, two batches (512 + 388)
-timeout 120 "$hoptrace" record -o "$work/trace" --filter '$ctx.procname == "trace_workload"' -- \
-  "$workload" --traces 150 --fanout 2 --expect "$work/expect.txt" 2> "$work/record.log"
-grep -q " 0 discarded by LTTng" "$work/record.log"
+ship_record "$workload" --traces 150 --fanout 2 --expect "$work/expect.txt"
 timeout 120 "${tool[@]}" export --format otlp -q -o "$work/file.json" "$work/trace"
 spans=$(wc -l < "$work/expect.txt")
 [[ $spans -eq 900 ]] || { echo "workload recorded $spans spans, want 900" >&2; exit 1; }
