@@ -73,8 +73,10 @@ struct ts_state {
 };
 
 /* The context the thread had before the handler running on it. */
-static HT_TLS_HOT ht_trace_context tl_saved;
-static HT_TLS_HOT bool tl_saved_has;
+static HT_TLS_HOT struct {
+  ht_trace_context ctx;
+  bool has;
+} tl_saved;
 
 /* --- live list */
 
@@ -344,7 +346,7 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
   if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
     start_untraced_root(span);
-  tl_saved_has = ht_current_get(&tl_saved);
+  tl_saved.has = ht_current_get(&tl_saved.ctx);
   ht_current_set(&span->ctx);
   if (s != NULL)
     *reply_trace = &s->span.ctx;
@@ -363,7 +365,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
                              void *oneway_slot) {
   (void)arg;
   (void)env;
-  ht_current_set(tl_saved_has ? &tl_saved : NULL);
+  ht_current_set(tl_saved.has ? &tl_saved.ctx : NULL);
   ts_slot *s = oneway_slot;
   if (s != NULL && ht_span_is_sampled(&s->span)) /* else: forgotten */
     oneway_sampled(s);

@@ -13,4 +13,12 @@
 
 #define HT_TLS_HOT _Thread_local __attribute__((tls_model("initial-exec")))
 
+/* HT_HOT_DATA marks the declarations of libhoptrace's own globals read
+ * for every message (the published sampling words, the installed
+ * recorder): hidden, so position-independent code loads them
+ * PC-relative in one instruction instead of first loading their address
+ * from the GOT (their definitions are hidden already: the build's
+ * default visibility, which an extern declaration does not inherit). */
+#define HT_HOT_DATA __attribute__((visibility("hidden")))
+
 #endif /* HT_COMMON_TLS_HOT_H */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/counters.h"
+#include "common/tls_hot.h"
 #include "hoptrace/sampler.h"
 #include "propagate/sampler_impl.h"
 
@@ -23,9 +24,9 @@ typedef struct ht_root_decision {
 
 /* What a clock-free sampler decides, published by active.c under a
  * sequence counter (odd while being written). */
-extern _Atomic uint64_t ht_active_fast_seq;
-extern _Atomic uint32_t ht_active_fast_modes; /* root | remote << 8 */
-extern _Atomic uint64_t ht_active_fast_threshold; /* RATIO */
+extern HT_HOT_DATA _Atomic uint64_t ht_active_fast_seq;
+extern HT_HOT_DATA _Atomic uint32_t ht_active_fast_modes; /* root | remote << 8 */
+extern HT_HOT_DATA _Atomic uint64_t ht_active_fast_threshold; /* RATIO */
 
 /* The published words, or false while a writer is changing them. */
 static inline bool ht_active_read_fast(unsigned *modes, uint64_t *threshold) {

@@ -10,9 +10,7 @@
 #include "hoptrace/traced.h"
 #include "common/tls_hot.h"
 
-HT_TLS_HOT ht_trace_context ht_current_ctx_;
-HT_TLS_HOT bool ht_current_has_;
-HT_TLS_HOT ht_sample_hint ht_current_hint_;
+HT_TLS_HOT ht_current_state ht_current_;
 
 ht_trace_context ht_context_capture(void) {
   ht_trace_context ctx;
@@ -30,5 +28,5 @@ ht_trace_context ht_context_restore(const ht_trace_context *ctx) {
 }
 
 void ht_message_sample(ht_sample_hint hint) {
-  ht_current_hint_ = (unsigned)hint <= HT_SAMPLE_DEBUG ? hint : HT_SAMPLE_DEFAULT;
+  ht_current_.hint = (unsigned)hint <= HT_SAMPLE_DEBUG ? hint : HT_SAMPLE_DEFAULT;
 }

@@ -11,29 +11,35 @@
 #include "hoptrace/sampler.h"
 #include "common/tls_hot.h"
 
-/* current.c's thread state: the context is read only while has_. */
-extern HT_TLS_HOT ht_trace_context ht_current_ctx_;
-extern HT_TLS_HOT bool ht_current_has_;
-extern HT_TLS_HOT ht_sample_hint ht_current_hint_;
+/* current.c's thread state, in one block so that a function using
+ * several of its fields finds the block once: the context is read only
+ * while has. */
+typedef struct ht_current_state {
+  ht_trace_context ctx;
+  bool has;
+  ht_sample_hint hint;
+} ht_current_state;
+
+extern HT_TLS_HOT ht_current_state ht_current_;
 
 /* The thread's current context; false when there is none. */
 static inline bool ht_current_get(ht_trace_context *out) {
-  if (ht_current_has_)
-    *out = ht_current_ctx_;
-  return ht_current_has_;
+  if (ht_current_.has)
+    *out = ht_current_.ctx;
+  return ht_current_.has;
 }
 
 /* Sets (ctx valid) or clears (ctx NULL) the current context. */
 static inline void ht_current_set(const ht_trace_context *ctx) {
   if (ctx != NULL)
-    ht_current_ctx_ = *ctx;
-  ht_current_has_ = ctx != NULL;
+    ht_current_.ctx = *ctx;
+  ht_current_.has = ctx != NULL;
 }
 
 /* Takes the pending per-message hint (and resets it to DEFAULT). */
 static inline ht_sample_hint ht_current_take_hint(void) {
-  ht_sample_hint h = ht_current_hint_;
-  ht_current_hint_ = HT_SAMPLE_DEFAULT;
+  ht_sample_hint h = ht_current_.hint;
+  ht_current_.hint = HT_SAMPLE_DEFAULT;
   return h;
 }
 

@@ -13,6 +13,7 @@
 
 #include "hoptrace/context.h"
 #include "hoptrace/span.h"
+#include "common/tls_hot.h"
 
 /* A span side: the span's start and end, the hops around them ("cs"/"cr"
  * for a client, "sr"/"ss" for a server: its start and end) and its
@@ -79,7 +80,7 @@ typedef struct ht_event_ops {
 void ht_events_install(const ht_event_ops *ops);
 
 /* events.c's installed table: read inline, every sampled span asks. */
-extern _Atomic(const ht_event_ops *) ht_events_installed_;
+extern HT_HOT_DATA _Atomic(const ht_event_ops *) ht_events_installed_;
 
 /* The installed table, or NULL. */
 static inline const ht_event_ops *ht_events_current(void) {
