@@ -36,6 +36,28 @@ ht_sessiond_release() { ht_daemon_release lttng-sessiond HT_STARTED_SESSIOND; }
 ht_relayd_ensure() { ht_daemon_ensure lttng-relayd HT_STARTED_RELAYD; }
 ht_relayd_release() { ht_daemon_release lttng-relayd HT_STARTED_RELAYD; }
 
+# In a private mount namespace (unshare --mount --propagation private, as
+# root): LTTng's run directory and /dev/shm as fresh tmpfs, HOME and
+# LTTNG_HOME set to HOME_DIR, so that the processes started from here and
+# the session daemon ht_private_sessiond_start starts see only each other
+# (not this machine's daemon, nor its applications).
+#   ht_private_lttng_dirs NAME HOME_DIR   (NAME labels the mounts)
+ht_private_lttng_dirs() {
+  mkdir -p /var/run/lttng "$2"
+  mount -t tmpfs -o mode=0755 "$1-lttng" /var/run/lttng
+  mount -t tmpfs -o mode=1777 "$1-shm" /dev/shm
+  export HOME="$2" LTTNG_HOME="$2"
+}
+
+# ht_private_sessiond_start VAR: starts a session daemon (user space only)
+# in the private run directory and stores its pid in VAR.
+ht_private_sessiond_start() {
+  lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || {
+    echo "hoptrace: cannot start a private lttng-sessiond" >&2; return 1; }
+  printf -v "$1" '%s' "$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null || true)"
+  [[ -n ${!1} ]] || { echo "hoptrace: private lttng-sessiond: no pid file" >&2; return 1; }
+}
+
 # ht_port_listening PORT: true when a TCP socket listens on 127.0.0.1:PORT
 # (or any address) — read from /proc, no connection made.
 ht_port_listening() {

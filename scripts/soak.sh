@@ -85,12 +85,9 @@ if [[ $mode != recorded && -z ${HT_SOAK_NS:-} ]]; then
     exit 77
   fi
 fi
+source "$root/scripts/lttng-env.sh"
 if [[ -n ${HT_SOAK_NS:-} ]]; then
-  mkdir -p /var/run/lttng
-  mount -t tmpfs -o mode=0755 soak-lttng /var/run/lttng
-  mount -t tmpfs -o mode=1777 soak-shm /dev/shm
-  mkdir -p "$out/home"
-  export HOME="$out/home" LTTNG_HOME="$out/home"
+  ht_private_lttng_dirs soak "$out/home"
 fi
 
 # --- build
@@ -194,10 +191,7 @@ no-sessiond)
   wait "${started[-1]}" || status=$?
   ;;
 sessiond-killed)
-  lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || {
-    echo "soak: cannot start a private lttng-sessiond" >&2; exit 1; }
-  sessiond_pid=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null || true)
-  [[ -n $sessiond_pid ]] || { echo "soak: private lttng-sessiond: no pid file" >&2; exit 1; }
+  ht_private_sessiond_start sessiond_pid || exit 1
   echo "soak: private lttng-sessiond pid $sessiond_pid (killed at ${kill_sd_at} s)" >&2
   "$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 \
     --filter "$filter" -- \

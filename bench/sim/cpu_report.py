@@ -1,7 +1,8 @@
 """CPU breakdown per cluster operation for bench/sim (imported by bench_sim.sh's
 report). Sources, per run WORK/CFG-ROUND:
-- each client's and OSD's own "SIM-CPU NAME pid= user_us= sys_us=" line
-  (getrusage at its exit, in WORK/CFG-ROUND/logs/*.log);
+- each client's and OSD's own "SIM-CPU NAME pid= user_us= sys_us= vcsw=
+  ivcsw=" line (getrusage at its exit, in WORK/CFG-ROUND/logs/*.log): CPU
+  time and context switches;
 - WORK/CFG-ROUND.cpu.json from cpu_run.py: the whole process tree, the LTTng
   daemons' deltas, the machine's busy time; for traced runs also
   WORK/CFG-ROUND.inner.json (cpu_run.py --inner, `hoptrace record`'s command),
@@ -27,7 +28,7 @@ def _round(work, cfg, r):
             kv = dict(x.split("=", 1) for x in line.split()[2:])
             ops += int(kv["ops"])
             rate += float(kv["ops_s"])
-    sim = {}
+    sim, csw = {}, [0, 0]
     for log in glob.glob(os.path.join(d, "logs", "*.log")):
         for line in open(log, errors="replace"):
             if line.startswith("SIM-CPU "):
@@ -35,11 +36,13 @@ def _round(work, cfg, r):
                 kv = dict(x.split("=", 1) for x in f[2:])
                 u, s = sim.get(f[1], (0, 0))
                 sim[f[1]] = (u + int(kv["user_us"]), s + int(kv["sys_us"]))
+                csw[0] += int(kv.get("vcsw", 0))
+                csw[1] += int(kv.get("ivcsw", 0))
     started = [l.split()[0] for l in open(os.path.join(d, "procs")) if l.strip()]
     cpu = json.load(open(os.path.join(work, "%s-%d.cpu.json" % (cfg, r))))
     p = os.path.join(work, "%s-%d.inner.json" % (cfg, r))
     inner = json.load(open(p)) if os.path.exists(p) else None
-    return ops, rate, sim, started, cpu, inner
+    return ops, rate, sim, started, cpu, inner, csw
 
 
 def _order(name):
@@ -51,9 +54,10 @@ def _collect(work, cfg, rounds):
     """name -> [user_us, sys_us] summed over rounds (None: not measured in
     some round), plus the totals and notes."""
     rows, notes, ops, wall, busy, per_round, rate = {}, [], 0, 0.0, 0, [], 0.0
-    unmeasured = set()
+    unmeasured, csw = set(), [0, 0]
     for r in range(rounds):
-        o, rt, sim, started, cpu, inner = _round(work, cfg, r)
+        o, rt, sim, started, cpu, inner, c = _round(work, cfg, r)
+        csw = [csw[0] + c[0], csw[1] + c[1]]
         ops += o
         rate += rt / rounds
         wall += cpu["wall_s"]
@@ -95,7 +99,7 @@ def _collect(work, cfg, rounds):
     if any(n not in DAEMONS for n in unmeasured):
         notes.append("a client or OSD printed no SIM-CPU line: its time is inside the launcher's")
     return {"rows": rows, "ops": ops, "wall": wall, "busy": busy, "per_round": per_round,
-            "notes": notes, "cpus": cpu["cpus"], "rate": rate}
+            "notes": notes, "cpus": cpu["cpus"], "rate": rate, "csw": csw}
 
 
 def _sum(rows, names):
@@ -162,7 +166,13 @@ def breakdown(work, rounds, configs):
         # whole runs (start-up, shutdown, trace read-back too), every process
         line2 += "%21s" % ("%.2f (%s)" % (d["busy"] / 1e6 / d["wall"], "n/m" if t is None else
                                           "%.2f" % (sum(t) / 1e6 / d["wall"])))
-    out += [line1, line2, ""]
+    # wake-ups: where much of the system time goes (each a sleep and a wake)
+    line3 = "%-*s" % (w, "ctx switches/op (v+i)")
+    for cfg in configs:
+        d = data[cfg]
+        line3 += "%21s" % ("-" if not d["ops"] else "%.2f + %.2f" % (
+            d["csw"][0] / d["ops"], d["csw"][1] / d["ops"]))
+    out += [line1, line2, line3, ""]
     out.append("total per round (us/op): " + "; ".join(
         "%s %s" % (c, ", ".join("%.1f" % x if x is not None else "n/m" for x in data[c]["per_round"]))
         for c in configs))

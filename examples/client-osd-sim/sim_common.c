@@ -287,9 +287,11 @@ void sim_report_cpu(const char *name) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0)
     return; /* no line: bench/sim reports the process as unmeasured */
-  fprintf(stderr, "SIM-CPU %s pid=%d user_us=%lld sys_us=%lld\n", name, (int)getpid(),
+  fprintf(stderr, "SIM-CPU %s pid=%d user_us=%lld sys_us=%lld vcsw=%ld ivcsw=%ld\n",
+          name, (int)getpid(),
           (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
-          (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
+          (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec,
+          ru.ru_nvcsw, ru.ru_nivcsw);
 }
 
 void sim_block_stop_signals(sigset_t *stop) {

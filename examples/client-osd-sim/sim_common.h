@@ -124,8 +124,9 @@ int sim_parse_double(const char *who, const char *opt, const char *s, double lo,
  * messenger reports as HT_EIO. */
 void sim_listen_error(const char *name, const char *url, int rc);
 
-/* Prints "SIM-CPU NAME pid=P user_us=U sys_us=S" on stderr: this
- * process's CPU time so far, every thread (getrusage). Called last, after
+/* Prints "SIM-CPU NAME pid=P user_us=U sys_us=S vcsw=V ivcsw=I" on
+ * stderr: this process's CPU time and context switches so far, every
+ * thread (getrusage). Called last, after
  * the messenger is closed, so that bench/sim can charge each process its
  * whole cost without racing its exit. */
 void sim_report_cpu(const char *name);
