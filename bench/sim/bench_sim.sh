@@ -108,6 +108,11 @@ done
 HT_BENCH_ISOLATION=$isolation python3 - "$work" "$src" "$secs" "$rounds" "${configs[@]}" <<'PY'
 import glob, os, platform, subprocess, sys, time
 work, src, secs, rounds, configs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+def round_rates(cfg):
+    """each round's ops/s, all clients together, in round order"""
+    return [sum(float(kv.split("=", 1)[1]) for l in open(os.path.join(work, "%s-%d" % (cfg, r), "clients.txt"))
+                if l.startswith("SIM-CLIENT") for kv in l.split()[2:] if kv.startswith("ops_s="))
+            for r in range(rounds)]
 def runs(cfg):
     """per round: (total ops/s, worst client p99 us, events line)"""
     out = []
@@ -144,6 +149,18 @@ for cfg in configs:
     lines.append("%-13s %10.0f %8.1f%% %15.0f %10.2f %7s  %s" % (
         cfg, ops, 100 * ops / base, worst, p99 / 1000, "ok" if vf == 0 else "%d FAIL" % vf,
         ev or "-"))
+# Each round runs every configuration back to back: a configuration's ops/s
+# over plain's of the same round shares that round's machine speed, which
+# the best of each (above) does not.
+plain_rates = round_rates(configs[0])
+lines.append("")
+lines.append("paired by round (each round's ops/s over plain's in the same round):")
+for cfg in configs[1:]:
+    ratios = sorted(100 * a / b for a, b in zip(round_rates(cfg), plain_rates))
+    mid = len(ratios) // 2
+    median = ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] + ratios[mid]) / 2
+    lines.append("  %-13s median %5.1f%%, rounds %s" % (
+        cfg, median, ", ".join("%.1f%%" % x for x in ratios)))
 lines += ["",
           "ops/s: all clients together, best round (and worst round); p99: the worst client's p99",
           "over all operations in the best round; verify: read-your-writes in every round.",
