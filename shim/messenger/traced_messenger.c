@@ -7,8 +7,11 @@
  * span started at "sr" and makes it the current context while the handler
  * runs; the transport stamps it into the reply, and request_done records
  * it in one event, ending at "ss" (the reply was encoded just before, on
- * the same thread). Frames are counted by the hook each passes first
- * (hooks.h: six hook calls a request and its reply, both sides). 2 events per sampled request and reply (schema 2,
+ * the same thread). The transport counts frames and bytes (hooks.h
+ * count_frames); an unsampled request keeps no slot on either side, so
+ * it passes four hook calls (before_encode, before_dispatch,
+ * after_dispatch, and on_reply only if it fails), a sampled one six.
+ * 2 events per sampled request and reply (schema 2,
  * shim/recording/hoptrace_schema.h), one per one-way side; the error
  * paths' details (status message, error kv) are `error` and `tag_*`
  * events before the span's.
@@ -186,14 +189,6 @@ static void finish_side(ts_slot *s, uint8_t frames) {
   ht_span_finish_side(&s->span, s->desc, &info, s->start_ns, s->peer, frames);
 }
 
-/* The annotation of a hop and its message in one event (shim/README). */
-static void record_hop(const ht_trace_context *ctx, int dir,
-                       const char *annotation, const ht_envelope *env,
-                       size_t size, const char *peer) {
-  ht_context_record_frame(ctx, dir, annotation, (uint32_t)env->type,
-                          env->sequence, size, peer);
-}
-
 /* The flags a per-message hint gives a child of ctx. */
 static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
   switch (hint) {
@@ -233,6 +228,10 @@ __attribute__((noinline)) static void start_untraced_root(ht_span *span) {
 
 /* --- client side */
 
+/* The slot of a sampled one-way, whose span before_encode recorded: only
+ * so that on_message(SEND) counts its frame among the sampled ones. */
+static const char oneway_mark;
+
 /* A request or one-way (a reply is stamped by the transport). */
 /* A sampled client or producer span starts (span: the caller's, on its
  * stack): a one-way's is recorded now, a request's kept in a slot. */
@@ -247,12 +246,14 @@ __attribute__((noinline)) static void encode_sampled(ts_state *st,
   if (oneway) {
     ht_span_finish_side(span, NULL, &info, ht_clock_now(),
                         ts_peer_ref(span, peer), HT_SIDE_START_FRAME);
+    *slot = (void *)&oneway_mark; /* on_message(SEND) counts its frame */
     return;
   }
   ts_slot *s = slot_new(st, span);
-  if (s == NULL) {
+  if (s == NULL) { /* no slot: counted now, frame or not */
     ht_span_set_error(span, HT_ENOMEM, "no memory for the client span");
     ht_span_finish_side(span, NULL, &info, ht_clock_now(), NULL, 0);
+    ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
     return;
   }
   /* No clock read here: on_message(SEND) follows right after the frame
@@ -300,11 +301,12 @@ __attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
   slot_release(s);
 }
 
+/* A request with a client span, or one that failed (the transport counted
+ * the reply's frame). */
 static void h_on_reply(void *arg, int status, const ht_envelope *reply,
                        size_t reply_len, void *slot) {
   (void)arg;
-  if (reply != NULL)
-    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, reply_len);
+  (void)reply_len;
   if (slot != NULL)
     reply_sampled(slot, status, reply);
   else if (status != 0)
@@ -341,18 +343,19 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
                               const char *peer, size_t frame_len,
                               void **dispatch_slot,
                               const ht_trace_context **reply_trace) {
+  (void)frame_len; /* counted by the transport */
   ts_slot *s = *dispatch_slot; /* the transport's storage */
   ht_span spare, *span = s != NULL ? &s->span : &spare; /* no copy */
-  ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
   if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
     start_untraced_root(span);
   tl_saved.has = ht_current_get(&tl_saved.ctx);
   ht_current_set(&span->ctx);
   if (s != NULL)
-    *reply_trace = &s->span.ctx;
-  /* unsampled: nothing else of the slot is read before request_done */
+    *reply_trace = &s->span.ctx; /* the storage lives as long as the request */
   if (ht_span_is_sampled(span))
     dispatch_sampled(arg, s, span, env, peer);
+  else /* holds nothing, records nothing: no request_done (hooks.h) */
+    *dispatch_slot = NULL;
 }
 
 /* A sampled one-way's consumer span ends with its handler. */
@@ -387,53 +390,34 @@ __attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
   slot_release(s);
 }
 
+/* A sampled server span's request ends (before_dispatch left no slot for
+ * an unsampled one; the transport counted the reply's frame). */
 static void h_request_done(void *arg, void *dispatch_slot, int status,
                            size_t frame_len) {
   (void)arg;
   ts_slot *s = dispatch_slot;
-  if (frame_len > 0) /* the reply, stamped with this span, goes out */
-    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
-  /* an unsampled span records nothing, holds nothing and is not linked:
-   * ending it is forgetting it */
-  if (s != NULL && ht_span_is_sampled(&s->span))
+  if (ht_span_is_sampled(&s->span))
     done_sampled(s, status, frame_len);
 }
 
 /* --- message events and counters */
 
-/* A sampled request or one-way went out. Out of line: every message
- * passes h_on_message, which then needs no registers saved. */
-__attribute__((noinline)) static void sent_sampled(const ht_envelope *env,
-                                                   size_t frame_len,
-                                                   const char *peer,
-                                                   void *slot) {
-  ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
-  ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
-  ts_slot *s = slot;
-  bool own = s != NULL && s->span.ctx.span_id == env->trace.span_id;
-  if (env->type == HT_MSG_ONEWAY)
-    return; /* recorded by before_encode */
-  if (own && !s->sent) { /* "cs": the client span starts now */
-    s->sent = true;
-    s->start_ns = ht_clock_now();
-    s->peer = ts_peer_ref(&s->span, peer);
-    return;
-  }
-  record_hop(&env->trace, 0, HT_ANN_CLIENT_SEND, env, frame_len, peer);
-}
-
+/* A sampled request or one-way went out: the messages before_encode left
+ * a slot for (the transport counted the frame; RECV frames too). */
 static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
                          size_t frame_len, const char *peer, void *slot) {
   (void)arg;
-  if (dir == HT_HOOK_RECV) {
-    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
+  (void)env;
+  (void)frame_len;
+  if (dir != HT_HOOK_SEND)
     return;
-  }
-  /* each path ends in its counting: nothing to keep across a call */
-  if (env->has_trace && (env->trace.flags & HT_FLAG_SAMPLED))
-    sent_sampled(env, frame_len, peer, slot);
-  else
-    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
+  ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
+  ts_slot *s = slot;
+  if (slot == &oneway_mark || s->sent)
+    return; /* a one-way: recorded by before_encode */
+  s->sent = true; /* "cs": the client span starts now */
+  s->start_ns = ht_clock_now();
+  s->peer = ts_peer_ref(&s->span, peer);
 }
 
 /* --- life cycle */
@@ -469,6 +453,7 @@ static const ht_transport_hooks traced_hooks = {
     .on_message = h_on_message,
     .destroy = h_destroy,
     .dispatch_slot_size = sizeof(ts_slot),
+    .count_frames = true,
 };
 
 int ht_shim_traced_messenger_new(ht_messenger **out,
@@ -498,9 +483,11 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
 int ht_request_context(const ht_request *req, ht_trace_context *out) {
   if (req == NULL || out == NULL)
     return HT_EINVAL;
-  const ts_slot *s = ht_transport_request_slot(req);
-  if (s == NULL)
+  /* the server span's context, sampled or not (an unsampled request keeps
+   * no slot, but its reply carries the span all the same) */
+  const ht_trace_context *ctx = ht_transport_request_trace(req);
+  if (ctx == NULL)
     return HT_ENOENT;
-  *out = s->span.ctx;
+  *out = *ctx;
   return 0;
 }

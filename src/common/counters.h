@@ -20,7 +20,8 @@ typedef enum ht_counter {
   HT_CTR_DEBUG_HONOURED,
   HT_CTR_DEBUG_REFUSED,
   HT_CTR_CONFIG_CHANGES,
-  /* shim: the traced messenger's messages */
+  /* the traced messenger's messages: frames and bytes counted by the
+   * transport for it (hooks.h count_frames), the rest by shim/ */
   HT_CTR_MSGS_SENT,
   HT_CTR_MSGS_RECEIVED,
   HT_CTR_BYTES_SENT,

@@ -47,21 +47,14 @@ static void lock_writer(void) {
 
 /* --- the clock-free fast path */
 
-_Atomic uint64_t ht_active_fast_seq;
-_Atomic uint32_t ht_active_fast_modes;
-_Atomic uint64_t ht_active_fast_threshold;
+_Atomic uint64_t ht_active_fast;
 
 /* Writer lock held: what ht_sampler_root_ex/remote_ex would decide
- * (default hint, no remote DEBUG) for s, as two words. */
+ * (default hint, no remote DEBUG) for s, as one word. */
 static void publish_fast(const ht_sampler *s) {
-  unsigned root_mode = s->root_mode, remote_mode = s->remote_mode;
-  atomic_fetch_add(&ht_active_fast_seq, 1);
-  atomic_thread_fence(memory_order_release);
-  atomic_store_explicit(&ht_active_fast_modes, root_mode | remote_mode << 8,
-                        memory_order_relaxed);
-  atomic_store_explicit(&ht_active_fast_threshold, s->ratio_threshold,
-                        memory_order_relaxed);
-  atomic_fetch_add(&ht_active_fast_seq, 1);
+  atomic_store_explicit(&ht_active_fast,
+                        HT_FAST_WORD(s->ratio_threshold, s->root_mode, s->remote_mode),
+                        memory_order_release);
 }
 
 /* The variable whose bad value the environment's configuration ignored

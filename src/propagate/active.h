@@ -1,7 +1,7 @@
 /* Decisions against the process-wide sampling configuration, counted in
  * the process statistics. Used by span.c; lock-free; any thread. The
  * clock-free samplers (always, never, ratio, parent) decide inline from
- * two published words; the others call active.c. */
+ * one published word; the others call active.c. */
 #ifndef HT_PROPAGATE_ACTIVE_H
 #define HT_PROPAGATE_ACTIVE_H
 
@@ -22,21 +22,14 @@ typedef struct ht_root_decision {
   uint32_t flags;
 } ht_root_decision;
 
-/* What a clock-free sampler decides, published by active.c under a
- * sequence counter (odd while being written). */
-extern HT_HOT_DATA _Atomic uint64_t ht_active_fast_seq;
-extern HT_HOT_DATA _Atomic uint32_t ht_active_fast_modes; /* root | remote << 8 */
-extern HT_HOT_DATA _Atomic uint64_t ht_active_fast_threshold; /* RATIO */
+/* What a clock-free sampler decides, published by active.c as one word
+ * (sampler_impl.h HT_FAST_*: threshold and both modes), so a reader needs
+ * one load and no sequence check. 0 (STATEFUL) before the first
+ * configuration: the slow path, which makes one. */
+extern HT_HOT_DATA _Atomic uint64_t ht_active_fast;
 
-/* The published words, or false while a writer is changing them. */
-static inline bool ht_active_read_fast(unsigned *modes, uint64_t *threshold) {
-  uint64_t seq = atomic_load_explicit(&ht_active_fast_seq, memory_order_acquire);
-  *modes = atomic_load_explicit(&ht_active_fast_modes, memory_order_relaxed);
-  *threshold =
-      atomic_load_explicit(&ht_active_fast_threshold, memory_order_relaxed);
-  atomic_thread_fence(memory_order_acquire);
-  return (seq & 1) == 0 &&
-         atomic_load_explicit(&ht_active_fast_seq, memory_order_relaxed) == seq;
+static inline uint64_t ht_active_fast_word(void) {
+  return atomic_load_explicit(&ht_active_fast, memory_order_relaxed);
 }
 
 /* The decisions of the sampler itself (a hint, remote DEBUG, a rate
@@ -48,14 +41,13 @@ uint32_t ht_active_decide_remote_slow(uint64_t hi, uint64_t lo,
 
 static inline ht_root_decision ht_active_decide_root(uint64_t hi, uint64_t lo,
                                                      ht_sample_hint hint) {
-  unsigned modes;
-  uint64_t threshold;
-  if (hint == HT_SAMPLE_DEFAULT && ht_active_read_fast(&modes, &threshold)) {
-    int yes = ht_plain_decide(modes & 0xff, threshold, hi, lo, 0);
+  if (hint == HT_SAMPLE_DEFAULT) {
+    uint64_t w = ht_active_fast_word();
+    int yes = ht_plain_decide(HT_FAST_ROOT(w), HT_FAST_THRESHOLD(w), hi, lo, 0);
     if (yes >= 0) {
       ht_counter_add(yes ? HT_CTR_ROOT_SAMPLED : HT_CTR_ROOT_DROPPED, 1);
       return (ht_root_decision){
-          yes ? ht_plain_prob(modes & 0xff, threshold) : 0,
+          yes ? ht_plain_prob(HT_FAST_ROOT(w), HT_FAST_THRESHOLD(w)) : 0,
           yes ? HT_FLAG_SAMPLED : 0};
     }
   }
@@ -64,10 +56,10 @@ static inline ht_root_decision ht_active_decide_root(uint64_t hi, uint64_t lo,
 
 static inline uint32_t ht_active_decide_remote(uint64_t hi, uint64_t lo,
                                                uint32_t flags) {
-  unsigned modes;
-  uint64_t threshold;
-  if (!(flags & HT_FLAG_DEBUG) && ht_active_read_fast(&modes, &threshold)) {
-    int yes = ht_plain_decide(modes >> 8, threshold, hi, lo, flags);
+  if (!(flags & HT_FLAG_DEBUG)) {
+    uint64_t w = ht_active_fast_word();
+    int yes = ht_plain_decide(HT_FAST_REMOTE(w), HT_FAST_THRESHOLD(w), hi, lo,
+                              flags);
     if (yes >= 0) {
       ht_counter_add(yes ? HT_CTR_REMOTE_SAMPLED : HT_CTR_REMOTE_DROPPED, 1);
       return (flags & ~HT_DECISION_FLAGS) | (yes ? HT_FLAG_SAMPLED : 0u);

@@ -89,10 +89,13 @@ void ht_sampler_init(ht_sampler *s, const ht_sampling_config *cfg) {
   if (s->root_mode == HT_PLAIN_PARENT)
     s->root_mode = HT_PLAIN_NEVER;
   s->remote_mode = plain_mode_of(cfg->kind, cfg->ratio);
-  /* 2^64 * ratio, computed in long double-free form: ratio < 1 here. */
-  s->ratio_threshold = cfg->ratio >= 1.0
-                           ? UINT64_MAX
-                           : (uint64_t)(cfg->ratio * 18446744073709551616.0);
+  /* 2^64 * ratio, computed in long double-free form: ratio < 1 here;
+   * rounded as the fast path's word needs (sampler_impl.h), so that both
+   * paths decide alike */
+  uint64_t t = cfg->ratio >= 1.0 ? UINT64_MAX
+                                 : (uint64_t)(cfg->ratio * 18446744073709551616.0);
+  t &= ~(uint64_t)HT_FAST_MODE_BITS;
+  s->ratio_threshold = t == 0 && cfg->ratio > 0.0 ? HT_FAST_MODE_BITS + 1u : t;
   ht_bucket_init(&s->rate_bucket, cfg->rate, cfg->burst);
   ht_bucket_init(&s->debug_bucket, cfg->remote_debug_rate, 0);
 }

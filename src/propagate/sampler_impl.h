@@ -34,6 +34,19 @@ enum {
   HT_PLAIN_PARENT
 };
 
+/* The fast path's one published word (active.h) holds a RATIO threshold
+ * and both modes: the threshold's low 8 bits are always 0 (a ratio's
+ * threshold is rounded down to a multiple of 256, at least 256 when the
+ * ratio is not 0: a probability off by under 2^-56), the root mode is in
+ * bits 0-3, the remote mode in bits 4-7. */
+#define HT_FAST_MODE_BITS 0xffu
+#define HT_FAST_WORD(threshold, root, remote)                                  \
+  ((threshold) | (uint64_t)(root) | (uint64_t)(remote) << 4)
+#define HT_FAST_ROOT(w) ((unsigned)(w) & 0xfu)
+#define HT_FAST_REMOTE(w) ((unsigned)((w) >> 4) & 0xfu)
+#define HT_FAST_THRESHOLD(w) ((w) & ~(uint64_t)HT_FAST_MODE_BITS)
+_Static_assert(HT_PLAIN_PARENT < 16, "a plain mode fits in 4 bits");
+
 /* The flags a receiver decides anew; the others (HT_FLAG_RANDOM, reserved
  * bits) pass from the remote context to its child unchanged. */
 #define HT_DECISION_FLAGS (HT_FLAG_SAMPLED | HT_FLAG_DEBUG)

@@ -20,10 +20,11 @@ const char *ht_span_kind_name(ht_span_kind kind) {
   return (unsigned)kind < 5 ? kind_names[kind] : "unknown";
 }
 
-/* The recorder for a live sampled span, else NULL. */
+/* The recorder for a live sampled span, else NULL. The flags first: a
+ * quiet start (span_quiet.h) leaves an unsampled span's state unset. */
 static inline const ht_event_ops *recorder(const ht_span *span) {
-  if (__builtin_expect(!span || span->state_ != HT_SPAN_LIVE ||
-                           !(span->ctx.flags & HT_FLAG_SAMPLED),
+  if (__builtin_expect(!span || !(span->ctx.flags & HT_FLAG_SAMPLED) ||
+                           span->state_ != HT_SPAN_LIVE,
                        1))
     return NULL;
   return ht_events_current();
@@ -34,6 +35,7 @@ static inline const char *str(const char *s) { return s ? s : ""; }
 /* A started span: keeps its start and names for the event that records
  * it when it finishes. */
 static void begin(ht_span *span, const ht_span_info *info) {
+  span->state_ = HT_SPAN_LIVE; /* unsampled too: ht_span_set_error reads it */
   const ht_event_ops *ops = recorder(span);
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),

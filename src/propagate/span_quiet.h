@@ -18,7 +18,9 @@
 
 /* Inline: the traced messenger starts one per message, and a call costs
  * about what the start does. Return 0, or (a context that is not valid)
- * HT_EBADCONTEXT with the span zeroed; span must not be NULL. */
+ * HT_EBADCONTEXT with the span zeroed; span must not be NULL. An unsampled
+ * quiet span gets its ids only (span_start.h): read its ctx, ask
+ * ht_span_is_sampled, and give it to no other ht_span_* function. */
 HT_SPAN_INLINE int ht_span_start_root_quiet(ht_span *span,
                                            ht_sample_hint hint) {
   ht_span_root_(span, hint);

@@ -17,16 +17,16 @@ enum { HT_SPAN_LIVE = 1 };
 #define HT_SPAN_INLINE __attribute__((always_inline)) static inline
 
 /* A live span of these ids and flags. Only a sampled span's other fields
- * are ever read (span.c reads them behind its recorder check; status_ is
- * written, never read, while unsampled): an unsampled one gets its ids and
- * state only. */
+ * are ever read (span.c reads them behind its recorder check, which tests
+ * the flags first): an unsampled one gets its ids only, and the public
+ * starts (span.c begin) set its state, which ht_span_set_error reads. */
 HT_SPAN_INLINE void ht_span_set_(ht_span *span, uint64_t hi, uint64_t lo,
                                 uint64_t id, uint64_t parent, uint32_t flags,
                                 uint64_t prob) {
   span->ctx = (ht_trace_context){hi, lo, id, parent, flags};
-  span->state_ = HT_SPAN_LIVE;
   if (__builtin_expect(!(flags & HT_FLAG_SAMPLED), 1))
     return;
+  span->state_ = HT_SPAN_LIVE;
   span->status_ = 0;
   span->start_ = 0;
   span->desc_ = NULL;

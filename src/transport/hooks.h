@@ -11,6 +11,7 @@
 #ifndef HT_TRANSPORT_HOOKS_H
 #define HT_TRANSPORT_HOOKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "hoptrace/messenger.h"
@@ -21,10 +22,14 @@ typedef enum ht_hook_dir { HT_HOOK_SEND = 0, HT_HOOK_RECV = 1 } ht_hook_dir;
 typedef struct ht_transport_hooks {
   /* Each message passes as few hooks as its life allows (each call costs
    * every message, sampled or not): a request or one-way sent passes
-   * before_encode and on_message(SEND); a received one passes
-   * before_dispatch (with its frame length) and after_dispatch; its reply
-   * is stamped by the transport and ends in request_done (with the reply's
-   * frame length); the received reply reaches on_reply (with its length).
+   * before_encode, and on_message(SEND) when before_encode left a slot; a
+   * received one passes before_dispatch (with its frame length) and
+   * after_dispatch; its reply is stamped by the transport and ends in
+   * request_done (with the reply's frame length) when the request has a
+   * dispatch slot; the received reply reaches on_reply (with its length)
+   * when the request has a slot or failed. A message the hooks keep no
+   * slot for (an unsampled one, say) costs two calls a side: the later
+   * ones would only count it, and with count_frames the transport counts.
    * on_message(RECV) sees only frames no other hook sees. */
 
   /* The sending thread (any thread), before env is encoded: an outgoing
@@ -32,7 +37,9 @@ typedef struct ht_transport_hooks {
    * set env->has_trace and env->trace (nothing else). `slot` is the
    * message's user slot: for a request it starts NULL and whatever the
    * hook stores comes back in on_message(SEND) and on_reply (the client
-   * span, say); for a one-way it is forgotten after on_message(SEND). */
+   * span, say); for a one-way it is forgotten after on_message(SEND).
+   * Left NULL, the message passes no on_message(SEND), nor on_reply unless
+   * it fails. */
   void (*before_encode)(void *arg, ht_envelope *env, const char *peer,
                         void **slot);
 
@@ -40,8 +47,10 @@ typedef struct ht_transport_hooks {
    * (prefix included) is about to reach its handler (or the
    * HT_ENOHANDLER path). *dispatch_slot starts NULL; for a request it
    * travels with the ht_request until request_done. *reply_trace starts
-   * NULL: pointed at a context (valid until request_done), the transport
-   * stamps the request's reply or error with it. */
+   * NULL: pointed at a context (valid while the request is open), the
+   * transport stamps the request's reply or error with it (and
+   * ht_transport_request_trace returns it). A request whose hook set
+   * *dispatch_slot to NULL passes no request_done. */
   void (*before_dispatch)(void *arg, const ht_envelope *env,
                           const char *peer, size_t frame_len,
                           void **dispatch_slot,
@@ -54,7 +63,8 @@ typedef struct ht_transport_hooks {
   void (*after_dispatch)(void *arg, const ht_envelope *env,
                          void *oneway_slot);
 
-  /* The thread that answers: the ht_request ends. frame_len > 0: a reply
+  /* The thread that answers, for a request with a dispatch slot: the
+   * ht_request ends. frame_len > 0: a reply
    * (status 0) or error (status > 0) of that many bytes was just encoded
    * and goes out. frame_len 0: none was sent: status is a negative local
    * code (HT_ECONNRESET, HT_ESHUTDOWN, HT_ENOMEM), or 1 when the request
@@ -64,7 +74,8 @@ typedef struct ht_transport_hooks {
 
   /* Loop thread: a request's outcome, just before its reply callback
    * (same status/reply as the callback; reply_len: the reply's frame
-   * length, 0 without one). Last sight of the request slot.
+   * length, 0 without one), when it has a slot or failed (status != 0).
+   * Last sight of the request slot.
    * Also runs (on the sending thread, no user callback follows) when the
    * send call fails after before_encode, so a slot does not leak; except
    * for HT_ESHUTDOWN from a send racing the messenger's final close,
@@ -73,10 +84,10 @@ typedef struct ht_transport_hooks {
   void (*on_reply)(void *arg, int status, const ht_envelope *reply,
                    size_t reply_len, void *slot);
 
-  /* A message event: SEND of a request or one-way on the sending thread
-   * right after encoding (env is what went on the wire, frame_len
-   * includes the prefix; slot: a request's, as before_encode left it,
-   * else NULL); RECV on the loop thread right after decoding, of a frame
+  /* A message event: SEND of a request or one-way that before_encode left
+   * a slot for, on the sending thread right after encoding (env is what
+   * went on the wire, frame_len includes the prefix; slot as before_encode
+   * left it); RECV on the loop thread right after decoding, of a frame
    * that reaches no other hook (a reply matching no pending request, a
    * message of unknown type; slot NULL). */
   void (*on_message)(void *arg, ht_hook_dir dir, const ht_envelope *env,
@@ -95,6 +106,15 @@ typedef struct ht_transport_hooks {
    * (request) or after_dispatch (one-way) returns. The hook may replace
    * the pointer (NULL, or memory of its own it frees itself). */
   size_t dispatch_slot_size;
+
+  /* true: the transport counts every frame it sends and every frame it
+   * decodes, with its length, in the process counters HT_CTR_MSGS_SENT,
+   * HT_CTR_BYTES_SENT, HT_CTR_MSGS_RECEIVED and HT_CTR_BYTES_RECEIVED
+   * (src/common/counters.h; the traced messenger's statistics), so that
+   * no hook is called only to count. A frame sent counts once it is
+   * encoded and accepted (size and budget checks passed); a reply once it
+   * is encoded. */
+  bool count_frames;
 } ht_transport_hooks;
 
 #define HT_HOOK_SLOT_MAX 256u
@@ -107,9 +127,14 @@ int ht_transport_messenger_new(ht_messenger **out,
                                const ht_transport_hooks *hooks,
                                void *hooks_arg);
 
-/* The dispatch slot of an open request (what before_dispatch stored), so
- * a traced layer can capture the server span when a handler hands the
- * request to a worker thread. Any thread, while req is open. */
+/* The dispatch slot of an open request (what before_dispatch stored).
+ * Any thread, while req is open. */
 void *ht_transport_request_slot(const ht_request *req);
+
+/* The context an open request's reply will carry (what before_dispatch
+ * named in *reply_trace), NULL when none: so a traced layer can capture
+ * the server span when a handler hands the request to a worker thread.
+ * Any thread, while req is open. */
+const ht_trace_context *ht_transport_request_trace(const ht_request *req);
 
 #endif /* HT_TRANSPORT_HOOKS_H */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
+#include "common/counters.h"
 #include "transport/internal.h"
 
 void ht_tr_peer_unref(ht_peer *p) {
@@ -330,9 +331,13 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     o->fn = fn;
     o->fn_arg = arg;
     o->slot = slot;
-    if (m->has_hooks && m->hooks.on_message != NULL)
-      m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, o->frame_len,
-                          p->url, type == HT_MSG_REQUEST ? slot : NULL);
+    if (m->has_hooks) {
+      if (m->hooks.count_frames)
+        ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, o->frame_len);
+      if (slot != NULL && m->hooks.on_message != NULL)
+        m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, o->frame_len,
+                            p->url, slot);
+    }
     rc = on_loop ? ht_tr_submit_out(m, o) : ht_tr_leave_push(m, &o->cmd);
     if (rc != 0)
       ht_tr_out_discard(o);

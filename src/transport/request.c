@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
+#include "common/counters.h"
 #include "transport/internal.h"
 
 int ht_tr_request_new(ht_tr_conn *c, const ht_envelope *env, ht_request **out) {
@@ -42,6 +43,10 @@ void *ht_transport_request_slot(const ht_request *req) {
   return req != NULL ? req->slot : NULL;
 }
 
+const ht_trace_context *ht_transport_request_trace(const ht_request *req) {
+  return req != NULL ? req->reply_trace : NULL;
+}
+
 const char *ht_request_peer(const ht_request *req) {
   return req != NULL ? req->conn->name : NULL;
 }
@@ -57,9 +62,15 @@ static void free_token(ht_request *req, bool handed) {
   ht_tr_unref(m);
 }
 
+/* The request ends: its reply (frame_len > 0) is counted, and the hooks
+ * told when they kept a slot for it (hooks.h). */
 static void hook_done(ht_messenger *m, ht_request *req, int status,
                       size_t frame_len) {
-  if (m->has_hooks && m->hooks.request_done != NULL)
+  if (!m->has_hooks)
+    return;
+  if (frame_len > 0 && m->hooks.count_frames)
+    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
+  if (req->slot != NULL && m->hooks.request_done != NULL)
     m->hooks.request_done(m->hooks_arg, req->slot, status, frame_len);
 }
 
@@ -74,7 +85,7 @@ static int build_reply(ht_request *req, int32_t status,
     env.payload = payload->data;
     env.payload_len = payload->len;
   }
-  if (req->reply_trace != NULL) { /* request_done counts the frame */
+  if (req->reply_trace != NULL) {
     env.has_trace = true;
     env.trace = *req->reply_trace;
   }
