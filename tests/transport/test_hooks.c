@@ -10,6 +10,8 @@
 
 #include <stdatomic.h>
 
+#include "common/counters.h"
+#include "hoptrace/error.h"
 #include "transport/hooks.h"
 #include "tt_util.h"
 
@@ -252,10 +254,103 @@ static void test_transport_keeps_slot_storage(void **state) {
   tt_counter_destroy(&ways);
 }
 
+/* --- hooks that keep no slot (an unsampled message in the traced
+ * messenger): no call made only to count; the transport counts */
+
+static atomic_int quiet_calls[4]; /* on_message SEND, RECV, on_reply, request_done */
+static atomic_int quiet_failed;
+
+static void quiet_encode(void *arg, ht_envelope *env, const char *peer,
+                         void **slot) {
+  (void)arg, (void)env, (void)peer, (void)slot; /* leaves *slot NULL */
+}
+
+static void quiet_dispatch(void *arg, const ht_envelope *env, const char *peer,
+                           size_t frame_len, void **slot,
+                           const ht_trace_context **reply_trace) {
+  (void)arg, (void)env, (void)peer, (void)frame_len, (void)reply_trace;
+  assert_non_null(*slot); /* the transport's storage, given up */
+  *slot = NULL;
+}
+
+static void quiet_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
+                          size_t frame_len, const char *peer, void *slot) {
+  (void)arg, (void)env, (void)frame_len, (void)peer, (void)slot;
+  atomic_fetch_add(&quiet_calls[dir == HT_HOOK_SEND ? 0 : 1], 1);
+}
+
+static void quiet_reply(void *arg, int status, const ht_envelope *reply,
+                        size_t reply_len, void *slot) {
+  (void)arg, (void)reply, (void)reply_len;
+  assert_null(slot);
+  atomic_fetch_add(&quiet_calls[2], 1);
+  if (status != 0)
+    atomic_fetch_add(&quiet_failed, 1);
+}
+
+static void quiet_done(void *arg, void *slot, int status, size_t frame_len) {
+  (void)arg, (void)slot, (void)status, (void)frame_len;
+  atomic_fetch_add(&quiet_calls[3], 1);
+}
+
+static const ht_transport_hooks quiet_table = {
+    .before_encode = quiet_encode,
+    .before_dispatch = quiet_dispatch,
+    .request_done = quiet_done,
+    .on_reply = quiet_reply,
+    .on_message = quiet_message,
+    .dispatch_slot_size = 64,
+    .count_frames = true};
+
+static void on_any_reply(void *arg, int status, const ht_envelope *reply) {
+  (void)status, (void)reply;
+  tt_counter_add(arg, 1);
+}
+
+static void test_slotless_messages_skip_counting_hooks(void **state) {
+  (void)state;
+  uint64_t before[4], after[4]; /* msgs sent, received, bytes sent, received */
+  ht_counters_read(HT_CTR_MSGS_SENT, 4, before);
+  ht_messenger *srv, *cli;
+  assert_int_equal(ht_transport_messenger_new(&srv, NULL, &quiet_table, NULL), 0);
+  assert_int_equal(ht_transport_messenger_new(&cli, NULL, &quiet_table, NULL), 0);
+  assert_int_equal(ht_messenger_handle(srv, "echo", tt_echo_handler, NULL), 0);
+  char url[128];
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, sizeof(url)), 0);
+  ht_peer *p;
+  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  enum { N = 40, PAYLOAD = 3 };
+  tt_counter got;
+  tt_counter_init(&got);
+  for (int i = 0; i < N; i++) {
+    ht_payload pl = {"abc", PAYLOAD, NULL, NULL};
+    assert_int_equal(ht_peer_request(p, "echo", &pl, NULL, on_any_reply, &got), 0);
+  }
+  /* one that fails (no handler): its error reply still reaches on_reply */
+  ht_payload pl = {"abc", PAYLOAD, NULL, NULL};
+  assert_int_equal(ht_peer_request(p, "nobody", &pl, NULL, on_any_reply, &got), 0);
+  assert_int_equal(tt_counter_wait(&got, N + 1, 10000), N + 1);
+  assert_int_equal(ht_messenger_close(cli, 0), 0);
+  assert_int_equal(ht_messenger_close(srv, 0), 0);
+  assert_int_equal(atomic_load(&quiet_calls[0]), 0); /* no on_message(SEND) */
+  assert_int_equal(atomic_load(&quiet_calls[1]), 0);
+  assert_int_equal(atomic_load(&quiet_calls[2]), 1); /* the failed one only */
+  assert_int_equal(atomic_load(&quiet_failed), 1);
+  assert_int_equal(atomic_load(&quiet_calls[3]), 0); /* no request_done */
+  /* every frame counted once, each way: N + 1 requests and their replies */
+  ht_counters_read(HT_CTR_MSGS_SENT, 4, after);
+  assert_int_equal(after[0] - before[0], 2 * (N + 1));
+  assert_int_equal(after[1] - before[1], 2 * (N + 1));
+  assert_int_equal(after[2] - before[2], after[3] - before[3]);
+  assert_true(after[2] - before[2] > (uint64_t)(2 * (N + 1) * PAYLOAD));
+  tt_counter_destroy(&got);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hooks_see_every_hop),
       cmocka_unit_test(test_transport_keeps_slot_storage),
+      cmocka_unit_test(test_slotless_messages_skip_counting_hooks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
