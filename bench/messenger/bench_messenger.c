@@ -166,9 +166,33 @@ static result measure(const cell *c, double seconds, uint32_t *lat) {
   return out;
 }
 
+/* Median of cell i's requests a second over plain's in the same round:
+ * the cells of a round run back to back, so each ratio shares its
+ * round's machine speed, which the best of each cell does not. */
+#define MAX_ROUNDS 64
+static double paired_median(double rps[][N_CELLS], int rounds, size_t i) {
+  double r[MAX_ROUNDS];
+  int n = 0;
+  for (int k = 0; k < rounds; k++)
+    if (rps[k][0] > 0 && rps[k][i] > 0)
+      r[n++] = rps[k][i] / rps[k][0];
+  for (int a = 1; a < n; a++) /* insertion sort: a handful of rounds */
+    for (int b = a; b > 0 && r[b] < r[b - 1]; b--) {
+      double t = r[b];
+      r[b] = r[b - 1];
+      r[b - 1] = t;
+    }
+  return n == 0 ? 0 : n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+}
+
 int main(int argc, char **argv) {
   double seconds = argc > 1 ? atof(argv[1]) : 2.0;
   int rounds = argc > 2 ? atoi(argv[2]) : 3;
+  if (rounds < 1 || rounds > MAX_ROUNDS) {
+    fprintf(stderr, "bench_messenger: ROUNDS is 1..%d\n", MAX_ROUNDS);
+    return 2;
+  }
+  static double rps[MAX_ROUNDS][N_CELLS];
   int have_session = getenv("HT_BENCH_SESSION") != NULL;
   const char *only = getenv("BENCH_CELL"); /* "1": profile one cell */
   ht_tracing_init();
@@ -182,6 +206,7 @@ int main(int argc, char **argv) {
       if (only != NULL && (size_t)atoi(only) != i)
         continue;
       result r = measure(&cells[i], seconds, lat);
+      rps[round][i] = r.rps;
       fprintf(stderr,
               "round %d %-16s %9.0f req/s p99 %7.1f us cpu %5.2f us/req "
               "requests %zu%s\n",
@@ -215,9 +240,9 @@ int main(int argc, char **argv) {
                     DEPTH, PAYLOAD);
   bench_report_line(rep, "# each figure: best of %d interleaved rounds of "
                          "%.1f s (shared machine)\n\n", rounds, seconds);
-  bench_report_line(rep, "%-16s %10s %8s %9s %9s %8s %12s %8s\n", "cell",
+  bench_report_line(rep, "%-16s %10s %8s %9s %9s %8s %12s %8s %8s\n", "cell",
                     "req/s", "vs plain", "p50 us", "p99 us", "p99 x",
-                    "cpu us/req", "cpu x");
+                    "cpu us/req", "cpu x", "paired");
   const result *plain = &best[0];
   for (size_t i = 0; i < N_CELLS; i++) {
     if (cells[i].session && !have_session) {
@@ -225,19 +250,25 @@ int main(int argc, char **argv) {
                         cells[i].label, "-");
       continue;
     }
-    bench_report_line(rep, "%-16s %10.0f %7.1f%% %9.1f %9.1f %8.2f %12.2f %8.2f%s\n",
+    bench_report_line(rep, "%-16s %10.0f %7.1f%% %9.1f %9.1f %8.2f %12.2f %8.2f %7.1f%%%s\n",
                       cells[i].label, best[i].rps,
                       100.0 * best[i].rps / plain->rps, best[i].p50_us,
                       best[i].p99_us, best[i].p99_us / plain->p99_us,
                       best[i].cpu_us, best[i].cpu_us / plain->cpu_us,
+                      100.0 * paired_median(rps, rounds, i),
                       best[i].ok ? "" : "  (errors)");
   }
+  bench_report_line(rep, "\npaired: the median over rounds of the cell's req/s over plain's in the "
+                         "same round\n");
   double r1 = best[2].rps / plain->rps, rrec = best[4].rps / plain->rps;
-  bench_report_line(rep, "\ngoals: traced 1%% >= 98.5%% of plain: %.1f%% (%s)",
-                    100 * r1, r1 >= 0.985 ? "met" : "missed");
+  double p1 = paired_median(rps, rounds, 2), prec = paired_median(rps, rounds, 4);
+  bench_report_line(rep, "goals: traced 1%% >= 98.5%% of plain: best %.1f%% (%s), paired %.1f%% (%s)",
+                    100 * r1, r1 >= 0.985 ? "met" : "missed", 100 * p1,
+                    p1 >= 0.985 ? "met" : "missed");
   if (have_session)
-    bench_report_line(rep, "; traced 100%% recording >= 85%%: %.1f%% (%s)\n",
-                      100 * rrec, rrec >= 0.85 ? "met" : "missed");
+    bench_report_line(rep, "; traced 100%% recording >= 85%%: best %.1f%% (%s), paired %.1f%% (%s)\n",
+                      100 * rrec, rrec >= 0.85 ? "met" : "missed", 100 * prec,
+                      prec >= 0.85 ? "met" : "missed");
   else
     bench_report_line(rep, "\n");
   bench_report_close(rep);
