@@ -414,7 +414,7 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
   ts_slot *s = slot;
   if (slot == &oneway_mark || s->sent)
-    return; /* a one-way: recorded by before_encode */
+    return; /* a one-way, recorded by before_encode; or "cs" already set */
   s->sent = true; /* "cs": the client span starts now */
   s->start_ns = ht_clock_now();
   s->peer = ts_peer_ref(&s->span, peer);

@@ -4,8 +4,10 @@
  * (no lock); ht_sampling_set swaps in a new sampler under a writer mutex,
  * waits for readers of the old one to leave, then frees it. Samplers
  * that need no clock and no state (always, never, ratio, parent) are
- * also published as two plain words under a sequence counter, so their
- * decisions take no epoch section (a full barrier) and no calls.
+ * also published as one word (ratio threshold and both modes,
+ * sampler_impl.h HT_FAST_*), so their decisions take no epoch section (a
+ * full barrier), no calls and one load: a reader sees the old or the new
+ * configuration whole.
  * Must never: lock or allocate on a decision, or free a sampler a reader
  * may still hold.
  */
