@@ -63,7 +63,7 @@ static inline void ht_counter_bump_(atomic_uint_fast64_t *v, uint64_t n) {
 #endif
 }
 
-/* Adds n to the calling thread's counter c: inline, a load and a store
+/* Adds n to the calling thread's counter c: inline, one add to memory
  * once the thread has its block (its first call allocates it). */
 static inline void ht_counter_add(ht_counter c, uint64_t n) {
   ht_counter_block *b = ht_counter_mine;

@@ -3,17 +3,7 @@
  * Must never keep a pointer into the envelope past the call: it points
  * into the connection's read buffer or the frame reader's scratch. */
 #include "hoptrace/error.h"
-#include "common/counters.h"
 #include "transport/internal.h"
-
-/* A decoded frame, for a hook table that has the transport count them
- * (hooks.h count_frames): each is counted where the hooks are asked
- * anyway, so a plain messenger tests nothing more. A matched reply is
- * counted by ht_tr_out_settle. */
-static inline void count_received(ht_messenger *m, size_t frame_len) {
-  if (m->hooks.count_frames)
-    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
-}
 
 /* false: the reply matched no pending request (no hook saw it). */
 static bool deliver_reply(ht_tr_conn *c, const ht_envelope *env,
@@ -43,7 +33,7 @@ static void deliver_request(ht_tr_conn *c, const ht_envelope *env,
   void *slot = NULL;
   const ht_trace_context *reply_trace = NULL;
   if (m->has_hooks) {
-    count_received(m, frame_len);
+    ht_tr_count_received(m, frame_len); /* a matched reply: in settle */
     if (m->hooks.dispatch_slot_size > 0)
       slot = req != NULL ? ht_tr_request_storage(req) : (void *)local;
     if (m->hooks.before_dispatch != NULL)
@@ -97,7 +87,7 @@ void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len) {
   }
   /* no other hook saw it: the traced layer still counts it */
   if (m->has_hooks) {
-    count_received(m, frame_len);
+    ht_tr_count_received(m, frame_len);
     if (m->hooks.on_message != NULL)
       m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name,
                           NULL);

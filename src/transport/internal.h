@@ -23,6 +23,7 @@
 
 #include "hoptrace/messenger.h"
 #include "hoptrace/wire.h"
+#include "common/counters.h"
 #include "transport/hooks.h"
 
 #define TR_NAME_MAX 128       /* peer names: "tcp://[v6]:port", unix paths */
@@ -281,6 +282,19 @@ void ht_tr_conn_sweep_slow_frames(uv_timer_t *t);
 /* dispatch.c */
 /* frame_len: the frame as received, prefix included. */
 void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len);
+
+/* A frame sent or decoded, counted for a hook table that asks (hooks.h
+ * count_frames). Called only inside the `m->has_hooks` branches the call
+ * sites take anyway, so a plain messenger tests nothing more. */
+static inline void ht_tr_count_sent(ht_messenger *m, size_t frame_len) {
+  if (m->hooks.count_frames)
+    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
+}
+
+static inline void ht_tr_count_received(ht_messenger *m, size_t frame_len) {
+  if (m->hooks.count_frames)
+    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
+}
 
 /* peer.c */
 void ht_tr_peer_unref(ht_peer *p);

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "common/counters.h"
 #include "transport/internal.h"
 
 int ht_tr_out_new(const ht_envelope *env, const ht_payload *payload,
@@ -90,8 +89,8 @@ void ht_tr_out_settle(ht_tr_out *o, int status, const ht_envelope *reply,
   }
   ht_tr_timeouts_remove(m, o);
   if (m->has_hooks) {
-    if (reply != NULL && m->hooks.count_frames) /* hooks.h count_frames */
-      ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, reply_len);
+    if (reply != NULL)
+      ht_tr_count_received(m, reply_len);
     if ((o->slot != NULL || status != 0) && m->hooks.on_reply != NULL)
       m->hooks.on_reply(m->hooks_arg, status, reply, reply_len, o->slot);
   }

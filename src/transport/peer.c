@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "common/counters.h"
 #include "transport/internal.h"
 
 void ht_tr_peer_unref(ht_peer *p) {
@@ -332,8 +331,7 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     o->fn_arg = arg;
     o->slot = slot;
     if (m->has_hooks) {
-      if (m->hooks.count_frames)
-        ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, o->frame_len);
+      ht_tr_count_sent(m, o->frame_len);
       if (slot != NULL && m->hooks.on_message != NULL)
         m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, o->frame_len,
                             p->url, slot);

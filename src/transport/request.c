@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "common/counters.h"
 #include "transport/internal.h"
 
 int ht_tr_request_new(ht_tr_conn *c, const ht_envelope *env, ht_request **out) {
@@ -68,8 +67,8 @@ static void hook_done(ht_messenger *m, ht_request *req, int status,
                       size_t frame_len) {
   if (!m->has_hooks)
     return;
-  if (frame_len > 0 && m->hooks.count_frames)
-    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
+  if (frame_len > 0)
+    ht_tr_count_sent(m, frame_len);
   if (req->slot != NULL && m->hooks.request_done != NULL)
     m->hooks.request_done(m->hooks_arg, req->slot, status, frame_len);
 }
