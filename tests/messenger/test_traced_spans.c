@@ -566,6 +566,62 @@ static void test_names_per_messenger(void **state) {
   assert_int_equal(ht_messenger_close(other, 1000), 0);
 }
 
+/* Operations that share a prefix ("osd_write", "osd_read", ...), as a
+ * storage cluster's do: each name is looked up in the recorder once per
+ * messenger and side, then remembered (the per-thread memo once kept
+ * one slot for every name beginning alike, and looked them up again at
+ * every request), and every span still carries its own name. */
+static void on_any_ok(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  ht_request_reply(req, 0, NULL);
+}
+
+static void test_names_sharing_a_prefix_are_looked_up_once(void **state) {
+  (void)state;
+  ht_messenger *srv = traced("S"), *cli = traced("C");
+  char url[128];
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url,
+                                       sizeof(url)), 0);
+  assert_int_equal(ht_messenger_handle(srv, NULL, on_any_ok, NULL), 0);
+  ht_peer *p = NULL;
+  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  static const char *const ops[] = {"osd_write", "osd_read", "osd_stat",
+                                    "osd_delete", "osd_pull", "osd_peer_check"};
+  enum { N_OPS = sizeof(ops) / sizeof(ops[0]), ROUNDS = 4 };
+  reset_events();
+  size_t descs_after_first = 0;
+  for (int r = 0; r < ROUNDS; r++) {
+    for (int i = 0; i < N_OPS; i++) {
+      waiter *w = waiter_new();
+      ht_message_sample(HT_SAMPLE_YES);
+      assert_int_equal(ht_peer_request(p, ops[i], NULL, NULL, waiter_reply, w), 0);
+      waiter_wait(w, 1);
+      assert_int_equal(w->status, 0);
+      waiter_free(w);
+    }
+    usleep(20 * 1000); /* the server sides end after their replies */
+    pthread_mutex_lock(&ev_lock);
+    size_t descs = n_descs;
+    pthread_mutex_unlock(&ev_lock);
+    if (r == 0)
+      descs_after_first = descs;
+    else /* no lookup after the first round */
+      assert_int_equal(descs, descs_after_first);
+  }
+  for (int i = 0; i < N_OPS; i++)
+    for (int r = 0; r < ROUNDS; r++) {
+      const ev *cl = find_start(ops[i], HT_SPAN_CLIENT, r);
+      const ev *sv = find_start(ops[i], HT_SPAN_SERVER, r);
+      assert_non_null(cl);
+      assert_non_null(sv);
+      assert_string_equal(cl->service, "C");
+      assert_string_equal(sv->service, "S");
+      assert_int_equal(sv->ctx.parent_span_id, cl->ctx.span_id);
+    }
+  assert_int_equal(ht_messenger_close(cli, 1000), 0);
+  assert_int_equal(ht_messenger_close(srv, 1000), 0);
+}
+
 /* A one-way: PRODUCER span at the sender, CONSUMER child at the receiver
  * (ended once the handler returned, here the no-handler path). */
 static void test_oneway_spans(void **state) {
@@ -648,6 +704,7 @@ int main(void) {
       cmocka_unit_test(test_debug_flag_and_sampler_off),
       cmocka_unit_test(test_stats_count_every_hop),
       cmocka_unit_test(test_names_per_messenger),
+      cmocka_unit_test(test_names_sharing_a_prefix_are_looked_up_once),
       cmocka_unit_test(test_oneway_spans),
       cmocka_unit_test(test_context_api),
   };
