@@ -85,7 +85,7 @@ run_one() { # run_one CONFIG ROUND
              2> "$dir.log" ;;
     traced-*) local r=1
       [[ $cfg == traced-1% ]] && r=0.01
-      "${cpu[@]}" "$hoptrace" record -o "$dir-trace" --subbuf-size 8M --num-subbuf 8 \
+      "${cpu[@]}" "$hoptrace" record -o "$dir-trace" \
         "${filter[@]}" -- \
         python3 "$src/bench/sim/cpu_run.py" --inner "$dir.inner.json" -- \
         bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \
@@ -137,7 +137,8 @@ lines = ["# hoptrace benchmark: sim (client-osd-sim cluster)",
          "# machine: %s, %d cpus, %s" % (" ".join(platform.uname()[:3]), os.cpu_count(), cpu),
          "# workload: 4 OSDs (replication 3, 4 disk workers each), 2 clients x 16 in flight,",
          "# 45%% read 5%% stat 5%% delete 45%% write, 512 B..16 KiB objects, %s s a run," % secs,
-         "# best of %d interleaved rounds; traced runs record into a live LTTng session" % rounds,
+         "# best of %d interleaved rounds; traced runs record into an LTTng session as" % rounds,
+         "# `hoptrace record -o DIR` sets it up (its channel: 8 sub-buffers of 2 MiB a CPU)",
          "# session isolation: %s" % os.environ.get("HT_BENCH_ISOLATION", "?"),
          "",
          "%-13s %10s %9s %15s %10s %7s  %s" % ("config", "ops/s", "vs plain", "(worst round)", "p99 ms",
