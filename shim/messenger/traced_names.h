@@ -49,7 +49,21 @@ typedef struct ts_peer_memo {
 
 static _Thread_local ts_desc_memo ts_descs[TS_DESC_SETS][TS_WAYS];
 static _Thread_local ts_peer_memo ts_peers[TS_PEER_SETS][TS_WAYS];
-static _Thread_local unsigned ts_victim; /* the way a miss refills */
+static _Thread_local unsigned ts_victim; /* rotates over full sets */
+
+/* The way a miss refills in a set of memos (`stride` bytes apart, each
+ * beginning with its recorder): a free one, or one of another recorder,
+ * while the set has it; entries in use are evicted only from a full set. */
+static unsigned ts_refill_way(const void *set, size_t stride,
+                              const ht_event_ops *ops) {
+  for (unsigned w = 0; w < TS_WAYS; w++) {
+    const ht_event_ops *const *way_ops =
+        (const void *)((const char *)set + w * stride);
+    if (*way_ops != ops)
+      return w;
+  }
+  return ts_victim++ % TS_WAYS;
+}
 
 /* Kind, length, last and middle byte: names of one messenger differ in
  * at least one of them far more often than not (the text decides). */
@@ -72,7 +86,7 @@ ts_desc_miss(ts_desc_memo *set, const ht_event_ops *ops, const ht_span *span,
              size_t n, uint32_t key) {
   const void *desc = ht_span_desc_ref(span, info);
   if (desc != NULL && n < TS_MEMO_TEXT && ht_events_current() == ops) {
-    ts_desc_memo *m = &set[ts_victim++ % TS_WAYS];
+    ts_desc_memo *m = &set[ts_refill_way(set, sizeof(*set), ops)];
     m->ops = ops;
     m->desc = desc;
     m->owner = owner;
@@ -88,7 +102,7 @@ ts_peer_miss(ts_peer_memo *set, const ht_event_ops *ops, const ht_span *span,
   const void *ref = ht_span_peer_ref(span, peer);
   size_t n = strlen(peer);
   if (ref != NULL && n < TS_MEMO_TEXT && ht_events_current() == ops) {
-    ts_peer_memo *m = &set[ts_victim++ % TS_WAYS];
+    ts_peer_memo *m = &set[ts_refill_way(set, sizeof(*set), ops)];
     m->ops = ops;
     m->peer = ref;
     m->at = peer;
