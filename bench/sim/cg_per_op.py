@@ -1,0 +1,63 @@
+"""Instructions per cluster operation, plain against traced, from the
+callgrind profiles bench/sim/attribute.sh leaves in OUT/{plain,traced}
+(cg.osd.PID, cg.client.PID; OUT/MODE/ops: the operations the clients
+completed).  usage: cg_per_op.py OUT TOP"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r"\s*([\d,]+)\s+\([\s\d.]+%\)\s+(\S+)(?: \[(.*)\])?")
+
+
+def profile(path):
+    """{(function, object): instructions} and the program's total"""
+    text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", path],
+                          capture_output=True, text=True, check=True).stdout
+    funcs, total = {}, 0
+    for line in text.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        n = int(m.group(1).replace(",", ""))
+        if "PROGRAM TOTALS" in line:
+            total = n
+            continue
+        key = (m.group(2).split("/")[-1], os.path.basename(m.group(3) or "(inlined)"))
+        funcs[key] = funcs.get(key, 0) + n
+    return funcs, total
+
+
+def per_op(out, mode, prog):
+    """a program's functions and total, all its processes, per operation"""
+    ops = int(open(os.path.join(out, mode, "ops")).read().split()[0])
+    funcs, total = {}, 0
+    for path in glob.glob(os.path.join(out, mode, "cg.%s.*" % prog)):
+        f, t = profile(path)
+        total += t
+        for k, v in f.items():
+            funcs[k] = funcs.get(k, 0) + v
+    return {k: v / ops for k, v in funcs.items()}, total / ops, ops
+
+
+def main():
+    out, top = sys.argv[1], int(sys.argv[2])
+    for prog, label in (("osd", "OSDs (4)"), ("client", "clients (2)")):
+        a, ta, na = per_op(out, "plain", prog)
+        b, tb, nb = per_op(out, "traced", prog)
+        print("%s: %.0f instructions an operation plain (%d ops), %.0f traced at 100 %% "
+              "(%d ops): +%.0f" % (label, ta, na, tb, nb, tb - ta))
+        objs = {}
+        for k in set(a) | set(b):
+            objs[k[1]] = objs.get(k[1], 0) + b.get(k, 0) - a.get(k, 0)
+        print("  by object: " + ", ".join("%s %+.0f" % (o, v) for o, v in
+                                          sorted(objs.items(), key=lambda x: -abs(x[1]))
+                                          if abs(v) >= 5))
+        rows = sorted(set(a) | set(b), key=lambda k: -(b.get(k, 0) - a.get(k, 0)))
+        for k in rows[:top]:
+            print("  %+8.0f  %s (%s)" % (b.get(k, 0) - a.get(k, 0), k[0], k[1]))
+
+
+if __name__ == "__main__":
+    main()
