@@ -123,8 +123,8 @@ static const void *ts_desc_ref(const ht_span *span, uint64_t owner,
   size_t n = strlen(name);
   uint32_t key = ts_desc_key(info->kind, name, n);
   ts_desc_memo *set = ts_descs[ts_set(key, TS_DESC_SETS)];
-  for (unsigned w = 0; w < TS_WAYS; w++) {
-    ts_desc_memo *m = &set[w];
+  for (unsigned w = 0; w < TS_WAYS && n < TS_MEMO_TEXT; w++) {
+    ts_desc_memo *m = &set[w]; /* n bounds the compare to m->name */
     if (m->key == key && m->ops == ops && ops != NULL && m->owner == owner &&
         memcmp(m->name, name, n + 1) == 0)
       return m->desc;
