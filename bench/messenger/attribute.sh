@@ -26,19 +26,18 @@ for c in "$a" "$b"; do
     2> "$out/log.$c"
   grep -o "requests [0-9]*" "$out/log.$c" | cut -d' ' -f2 > "$out/n.$c"
 done
-python3 - "$out" "$a" "$b" "$lib" <<'PY'
-import re, subprocess, sys
-out, a, b, lib = sys.argv[1:]
+python3 - "$out" "$a" "$b" "$lib" "$root/bench/common" <<'PY'
+import sys
+out, a, b, lib, common = sys.argv[1:]
+sys.path.insert(0, common)
+from callgrind_profile import profile
 def load(c):
+    """instructions per request by function name"""
     n = int(open("%s/n.%s" % (out, c)).read())
-    text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",
-                           "%s/cg.%s" % (out, c)], capture_output=True, text=True).stdout
     d = {}
-    for line in text.splitlines():
-        m = re.match(r"\s*([\d,]+)\s+\([\s\d.]+%\)\s+(\S+)", line)
-        if m and "PROGRAM" not in line:
-            name = m.group(2).split(":")[-1]
-            d[name] = d.get(name, 0) + int(m.group(1).replace(",", "")) / n
+    for (func, _), v in profile("%s/cg.%s" % (out, c))[0].items():
+        name = func.split(":")[-1]
+        d[name] = d.get(name, 0) + v / n
     return d
 x, y = load(a), load(b)
 print("instructions per request (user space, both sides, libhoptrace.%s): cell %s %.0f, cell %s %.0f (+%.0f)"

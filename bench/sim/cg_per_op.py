@@ -4,29 +4,10 @@ callgrind profiles bench/sim/attribute.sh leaves in OUT/{plain,traced}
 completed).  usage: cg_per_op.py OUT TOP"""
 import glob
 import os
-import re
-import subprocess
 import sys
 
-LINE = re.compile(r"\s*([\d,]+)\s+\([\s\d.]+%\)\s+(\S+)(?: \[(.*)\])?")
-
-
-def profile(path):
-    """{(function, object): instructions} and the program's total"""
-    text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100", path],
-                          capture_output=True, text=True, check=True).stdout
-    funcs, total = {}, 0
-    for line in text.splitlines():
-        m = LINE.match(line)
-        if not m:
-            continue
-        n = int(m.group(1).replace(",", ""))
-        if "PROGRAM TOTALS" in line:
-            total = n
-            continue
-        key = (m.group(2).split("/")[-1], os.path.basename(m.group(3) or "(inlined)"))
-        funcs[key] = funcs.get(key, 0) + n
-    return funcs, total
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from callgrind_profile import profile  # noqa: E402
 
 
 def per_op(out, mode, prog):
