@@ -7,7 +7,8 @@ fields they hold, in the order ids/at, side, marks: `at` becomes
 trace_id_hi, trace_id_lo, span_id, parent_span_id, start; `side` (its
 words packed: [desc | peer << 16, vpid, vtid | flags << 24, status])
 desc, peer, flags, vpid, vtid (and status, as a signed 32-bit number);
-`marks` cs, sr, ss, cr. Keys starting with "_" are dropped. A root whose
+`rec` (schema 3's span: side's words two by two, the low half first,
+then at) both, status included; `marks` cs, sr, ss, cr. Keys starting with "_" are dropped. A root whose
 flags carry ROOT_P (0x10) holds its sampling probability * 2^32 where
 its parent would be: it comes out as parent_span_id 0 and root_prob.
 """
@@ -45,6 +46,15 @@ def spread(key, items):
     return [(k, str(v)) for k, v in out]
 
 
+def rec_arrays(items):
+    """A span's rec as the side and at it packs."""
+    if len(items) != 7:
+        raise ValueError("rec has %d elements, the schema 7" % len(items))
+    w0, w1 = int(items[0]), int(items[1])
+    side = [str(w0 & 0xffffffff), str(w0 >> 32), str(w1 & 0xffffffff), str(w1 >> 32)]
+    return spread("side", side), spread("at", items[2:])
+
+
 def parse_fields(text):
     plain, arrays, i, n = [], {}, 0, len(text)
     while i < n:
@@ -68,7 +78,9 @@ def parse_fields(text):
             i += 1
         if key.startswith("_"):
             continue
-        if key in ARRAYS and isinstance(value, list):
+        if key == "rec" and isinstance(value, list):
+            arrays["side"], arrays["at"] = rec_arrays(value)
+        elif key in ARRAYS and isinstance(value, list):
             arrays[key] = spread(key, value)
         else:
             plain.append((key, "[" + ",".join(value) + "]" if isinstance(value, list) else value))

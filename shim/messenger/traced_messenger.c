@@ -11,7 +11,7 @@
  * count_frames); an unsampled request keeps no slot on either side, so
  * it passes four hook calls (before_encode, before_dispatch,
  * after_dispatch, and on_reply only if it fails), a sampled one six.
- * 2 events per sampled request and reply (schema 2,
+ * 2 events per sampled request and reply (schema 3,
  * shim/recording/hoptrace_schema.h), one per one-way side; the error
  * paths' details (status message, error kv) are `error` and `tag_*`
  * events before the span's.
@@ -171,7 +171,7 @@ static const char *op_of(const ht_envelope *env) {
   return env->operation != NULL ? env->operation : "";
 }
 
-/* --- span sides (schema 2) */
+/* --- span sides (schema 3) */
 
 /* Keeps what names the span, while the strings are at hand. */
 static void slot_name(ts_slot *s, const ht_span_info *info) {

@@ -1,4 +1,4 @@
-/* The span-record events of provider `hoptrace` (schema 2): the one list
+/* The span-record events of provider `hoptrace` (schema 3): the one list
  * from which libhoptrace's tracepoints (hoptrace_tp.h), the argument
  * struct each of them takes, and the tool's decoder
  * (tools/hoptrace/read/) are all generated. An event or field name is
@@ -19,15 +19,16 @@
  * Events (fields in order; `ids` = trace_id_hi, trace_id_lo, span_id,
  * parent_span_id; `at` = those four, then the side's start; a root's `at`
  * may hold its sampling probability for its parent: flag ROOT_P, below):
- *   span:    side = [desc | peer << 16, vpid, vtid | flags << 24], at: a
- *            span side that ended ok, written by thread vtid of process
- *            vpid; peer 0 = none
- *   span_x:  the same, side + [status (non-zero; a negative one as its
- *            32-bit two's complement)]
- *   span_s:  self-contained (names inline, desc and peer 0): when an
- *            intern table is full
- *   span_a:  a span of the span API (ht_span_*), at its finish: as span_x
- *            (peer 0), plus `marks`, the times of its "cs", "sr", "ss", "cr"
+ *   span:    rec = [desc | peer << 16 | vpid << 32,
+ *            vtid | flags << 24 | status << 32, then `at`'s five]: a span
+ *            side, written by thread vtid of process vpid; peer 0 = none;
+ *            status 0 = ok (a negative one as its 32-bit two's
+ *            complement)
+ *   span_s:  self-contained, side = [desc | peer << 16, vpid,
+ *            vtid | flags << 24, status], at, then the names inline (desc
+ *            and peer 0): when an intern table is full
+ *   span_a:  a span of the span API (ht_span_*), at its finish: side and
+ *            at as span_s's (peer 0), plus `marks`, the times of its "cs", "sr", "ss", "cr"
  *            annotations (same clock as start; 0: not annotated); desc 0:
  *            its names are in a span_n written when it started
  *   span_n:  a span API span's names, at its start, when they could not
@@ -46,6 +47,11 @@
  * (written when it finishes); each carries the span's ids.
  * Field types: X64 hex uint64, U64, U32, U8, I32, I64, STR
  * (NUL-terminated); Tx<N>: a fixed array of N Ts.
+ * Schema 2 (hoptrace 0.2 before this) wrote a span side that ended ok as
+ * `span` with side = [desc | peer << 16, vpid, vtid | flags << 24] and
+ * at, and one that failed as `span_x` (side + [status]): the tool still
+ * reads both (HT_SCHEMA_READ_ONLY_EVENTS); schema 1 (hoptrace 0.1): see
+ * hoptrace_tp.h.
  * Must never: include LTTng headers (the tool includes this).
  */
 #ifndef HOPTRACE_SCHEMA_H
@@ -53,21 +59,24 @@
 
 #include <stdint.h>
 
-#define HT_SCHEMA_VERSION 2
+#define HT_SCHEMA_VERSION 3
 
 /* The span's ids: trace_id_hi, trace_id_lo, span_id, parent_span_id. */
 #define HT_SCHEMA_IDS(X) X(X64x4, ids)
 
-/* A span side: `side` = [desc | peer << 16, vpid, vtid | flags << 24]
- * (span_x, span_s, span_a: and status); `at` = its ids then its start.
- * Arrays, not one field each: LTTng-UST writes every field (and every
- * context) with a call of its own, the bulk of an event's cost; so the
- * process and thread ride in `side` too, not in per-event vpid and vtid
- * contexts. Packed so that a span event is 64 bytes with its 4-byte
- * compact header: `side` first, 3 words, and `at` is 8-byte aligned with
- * no padding. desc and peer ids are < 2^16 (HT_INTERN_MAX), thread ids
- * < 2^22 (Linux's PID_MAX_LIMIT). */
-#define HT_SCHEMA_SPAN(X) X(U32x3, side) X(X64x5, at)
+/* A span side: one array, not one field each: LTTng-UST writes every
+ * field (and every context) with a call of its own (about 75 instructions
+ * each), the bulk of an event's cost; so the process, thread and status
+ * ride in `rec` too, not in per-event vpid and vtid contexts. 60 bytes
+ * with LTTng's 4-byte compact header (x86 packs fields unaligned). desc
+ * and peer ids are < 2^16 (HT_INTERN_MAX), thread ids < 2^22 (Linux's
+ * PID_MAX_LIMIT). */
+#define HT_SCHEMA_SPAN(X) X(X64x7, rec)
+
+/* Schema 2's span sides (read only): `side` = [desc | peer << 16, vpid,
+ * vtid | flags << 24] (span_x: and status), `at` = ids then start. The
+ * span API's span_a and the inline span_s still write these arrays. */
+#define HT_SCHEMA_SPAN_V2(X) X(U32x3, side) X(X64x5, at)
 #define HT_SCHEMA_SPAN_X(X) X(U32x4, side) X(X64x5, at)
 
 /* desc and peer 0 in side: the names are inline */
@@ -103,12 +112,18 @@
 /* E(event name, its field list). The first events get the smallest ids,
  * which LTTng's compact event header needs: the hot ones come first. */
 #define HT_SCHEMA_EVENTS(E)                                                    \
-  E(span, HT_SCHEMA_SPAN) E(span_x, HT_SCHEMA_SPAN_X)                          \
-  E(span_a, HT_SCHEMA_SPAN_A) E(tag_i, HT_SCHEMA_TAG_I)                        \
+  E(span, HT_SCHEMA_SPAN) E(span_a, HT_SCHEMA_SPAN_A) E(tag_i, HT_SCHEMA_TAG_I) \
   E(tag_s, HT_SCHEMA_TAG_S) E(note, HT_SCHEMA_NOTE) E(error, HT_SCHEMA_ERROR)  \
   E(frame, HT_SCHEMA_FRAME) E(span_s, HT_SCHEMA_SPAN_S)                        \
   E(span_n, HT_SCHEMA_SPAN_N) E(process, HT_SCHEMA_PROCESS)                    \
   E(desc, HT_SCHEMA_DESC) E(peer, HT_SCHEMA_PEER)
+
+/* Events the tool reads and nothing writes any more (no tracepoint): what
+ * earlier schemas wrote. R(event, its field list); an event NAME_v2 is
+ * event NAME as schema 2 wrote it (the tool tells them apart by their
+ * fields). */
+#define HT_SCHEMA_READ_ONLY_EVENTS(R)                                          \
+  R(span_x, HT_SCHEMA_SPAN_X) R(span_v2, HT_SCHEMA_SPAN_V2)
 
 /* The C type of each field type, for the argument structs. */
 #define HT_SCHEMA_CTYPE_X64 uint64_t
@@ -120,6 +135,7 @@
 #define HT_SCHEMA_CTYPE_STR const char *
 #define HT_SCHEMA_CTYPE_X64x4 uint64_t
 #define HT_SCHEMA_CTYPE_X64x5 uint64_t
+#define HT_SCHEMA_CTYPE_X64x7 uint64_t
 #define HT_SCHEMA_CTYPE_U64x4 uint64_t
 #define HT_SCHEMA_CTYPE_U32x3 uint32_t
 #define HT_SCHEMA_CTYPE_U32x4 uint32_t
@@ -134,6 +150,7 @@
 #define HT_SCHEMA_DIM_STR /* a scalar */
 #define HT_SCHEMA_DIM_X64x4 [4]
 #define HT_SCHEMA_DIM_X64x5 [5]
+#define HT_SCHEMA_DIM_X64x7 [7]
 #define HT_SCHEMA_DIM_U64x4 [4]
 #define HT_SCHEMA_DIM_U32x3 [3]
 #define HT_SCHEMA_DIM_U32x4 [4]
@@ -154,11 +171,24 @@ enum { HT_SIDE_NAMES, HT_SIDE_VPID, HT_SIDE_VTID_FLAGS, HT_SIDE_STATUS };
 #define HT_SIDE_FLAGS_IN(word) ((word) >> 24)
 enum { HT_MARKS_CS, HT_MARKS_SR, HT_MARKS_SS, HT_MARKS_CR };
 
-/* One argument struct per event: ht_rec_span, ht_rec_span_x, ... */
+/* span's rec: two packed words, then `at` (rec + HT_REC_AT) */
+enum { HT_REC_NAMES_VPID, HT_REC_VTID_FLAGS_STATUS, HT_REC_AT };
+#define HT_REC_NAMES_VPID_OF(desc, peer, vpid)                                 \
+  ((uint64_t)HT_SIDE_NAMES_OF(desc, peer) | (uint64_t)(uint32_t)(vpid) << 32)
+#define HT_REC_VTID_FLAGS_STATUS_OF(vtid, flags, status)                       \
+  ((uint64_t)HT_SIDE_VTID_FLAGS_OF(vtid, flags) |                              \
+   (uint64_t)(uint32_t)(status) << 32)
+/* the low word of either is side's word, the high one vpid or status */
+#define HT_REC_LOW(word) ((uint32_t)(word))
+#define HT_REC_HIGH(word) ((uint32_t)((word) >> 32))
+
+/* One argument struct per event: ht_rec_span, ht_rec_span_a, ... (and
+ * the read-only events' for the tool) */
 #define HT_SCHEMA_MEMBER(type, name) HT_SCHEMA_CTYPE_##type name HT_SCHEMA_DIM_##type;
 #define HT_SCHEMA_STRUCT(event, fields)                                        \
   typedef struct ht_rec_##event { fields(HT_SCHEMA_MEMBER) } ht_rec_##event;
 HT_SCHEMA_EVENTS(HT_SCHEMA_STRUCT)
+HT_SCHEMA_READ_ONLY_EVENTS(HT_SCHEMA_STRUCT)
 #undef HT_SCHEMA_STRUCT
 
 /* flags: bits 0-3 the trace's (HT_FLAG_SAMPLED, HT_FLAG_DEBUG,

@@ -2,10 +2,11 @@
  * between libhoptrace and the `hoptrace` tool (which reads these field
  * names; change both together).
  *
- * Every event is generated from hoptrace_schema.h (schema 2), which
- * documents them. Schema 1's events (span_start, span_end, annotation,
- * kv_str, kv_int, kvs, status, msg_*, hop_*, one per span API call) are no
- * longer written; the tool still reads traces that hold them.
+ * Every event is generated from hoptrace_schema.h (schema 3), which
+ * documents them, and schema 2's that the tool still reads. Schema 1's
+ * events (span_start, span_end, annotation, kv_str, kv_int, kvs, status,
+ * msg_*, hop_*, one per span API call) are no longer written either; the
+ * tool still reads traces that hold them.
  * Timestamps are the tracer's. Must never: contain logic beyond the event
  * description (it is compiled into two objects: libhoptrace's call sites
  * and libhoptrace-tp.so's probes).
@@ -35,6 +36,7 @@
 #define HOPTRACE_TP_STR(name) lttng_ust_field_string(name, r->name)
 #define HOPTRACE_TP_X64x4(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 4)
 #define HOPTRACE_TP_X64x5(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 5)
+#define HOPTRACE_TP_X64x7(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 7)
 #define HOPTRACE_TP_U64x4(name) lttng_ust_field_array(uint64_t, name, r->name, 4)
 #define HOPTRACE_TP_U32x3(name) lttng_ust_field_array(uint32_t, name, r->name, 3)
 #define HOPTRACE_TP_U32x4(name) lttng_ust_field_array(uint32_t, name, r->name, 4)

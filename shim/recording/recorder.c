@@ -27,14 +27,15 @@
 #include "common/tls_hot.h"
 
 /* The span's ids: the first fields of every span event and probe (an
- * event's `ids` is REC_IDS, its `at` REC_AT). */
+ * event's `ids` is REC_IDS, its `at` REC_AT, the end of span's `rec`). */
 #define IDS(c) (c)->trace_id_hi, (c)->trace_id_lo, (c)->span_id, (c)->parent_span_id
 #define REC_IDS(c) {IDS(c)}
 /* A root (parent 0) carries its sampling probability in the parent's
  * place (hoptrace_schema.h): prob is 0 for any other span. */
-#define REC_AT(s)                                                              \
-  {(s)->ctx->trace_id_hi, (s)->ctx->trace_id_lo, (s)->ctx->span_id,            \
-   (s)->ctx->parent_span_id | (s)->prob, (s)->start}
+#define REC_AT_WORDS(s)                                                        \
+  (s)->ctx->trace_id_hi, (s)->ctx->trace_id_lo, (s)->ctx->span_id,             \
+      (s)->ctx->parent_span_id | (s)->prob, (s)->start
+#define REC_AT(s) {REC_AT_WORDS(s)}
 /* Two steps so IDS() expands into four arguments before STAP_PROBEn
  * counts them. */
 #define USDT(n, name, ...) USDT_(n, name, __VA_ARGS__)
@@ -172,9 +173,7 @@ static inline uint32_t rec_vtid(void) {
   return rec_tid;
 }
 
-/* An event's `side` (hoptrace_schema.h): its three words, then status. */
-#define REC_SIDE(d, p, flags)                                                  \
-  {HT_SIDE_NAMES_OF(d, p), rec_vpid(), HT_SIDE_VTID_FLAGS_OF(rec_vtid(), flags)}
+/* span_s and span_a's `side` (hoptrace_schema.h): its three words, then status. */
 #define REC_SIDE_X(d, p, flags, status)                                        \
   {HT_SIDE_NAMES_OF(d, p), rec_vpid(), HT_SIDE_VTID_FLAGS_OF(rec_vtid(), flags), \
    (uint32_t)(status)}
@@ -253,14 +252,10 @@ static void write_side(const ht_span_side *s) {
     ht_rec_peer r = {p->id, rec_vpid(), p->name};
     lttng_ust_tracepoint(hoptrace, peer, &r);
   }
-  if (s->status == 0) {
-    ht_rec_span r = {REC_SIDE(d->id, p != NULL ? p->id : 0, side_flags(s)), REC_AT(s)};
-    lttng_ust_tracepoint(hoptrace, span, &r);
-  } else {
-    ht_rec_span_x r = {REC_SIDE_X(d->id, p != NULL ? p->id : 0, side_flags(s), s->status),
-                       REC_AT(s)};
-    lttng_ust_tracepoint(hoptrace, span_x, &r);
-  }
+  ht_rec_span r = {{HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid()),
+                    HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status),
+                    REC_AT_WORDS(s)}};
+  lttng_ust_tracepoint(hoptrace, span, &r);
 }
 
 static void on_span_side(const ht_span_side *s) {

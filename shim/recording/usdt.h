@@ -25,7 +25,7 @@
 #define STAP_PROBE10(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) ((void)0)
 #endif
 
-/* a span side (schema 2): ids, kind, duration (tracer clock), status,
+/* a span side (schema 3): ids, kind, duration (tracer clock), status,
  * name, service, peer as text */
 HT_USDT_SEMAPHORE(span);
 HT_USDT_SEMAPHORE(span_start);

@@ -155,7 +155,7 @@ static class_map *map_class(bt_decoder *d, const bt_event_class *cls) {
   map->s2_event = schema2_event(name);
   if (map->s2_event >= 0) {
     map->hop = 2;
-    schema2_map(map->s2_event, payload, map->s2_members);
+    map->s2_event = schema2_map(map->s2_event, payload, map->s2_members);
   }
   index_struct(payload, slot_names, F_SLOTS, map->field, map->field_type);
   const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);

@@ -1,7 +1,8 @@
-/* Schema 2 decoding (schema2.h). Each event's fields are read, in schema
- * order, into the library's own ht_rec_* struct by readers generated from
- * the schema's X-macro lists. Must never: trust a field's type or range,
- * or resolve an id (names.c does, after the merge). */
+/* Schema 2 and 3 decoding (schema2.h). Each event's fields are read, in
+ * schema order, into the library's own ht_rec_* struct by readers
+ * generated from the schema's X-macro lists (the events written, and the
+ * read-only ones earlier schemas wrote). Must never: trust a field's type
+ * or range, or resolve an id (names.c does, after the merge). */
 #include "read/schema2.h"
 
 #include <stdlib.h>
@@ -10,23 +11,28 @@
 #include "recording/hoptrace_schema.h"
 
 #define EVENT_ENUM(event, fields) S2_##event,
-enum { HT_SCHEMA_EVENTS(EVENT_ENUM) S2_EVENTS };
+enum {
+  HT_SCHEMA_EVENTS(EVENT_ENUM) HT_SCHEMA_READ_ONLY_EVENTS(EVENT_ENUM) S2_EVENTS
+};
 #undef EVENT_ENUM
 
 #define FIELD_NAME(type, name) #name,
 #define EVENT_NAMES(event, fields)                                             \
   static const char *const names_##event[] = {fields(FIELD_NAME)};
 HT_SCHEMA_EVENTS(EVENT_NAMES)
+HT_SCHEMA_READ_ONLY_EVENTS(EVENT_NAMES)
 #undef EVENT_NAMES
 
 #define EVENT_DESCR(event, fields)                                             \
   {#event, names_##event, sizeof(names_##event) / sizeof(names_##event[0])},
 static const struct {
-  const char *name;
+  const char *name; /* a read-only NAME_v2: event NAME's older layout */
   const char *const *fields;
   size_t n_fields;
-} events[S2_EVENTS] = {HT_SCHEMA_EVENTS(EVENT_DESCR)};
+} events[S2_EVENTS] = {HT_SCHEMA_EVENTS(EVENT_DESCR)
+                           HT_SCHEMA_READ_ONLY_EVENTS(EVENT_DESCR)};
 #undef EVENT_DESCR
+static const char v2_suffix[] = "_v2";
 _Static_assert(sizeof(names_span_s) / sizeof(names_span_s[0]) <= SCHEMA2_MAX_FIELDS,
                "SCHEMA2_MAX_FIELDS holds every event's fields");
 
@@ -84,11 +90,13 @@ static int read_array(const bt_field *st, int64_t i, uint64_t *v, uint64_t n,
   }
 ARRAY_READER(uint64, UINT64_MAX, 4)
 ARRAY_READER(uint64, UINT64_MAX, 5)
+ARRAY_READER(uint64, UINT64_MAX, 7)
 ARRAY_READER(uint32, UINT32_MAX, 3)
 ARRAY_READER(uint32, UINT32_MAX, 4)
 #undef ARRAY_READER
 #define read_X64x4 read_uint64x4
 #define read_X64x5 read_uint64x5
+#define read_X64x7 read_uint64x7
 #define read_U64x4 read_uint64x4
 #define read_U32x3 read_uint32x3
 #define read_U32x4 read_uint32x4
@@ -103,6 +111,7 @@ ARRAY_READER(uint32, UINT32_MAX, 4)
 #define FIELD_ADDR_STR(x) &(x)
 #define FIELD_ADDR_X64x4(x) (x)
 #define FIELD_ADDR_X64x5(x) (x)
+#define FIELD_ADDR_X64x7(x) (x)
 #define FIELD_ADDR_U64x4(x) (x)
 #define FIELD_ADDR_U32x3(x) (x)
 #define FIELD_ADDR_U32x4(x) (x)
@@ -175,32 +184,62 @@ static int read_STR(const bt_field *st, int64_t i, const char **v) {
     fields(READ_FIELD) return 0;                                               \
   }
 HT_SCHEMA_EVENTS(EVENT_READER)
+HT_SCHEMA_READ_ONLY_EVENTS(EVENT_READER)
 #undef EVENT_READER
 #undef READ_FIELD
 
 /* --- decoding */
 
+/* Whether `name` in a trace is event e of the schema: its own name, or
+ * for a read-only NAME_v2, NAME. */
+static bool names_event(const char *name, int e) {
+  const char *own = events[e].name;
+  size_t n = strlen(own), v2 = sizeof(v2_suffix) - 1;
+  if (n > v2 && strcmp(own + n - v2, v2_suffix) == 0)
+    n -= v2;
+  return strncmp(name, own, n) == 0 && name[n] == '\0';
+}
+
 int schema2_event(const char *name) {
   for (int i = 0; i < S2_EVENTS; i++)
-    if (strcmp(name, events[i].name) == 0)
+    if (names_event(name, i))
       return i;
   return -1;
 }
 
-void schema2_map(int event, const bt_field_class *payload, int64_t *members) {
+/* How many of event e's fields the payload holds, mapped into members. */
+static size_t map_fields(int e, const bt_field_class *payload, int64_t *members) {
+  size_t found = 0;
   for (size_t i = 0; i < SCHEMA2_MAX_FIELDS; i++)
     members[i] = -1;
-  if (payload == NULL ||
-      bt_field_class_get_type(payload) != BT_FIELD_CLASS_TYPE_STRUCTURE)
-    return;
   uint64_t n = bt_field_class_structure_get_member_count(payload);
   for (uint64_t m = 0; m < n; m++) {
     const char *name = bt_field_class_structure_member_get_name(
         bt_field_class_structure_borrow_member_by_index_const(payload, m));
-    for (size_t i = 0; i < events[event].n_fields; i++)
-      if (strcmp(name, events[event].fields[i]) == 0)
+    for (size_t i = 0; i < events[e].n_fields; i++)
+      if (members[i] < 0 && strcmp(name, events[e].fields[i]) == 0) {
         members[i] = (int64_t)m;
+        found++;
+      }
   }
+  return found;
+}
+
+int schema2_map(int event, const bt_field_class *payload, int64_t *members) {
+  for (size_t i = 0; i < SCHEMA2_MAX_FIELDS; i++)
+    members[i] = -1;
+  if (payload == NULL ||
+      bt_field_class_get_type(payload) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+    return event;
+  if (map_fields(event, payload, members) > 0)
+    return event;
+  /* none of its fields: an older layout of the same event, if one fits */
+  for (int e = event + 1; e < S2_EVENTS; e++)
+    if (names_event(events[event].name, e) &&
+        map_fields(e, payload, members) == events[e].n_fields)
+      return e;
+  map_fields(event, payload, members);
+  return event; /* malformed: decoding says so */
 }
 
 /* cycles of the event's clock in ns since the origin; -1 when it cannot
@@ -232,8 +271,9 @@ static void ids(hop_event *out, hop_event_kind kind, const uint64_t *at) {
   out->parent_id = at[HT_AT_PARENT];
 }
 
-/* The parts every span side has, whichever event carried it; -1 when its
- * start is not a time of the event's clock. */
+/* The parts every span side has, whichever event carried it (side's
+ * words, the status 0 if it has none); -1 when its start is not a time of
+ * the event's clock. */
 static int side(hop_event *out, const uint64_t *at, const uint32_t *sd,
                 size_t n_sd, const bt_clock_class *clock, int64_t ts_ns) {
   uint32_t flags = HT_SIDE_FLAGS_IN(sd[HT_SIDE_VTID_FLAGS]);
@@ -265,9 +305,17 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
                    const bt_clock_class *clock, int64_t ts_ns, hop_event *out) {
   out->ts_ns = ts_ns; /* every event's time, tables' too (the merge's key) */
   switch (event) {
-  case S2_span: {
+  case S2_span: { /* rec: side's words packed in two, then at */
     ht_rec_span r;
-    return read_span(st, m, &r) != 0 || SIDE_OF(r) != 0 ? -1 : 1;
+    if (read_span(st, m, &r) != 0)
+      return -1;
+    uint64_t w0 = r.rec[HT_REC_NAMES_VPID], w1 = r.rec[HT_REC_VTID_FLAGS_STATUS];
+    uint32_t sd[] = {HT_REC_LOW(w0), HT_REC_HIGH(w0), HT_REC_LOW(w1), HT_REC_HIGH(w1)};
+    return side(out, r.rec + HT_REC_AT, sd, 4, clock, ts_ns) != 0 ? -1 : 1;
+  }
+  case S2_span_v2: {
+    ht_rec_span_v2 r;
+    return read_span_v2(st, m, &r) != 0 || SIDE_OF(r) != 0 ? -1 : 1;
   }
   case S2_span_x: {
     ht_rec_span_x r;

@@ -1,6 +1,7 @@
-/* Schema 2 of the hoptrace provider (shim/recording/hoptrace_schema.h):
- * span sides, and the per-process tables (process, desc, peer) that name
- * them. Event and field names come from that header alone. Decoding
+/* Schemas 2 and 3 of the hoptrace provider
+ * (shim/recording/hoptrace_schema.h): span sides, and the per-process
+ * tables (process, desc, peer) that name them. Event and field names come
+ * from that header alone. Decoding
  * only: ids are resolved after the merge (names.h), since a table entry
  * and the span that uses it may sit in different streams. */
 #ifndef HT_TOOL_SCHEMA2_H
@@ -15,9 +16,12 @@
 /* The event's index in the schema, or -1 when not one of its events. */
 int schema2_event(const char *name);
 
-/* members[i]: the payload member holding the event's i-th field, -1 when
- * absent (the event is then malformed). */
-void schema2_map(int event, const bt_field_class *payload, int64_t *members);
+/* The event to decode an event class named as `event` as (the same, or
+ * the read-only older layout of that name whose fields the payload holds,
+ * when it holds none of event's), and members[i]: the payload member
+ * holding that event's i-th field, -1 when absent (the event is then
+ * malformed). */
+int schema2_map(int event, const bt_field_class *payload, int64_t *members);
 
 /* Fills *out (context fields already set) from the payload, times by the
  * event's clock (its end ts_ns, and its start in that clock's cycles): a

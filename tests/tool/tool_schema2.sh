@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Traces of the previous schema still read: a committed schema 2 trace
+# (data/schema2/: the traced messenger's `span` and `span_x` events, ok
+# and failed calls) exports to exactly the span sides it holds, with
+# their parents, kinds, services, names and statuses (expect.txt, read
+# from the trace with babeltrace2 when it was recorded).
+# usage: tool_schema2.sh HOPTRACE WORKDIR SRCDIR
+set -euo pipefail
+hoptrace=$1 work=$2 src=$3
+data=$src/data/schema2
+rm -rf "$work" && mkdir -p "$work"
+tool=("$hoptrace")
+[[ -n ${HT_TEST_WRAPPER:-} ]] && { read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace"); }
+for f in zipkin otlp; do
+  timeout 60 "${tool[@]}" export --format $f -o "$work/$f.json" "$data/trace" 2> "$work/$f.log"
+  cat "$work/$f.log"
+  grep -q " 0 malformed" "$work/$f.log"
+done
+python3 - "$data/expect.txt" "$work/zipkin.json" "$work/otlp.json" <<'PY'
+import json, sys
+expect = {}
+for line in open(sys.argv[1]):
+    trace, span, parent, kind, service, name, status = line.split()
+    expect[(trace, span)] = (parent, kind, service, name, int(status))
+got = {}
+for s in json.load(open(sys.argv[2])):
+    tags = s.get("tags", {})
+    status = int(tags.get("hoptrace.status", "0"))
+    if (status != 0) != ("error" in tags):
+        sys.exit("schema 2: span %s: status %d but error tag %r" % (s["id"], status, tags.get("error")))
+    got[(s["traceId"].rjust(32, "0"), s["id"])] = (
+        s.get("parentId", "0" * 16), s["kind"].lower(), s["localEndpoint"]["serviceName"],
+        s["name"], status)
+if got != expect:
+    bad = sorted(set(got.items()) ^ set(expect.items()))[:4]
+    sys.exit("schema 2: %d spans exported, %d expected; differ: %r" % (len(got), len(expect), bad))
+errors = {(s["traceId"], s["spanId"])
+          for rs in json.load(open(sys.argv[3]))["resourceSpans"]
+          for ss in rs["scopeSpans"] for s in ss["spans"] if s["status"].get("code") == 2}
+want = {k for k, v in expect.items() if v[4] != 0}
+if errors != want:
+    sys.exit("schema 2: OTLP errors %d, expected %d" % (len(errors), len(want)))
+print("schema 2: %d span sides, %d failed, as recorded" % (len(got), len(want)))
+PY
+echo "tool schema 2 test passed"
