@@ -173,12 +173,14 @@ static const char *op_of(const ht_envelope *env) {
 
 /* --- span sides (schema 3) */
 
-/* Keeps what names the span, while the strings are at hand. */
-static void slot_name(ts_slot *s, const ht_span_info *info) {
+/* Keeps what names the span, while the strings are at hand (a server
+ * span's handler may keep its names: memo, hooks.h; else NULL). */
+static void slot_name(ts_slot *s, const ht_span_info *info, ht_hook_memo *memo) {
   s->kind = info->kind;
   if (!ht_span_is_sampled(&s->span))
     return; /* records nothing: desc stays NULL */
-  s->desc = ts_desc_ref(&s->span, s->st->serial, info);
+  s->desc = memo != NULL ? ts_handler_desc_ref(&s->span, s->st->serial, info, memo)
+                         : ts_desc_ref(&s->span, s->st->serial, info);
   if (s->desc == NULL)
     s->name = strdup(info->name); /* NULL: recorded unnamed */
 }
@@ -260,7 +262,7 @@ __attribute__((noinline)) static void encode_sampled(ts_state *st,
    * is encoded and reads "cs"; a frame that never went out (its send
    * failed, settled at once) starts when it is settled. */
   s->start_ns = 0;
-  slot_name(s, &info);
+  slot_name(s, &info, NULL);
   *slot = s;
 }
 
@@ -320,7 +322,7 @@ static void h_on_reply(void *arg, int status, const ht_envelope *reply,
 __attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
                                                        ht_span *span,
                                                        const ht_envelope *env,
-                                                       const char *peer) {
+                                                       const ht_hook_origin *from) {
   ht_span_info info = {op_of(env), env->type == HT_MSG_ONEWAY
                                        ? HT_SPAN_CONSUMER
                                        : HT_SPAN_SERVER,
@@ -329,18 +331,18 @@ __attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
   ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
   if (s == NULL) {
     ht_span_set_error(span, HT_ENOMEM, "no storage for the server span");
-    ht_span_finish_side(span, NULL, &info, now, ts_peer_ref(span, peer),
+    ht_span_finish_side(span, NULL, &info, now, ts_conn_peer_ref(span, from),
                         HT_SIDE_START_FRAME);
     return; /* the handler still runs in its context */
   }
   slot_init(s, st);
   s->start_ns = now;
-  s->peer = ts_peer_ref(span, peer);
-  slot_name(s, &info);
+  s->peer = ts_conn_peer_ref(span, from);
+  slot_name(s, &info, from->op_memo);
 }
 
 static void h_before_dispatch(void *arg, const ht_envelope *env,
-                              const char *peer, size_t frame_len,
+                              const ht_hook_origin *from, size_t frame_len,
                               void **dispatch_slot,
                               const ht_trace_context **reply_trace) {
   (void)frame_len; /* counted by the transport */
@@ -353,7 +355,7 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   if (s != NULL)
     *reply_trace = &s->span.ctx; /* the storage lives as long as the request */
   if (ht_span_is_sampled(span))
-    dispatch_sampled(arg, s, span, env, peer);
+    dispatch_sampled(arg, s, span, env, from);
   else /* holds nothing, records nothing: no request_done (hooks.h) */
     *dispatch_slot = NULL;
 }

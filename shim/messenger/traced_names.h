@@ -19,6 +19,7 @@
 #include "hoptrace/span.h"
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
+#include "transport/hooks.h"
 
 /* Longer names are looked up every time (still right, just slower). */
 #define TS_MEMO_TEXT 40
@@ -145,6 +146,46 @@ static const void *ts_peer_ref(const ht_span *span, const char *peer) {
       return m->peer;
   }
   return ts_peer_miss(set, ops, span, peer);
+}
+
+/* An incoming message's names, kept with its handler and connection (the
+ * transport's words for the hooks, hooks.h ht_hook_memo: loop thread
+ * only): a load and a compare, where even a memo hit above costs a strlen
+ * and a compare. Words: the recorder, then the reference(s). */
+enum { TS_MEMO_OPS, TS_MEMO_SERVER, TS_MEMO_CONSUMER };
+enum { TS_MEMO_PEER = 1 };
+
+/* As ts_desc_ref, info naming a server or consumer span of the handler
+ * whose words `memo` are (NULL: none of its own, the default handler's). */
+static const void *ts_handler_desc_ref(const ht_span *span, uint64_t owner,
+                                       const ht_span_info *info,
+                                       ht_hook_memo *memo) {
+  const ht_event_ops *ops = ht_events_current();
+  unsigned k = info->kind == HT_SPAN_CONSUMER ? TS_MEMO_CONSUMER : TS_MEMO_SERVER;
+  if (memo != NULL && memo->word[TS_MEMO_OPS] == ops && ops != NULL &&
+      memo->word[k] != NULL && ht_span_is_sampled(span))
+    return memo->word[k];
+  const void *desc = ts_desc_ref(span, owner, info);
+  if (memo != NULL && desc != NULL && ops != NULL && ht_events_current() == ops) {
+    if (memo->word[TS_MEMO_OPS] != ops)
+      *memo = (ht_hook_memo){{ops, NULL, NULL}};
+    memo->word[k] = desc;
+  }
+  return desc;
+}
+
+/* As ts_peer_ref for the connection a message came on. */
+static const void *ts_conn_peer_ref(const ht_span *span,
+                                    const ht_hook_origin *from) {
+  const ht_event_ops *ops = ht_events_current();
+  ht_hook_memo *memo = from->conn_memo;
+  if (memo->word[TS_MEMO_OPS] == ops && ops != NULL &&
+      memo->word[TS_MEMO_PEER] != NULL && ht_span_is_sampled(span))
+    return memo->word[TS_MEMO_PEER];
+  const void *ref = ts_peer_ref(span, from->peer);
+  if (ref != NULL && ops != NULL && ht_events_current() == ops)
+    *memo = (ht_hook_memo){{ops, ref, NULL}};
+  return ref;
 }
 
 #endif /* HT_SHIM_TRACED_NAMES_H */

@@ -24,7 +24,7 @@ static void deliver_request(ht_tr_conn *c, const ht_envelope *env,
                             size_t frame_len) {
   ht_messenger *m = c->m;
   bool is_request = env->type == HT_MSG_REQUEST;
-  const ht_tr_handler *h = ht_tr_find_handler(m, env->operation);
+  ht_tr_handler *h = ht_tr_find_handler(m, env->operation);
   ht_request *req = NULL;
   int rc = is_request ? ht_tr_request_new(c, env, &req) : 0;
   /* The hooks' slot storage: the request's, else (one-way, or no memory
@@ -36,9 +36,12 @@ static void deliver_request(ht_tr_conn *c, const ht_envelope *env,
     ht_tr_count_received(m, frame_len); /* a matched reply: in settle */
     if (m->hooks.dispatch_slot_size > 0)
       slot = req != NULL ? ht_tr_request_storage(req) : (void *)local;
-    if (m->hooks.before_dispatch != NULL)
-      m->hooks.before_dispatch(m->hooks_arg, env, c->name, frame_len, &slot,
+    if (m->hooks.before_dispatch != NULL) {
+      ht_hook_origin from = {c->name, &c->hook_memo,
+                             h != NULL && h->op != NULL ? &h->hook_memo : NULL};
+      m->hooks.before_dispatch(m->hooks_arg, env, &from, frame_len, &slot,
                                &reply_trace);
+    }
   }
   if (is_request) {
     if (rc != 0) {

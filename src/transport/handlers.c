@@ -10,7 +10,7 @@
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
-const ht_tr_handler *ht_tr_find_handler(const ht_messenger *m, const char *op) {
+ht_tr_handler *ht_tr_find_handler(ht_messenger *m, const char *op) {
   const char *key = op != NULL ? op : "";
   for (size_t i = 0; i < m->nhandlers; i++)
     if (strcmp(m->handlers[i].op, key) == 0)
@@ -48,7 +48,7 @@ static int handle_on_loop(ht_messenger *m, void *arg) {
   if (a->op == NULL) {
     if (m->deflt.fn != NULL)
       return HT_EEXIST;
-    m->deflt = (ht_tr_handler){NULL, a->fn, a->arg};
+    m->deflt = (ht_tr_handler){.op = NULL, .fn = a->fn, .arg = a->arg};
     return 0;
   }
   for (size_t i = 0; i < m->nhandlers; i++)
@@ -61,7 +61,7 @@ static int handle_on_loop(ht_messenger *m, void *arg) {
   char *op = strdup(a->op);
   if (op == NULL)
     return HT_ENOMEM;
-  m->handlers[m->nhandlers++] = (ht_tr_handler){op, a->fn, a->arg};
+  m->handlers[m->nhandlers++] = (ht_tr_handler){.op = op, .fn = a->fn, .arg = a->arg};
   return 0;
 }
 

@@ -19,6 +19,24 @@
 
 typedef enum ht_hook_dir { HT_HOOK_SEND = 0, HT_HOOK_RECV = 1 } ht_hook_dir;
 
+/* Words the hooks keep with a handler and with a connection (what a name
+ * or a peer was looked up as, say: a traced layer then looks each up once,
+ * not once a message). All NULL when the handler is registered or the
+ * connection made; gone with it. Read and written on the loop thread
+ * only, in before_dispatch. */
+typedef struct ht_hook_memo {
+  const void *word[3];
+} ht_hook_memo;
+
+/* Where an incoming request or one-way comes from (before_dispatch). */
+typedef struct ht_hook_origin {
+  const char *peer;        /* the connection's name */
+  ht_hook_memo *conn_memo; /* the connection's words */
+  /* the words of the handler registered for the operation; NULL when it
+   * has none of its own (the default handler's, or no handler) */
+  ht_hook_memo *op_memo;
+} ht_hook_origin;
+
 typedef struct ht_transport_hooks {
   /* Each message passes as few hooks as its life allows (each call costs
    * every message, sampled or not): a request or one-way sent passes
@@ -44,15 +62,15 @@ typedef struct ht_transport_hooks {
                         void **slot);
 
   /* Loop thread: an incoming request or one-way of frame_len bytes
-   * (prefix included) is about to reach its handler (or the
-   * HT_ENOHANDLER path). *dispatch_slot starts NULL; for a request it
+   * (prefix included), from `from` (valid for the call), is about to reach
+   * its handler (or the HT_ENOHANDLER path). *dispatch_slot starts NULL; for a request it
    * travels with the ht_request until request_done. *reply_trace starts
    * NULL: pointed at a context (valid while the request is open), the
    * transport stamps the request's reply or error with it (and
    * ht_transport_request_trace returns it). A request whose hook set
    * *dispatch_slot to NULL passes no request_done. */
   void (*before_dispatch)(void *arg, const ht_envelope *env,
-                          const char *peer, size_t frame_len,
+                          const ht_hook_origin *from, size_t frame_len,
                           void **dispatch_slot,
                           const ht_trace_context **reply_trace);
 

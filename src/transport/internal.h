@@ -110,6 +110,7 @@ struct ht_tr_conn {
   int close_reason;
   ht_tr_conn *flush_next;
   ht_tr_conn *prev, *next; /* m->conns */
+  ht_hook_memo hook_memo; /* the hooks' words (hooks.h), loop thread */
   char name[TR_NAME_MAX];
 };
 
@@ -167,6 +168,7 @@ typedef struct ht_tr_handler {
   char *op; /* NULL: default */
   ht_handler_fn fn;
   void *arg;
+  ht_hook_memo hook_memo; /* the hooks' words (hooks.h): op's handler only */
 } ht_tr_handler;
 
 typedef enum ht_tr_state {
@@ -233,7 +235,7 @@ int ht_tr_leave_push(ht_messenger *m, ht_tr_cmd *cmd);
 void ht_tr_leave(ht_messenger *m);
 void ht_tr_unref(ht_messenger *m);
 void ht_tr_handle_closed(uv_handle_t *h); /* generic: open_handles-- */
-const ht_tr_handler *ht_tr_find_handler(const ht_messenger *m, const char *op);
+ht_tr_handler *ht_tr_find_handler(ht_messenger *m, const char *op);
 void ht_tr_check_drained(ht_messenger *m);
 
 /* options.c */

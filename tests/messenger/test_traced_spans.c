@@ -29,7 +29,7 @@ typedef struct ev {
   enum ev_kind kind;
   ht_trace_context ctx;
   ht_span_kind span_kind;
-  char name[32];
+  char name[64];
   char service[16];
   int32_t code;
   int dir;
@@ -131,7 +131,7 @@ static void c_msg(const ht_trace_context *ctx, int dir, const char *ann,
  * as the recorder's do. */
 typedef struct desc_copy {
   ht_span_kind kind;
-  char name[32], service[16];
+  char name[64], service[16];
 } desc_copy;
 static desc_copy descs[256];
 static size_t n_descs;
@@ -148,9 +148,30 @@ static const void *c_desc_ref(const ht_span_info *info) {
   return d;
 }
 
+/* Peers looked up, each with how often (the checks below do not look at
+ * the peers the sides carry). */
+typedef struct peer_copy {
+  char text[64];
+  size_t lookups;
+} peer_copy;
+static peer_copy peers[64];
+static size_t n_peers;
+
 static const void *c_peer_ref(const char *peer) {
-  (void)peer;
-  return NULL; /* the checks below do not look at peers */
+  pthread_mutex_lock(&ev_lock);
+  peer_copy *p = NULL;
+  for (size_t i = 0; i < n_peers && p == NULL; i++)
+    if (strcmp(peers[i].text, peer) == 0)
+      p = &peers[i];
+  if (p == NULL && n_peers < 64) {
+    p = &peers[n_peers++];
+    snprintf(p->text, sizeof(p->text), "%s", peer);
+    p->lookups = 0;
+  }
+  if (p != NULL)
+    p->lookups++;
+  pthread_mutex_unlock(&ev_lock);
+  return p;
 }
 
 /* A span side (schema 2): kept as the start, annotations, messages and end
@@ -181,6 +202,10 @@ static void c_side(const ht_span_side *side) {
 }
 
 static const ht_event_ops capture_ops = {
+    c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs, c_status, c_msg,
+    c_side, c_desc_ref, c_peer_ref};
+/* Another recorder, the same capture: what it looked up is its own. */
+static const ht_event_ops capture_ops_2 = {
     c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs, c_status, c_msg,
     c_side, c_desc_ref, c_peer_ref};
 
@@ -576,29 +601,40 @@ static void on_any_ok(void *arg, ht_request *req, const ht_envelope *msg) {
   ht_request_reply(req, 0, NULL);
 }
 
+/* srv listening on loopback, fn handling op (NULL: any), and cli's peer
+ * for it; url (128 bytes) gets srv's address. */
+static ht_peer *pair_up(ht_messenger *srv, ht_messenger *cli, const char *op,
+                        ht_handler_fn fn, char *url) {
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, 128), 0);
+  assert_int_equal(ht_messenger_handle(srv, op, fn, NULL), 0);
+  ht_peer *p = NULL;
+  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  return p;
+}
+
+/* A sampled request of `op` that is answered ok. */
+static void sampled_request_ok(ht_peer *p, const char *op) {
+  waiter *w = waiter_new();
+  ht_message_sample(HT_SAMPLE_YES);
+  assert_int_equal(ht_peer_request(p, op, NULL, NULL, waiter_reply, w), 0);
+  waiter_wait(w, 1);
+  assert_int_equal(w->status, 0);
+  waiter_free(w);
+}
+
 static void test_names_sharing_a_prefix_are_looked_up_once(void **state) {
   (void)state;
   ht_messenger *srv = traced("S"), *cli = traced("C");
   char url[128];
-  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url,
-                                       sizeof(url)), 0);
-  assert_int_equal(ht_messenger_handle(srv, NULL, on_any_ok, NULL), 0);
-  ht_peer *p = NULL;
-  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  ht_peer *p = pair_up(srv, cli, NULL, on_any_ok, url);
   static const char *const ops[] = {"osd_write", "osd_read", "osd_stat",
                                     "osd_delete", "osd_pull", "osd_peer_check"};
   enum { N_OPS = sizeof(ops) / sizeof(ops[0]), ROUNDS = 4 };
   reset_events();
   size_t descs_after_first = 0;
   for (int r = 0; r < ROUNDS; r++) {
-    for (int i = 0; i < N_OPS; i++) {
-      waiter *w = waiter_new();
-      ht_message_sample(HT_SAMPLE_YES);
-      assert_int_equal(ht_peer_request(p, ops[i], NULL, NULL, waiter_reply, w), 0);
-      waiter_wait(w, 1);
-      assert_int_equal(w->status, 0);
-      waiter_free(w);
-    }
+    for (int i = 0; i < N_OPS; i++)
+      sampled_request_ok(p, ops[i]);
     usleep(20 * 1000); /* the server sides end after their replies */
     pthread_mutex_lock(&ev_lock);
     size_t descs = n_descs;
@@ -618,6 +654,99 @@ static void test_names_sharing_a_prefix_are_looked_up_once(void **state) {
       assert_string_equal(sv->service, "S");
       assert_int_equal(sv->ctx.parent_span_id, cl->ctx.span_id);
     }
+  assert_int_equal(ht_messenger_close(cli, 1000), 0);
+  assert_int_equal(ht_messenger_close(srv, 1000), 0);
+}
+
+static void on_long_op(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  if (req != NULL)
+    ht_request_reply(req, 0, NULL);
+}
+
+/* Descs of this kind and name looked up since desc `from`. */
+static size_t desc_lookups(size_t from, ht_span_kind kind, const char *name) {
+  pthread_mutex_lock(&ev_lock);
+  size_t n = 0;
+  for (size_t i = from; i < n_descs; i++)
+    n += descs[i].kind == kind && strcmp(descs[i].name, name) == 0;
+  pthread_mutex_unlock(&ev_lock);
+  return n;
+}
+
+/* How often the peer `text` was looked up; with `other`, the peers that
+ * are not it: how many, and (in *other) the lookups of the last. */
+static size_t peer_lookups(const char *text, size_t *n_other, size_t *other) {
+  pthread_mutex_lock(&ev_lock);
+  size_t n = 0;
+  *n_other = 0;
+  for (size_t i = 0; i < n_peers; i++) {
+    if (strcmp(peers[i].text, text) == 0) {
+      n = peers[i].lookups;
+    } else {
+      ++*n_other;
+      *other = peers[i].lookups;
+    }
+  }
+  pthread_mutex_unlock(&ev_lock);
+  return n;
+}
+
+/* Requests and one-ways to a registered handler: sampled, ROUNDS times. */
+static void long_op_rounds(ht_peer *p, const char *op, int rounds) {
+  for (int r = 0; r < rounds; r++) {
+    sampled_request_ok(p, op);
+    ht_message_sample(HT_SAMPLE_YES);
+    assert_int_equal(ht_peer_send(p, op, NULL), 0);
+  }
+  usleep(50 * 1000); /* the server sides end after their replies */
+}
+
+/* A server span's names stay with its handler, its peer with the
+ * connection (hooks.h ht_hook_memo): looked up once each, whatever their
+ * length (the per-thread memos keep none of 40 bytes or more), and again
+ * once for another recorder. */
+static void test_a_handlers_names_stay_with_it(void **state) {
+  (void)state;
+  static const char op[] = "a_long_operation_name_of_more_than_forty_bytes_x";
+  _Static_assert(sizeof(op) > 41, "longer than the per-thread memos keep");
+  enum { ROUNDS = 5 };
+  ht_messenger *srv = traced("S"), *cli = traced("C");
+  char url[128];
+  ht_peer *p = pair_up(srv, cli, op, on_long_op, url);
+  reset_events();
+  pthread_mutex_lock(&ev_lock);
+  size_t from = n_descs;
+  n_peers = 0;
+  pthread_mutex_unlock(&ev_lock);
+  long_op_rounds(p, op, ROUNDS);
+  assert_int_equal(desc_lookups(from, HT_SPAN_SERVER, op), 1);
+  assert_int_equal(desc_lookups(from, HT_SPAN_CONSUMER, op), 1);
+  /* the client's: looked up each time (a long name, no handler) */
+  assert_int_equal(desc_lookups(from, HT_SPAN_CLIENT, op), ROUNDS);
+  pthread_mutex_lock(&ev_lock);
+  bool named = true; /* in full, every one */
+  for (int r = 0; r < ROUNDS; r++)
+    named &= find_start(op, HT_SPAN_SERVER, r) != NULL &&
+             find_start(op, HT_SPAN_CONSUMER, r) != NULL;
+  from = n_descs;
+  pthread_mutex_unlock(&ev_lock);
+  assert_true(named);
+  /* the client's address, as the server's connection names it: once;
+   * the server's url (client sides, per-thread memos): once a thread */
+  size_t n_other = 0, conn = 0;
+  size_t to_server = peer_lookups(url, &n_other, &conn);
+  assert_int_equal(n_other, 1);
+  assert_int_equal(conn, 1);
+  assert_true(to_server >= 1 && to_server <= 2);
+  ht_events_install(&capture_ops_2);
+  long_op_rounds(p, op, 2);
+  ht_events_install(&capture_ops);
+  long_op_rounds(p, op, 2);
+  assert_int_equal(desc_lookups(from, HT_SPAN_SERVER, op), 2);
+  assert_int_equal(desc_lookups(from, HT_SPAN_CONSUMER, op), 2);
+  peer_lookups(url, &n_other, &conn);
+  assert_int_equal(conn, 3);
   assert_int_equal(ht_messenger_close(cli, 1000), 0);
   assert_int_equal(ht_messenger_close(srv, 1000), 0);
 }
@@ -705,6 +834,7 @@ int main(void) {
       cmocka_unit_test(test_stats_count_every_hop),
       cmocka_unit_test(test_names_per_messenger),
       cmocka_unit_test(test_names_sharing_a_prefix_are_looked_up_once),
+      cmocka_unit_test(test_a_handlers_names_stay_with_it),
       cmocka_unit_test(test_oneway_spans),
       cmocka_unit_test(test_context_api),
   };

@@ -35,10 +35,10 @@ static void before_encode(void *arg, ht_envelope *env, const char *peer,
 }
 
 static void before_dispatch(void *arg, const ht_envelope *env,
-                            const char *peer, size_t frame_len, void **slot,
-                            const ht_trace_context **reply_trace) {
+                            const ht_hook_origin *from, size_t frame_len,
+                            void **slot, const ht_trace_context **reply_trace) {
   hook_log *h = arg;
-  (void)peer;
+  (void)from;
   assert_true(frame_len > env->payload_len);
   atomic_fetch_add(&h->recvs, 1);
   atomic_fetch_add(&h->dispatches, 1);
@@ -128,9 +128,9 @@ static void fill_check(void *slot, uint8_t byte, bool fill) {
 }
 
 static void storage_dispatch(void *arg, const ht_envelope *env,
-                             const char *peer, size_t frame_len, void **slot,
-                             const ht_trace_context **reply_trace) {
-  (void)arg, (void)peer, (void)frame_len, (void)reply_trace;
+                             const ht_hook_origin *from, size_t frame_len,
+                             void **slot, const ht_trace_context **reply_trace) {
+  (void)arg, (void)from, (void)frame_len, (void)reply_trace;
   fill_check(*slot, (uint8_t)env->sequence, true);
 }
 
@@ -265,10 +265,10 @@ static void quiet_encode(void *arg, ht_envelope *env, const char *peer,
   (void)arg, (void)env, (void)peer, (void)slot; /* leaves *slot NULL */
 }
 
-static void quiet_dispatch(void *arg, const ht_envelope *env, const char *peer,
-                           size_t frame_len, void **slot,
-                           const ht_trace_context **reply_trace) {
-  (void)arg, (void)env, (void)peer, (void)frame_len, (void)reply_trace;
+static void quiet_dispatch(void *arg, const ht_envelope *env,
+                           const ht_hook_origin *from, size_t frame_len,
+                           void **slot, const ht_trace_context **reply_trace) {
+  (void)arg, (void)env, (void)from, (void)frame_len, (void)reply_trace;
   assert_non_null(*slot); /* the transport's storage, given up */
   *slot = NULL;
 }
