@@ -338,7 +338,7 @@ __attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
   slot_init(s, st);
   s->start_ns = now;
   s->peer = ts_conn_peer_ref(span, from);
-  slot_name(s, &info, from->op_memo);
+  slot_name(s, &info, ht_transport_op_memo(from));
 }
 
 static void h_before_dispatch(void *arg, const ht_envelope *env,

@@ -39,6 +39,7 @@ ht_tr_conn *ht_tr_conn_new(ht_messenger *m, bool is_unix) {
   atomic_init(&c->refs, 1);
   atomic_init(&c->state, TR_CONN_CONNECTING);
   c->m = m;
+  c->origin = (ht_hook_origin){c->name, &c->hook_memo, NULL};
   c->u.h.data = c;
   m->open_handles++;
   c->next = m->conns;

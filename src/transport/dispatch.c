@@ -37,10 +37,9 @@ static void deliver_request(ht_tr_conn *c, const ht_envelope *env,
     if (m->hooks.dispatch_slot_size > 0)
       slot = req != NULL ? ht_tr_request_storage(req) : (void *)local;
     if (m->hooks.before_dispatch != NULL) {
-      ht_hook_origin from = {c->name, &c->hook_memo,
-                             h != NULL && h->op != NULL ? &h->hook_memo : NULL};
-      m->hooks.before_dispatch(m->hooks_arg, env, &from, frame_len, &slot,
-                               &reply_trace);
+      c->origin.handler = h;
+      m->hooks.before_dispatch(m->hooks_arg, env, &c->origin, frame_len,
+                               &slot, &reply_trace);
     }
   }
   if (is_request) {

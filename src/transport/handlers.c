@@ -18,6 +18,11 @@ ht_tr_handler *ht_tr_find_handler(ht_messenger *m, const char *op) {
   return m->deflt.fn != NULL ? &m->deflt : NULL;
 }
 
+ht_hook_memo *ht_transport_op_memo(const ht_hook_origin *from) {
+  ht_tr_handler *h = (ht_tr_handler *)from->handler; /* the table's */
+  return h != NULL && h->op != NULL ? &h->hook_memo : NULL;
+}
+
 typedef struct handle_args {
   const char *op;
   ht_handler_fn fn;

@@ -28,13 +28,13 @@ typedef struct ht_hook_memo {
   const void *word[3];
 } ht_hook_memo;
 
-/* Where an incoming request or one-way comes from (before_dispatch). */
+/* Where an incoming request or one-way comes from (before_dispatch): the
+ * connection's, which the transport keeps with it, so that the messages a
+ * hook records nothing for pay one store for it. */
 typedef struct ht_hook_origin {
   const char *peer;        /* the connection's name */
   ht_hook_memo *conn_memo; /* the connection's words */
-  /* the words of the handler registered for the operation; NULL when it
-   * has none of its own (the default handler's, or no handler) */
-  ht_hook_memo *op_memo;
+  const void *handler;     /* the transport's: see ht_transport_op_memo */
 } ht_hook_origin;
 
 typedef struct ht_transport_hooks {
@@ -144,6 +144,11 @@ int ht_transport_messenger_new(ht_messenger **out,
                                const ht_messenger_options *opts,
                                const ht_transport_hooks *hooks,
                                void *hooks_arg);
+
+/* In before_dispatch: the words of the handler registered for the
+ * message's operation; NULL when it has none of its own (the default
+ * handler's, or no handler). */
+ht_hook_memo *ht_transport_op_memo(const ht_hook_origin *from);
 
 /* The dispatch slot of an open request (what before_dispatch stored).
  * Any thread, while req is open. */

@@ -111,6 +111,7 @@ struct ht_tr_conn {
   ht_tr_conn *flush_next;
   ht_tr_conn *prev, *next; /* m->conns */
   ht_hook_memo hook_memo; /* the hooks' words (hooks.h), loop thread */
+  ht_hook_origin origin;  /* name, hook_memo, and the handler dispatched to */
   char name[TR_NAME_MAX];
 };
 
