@@ -13,7 +13,7 @@
 #           recording, 0.95M and 1.9M events): traces close while the
 #           input goes on, so memory stays that of the traces open at
 #           once whatever the size of the trace.
-#   messenger: the traced messenger (schema 2: one event a span side),
+#   messenger: the traced messenger (schema 3: one event a span side),
 #           bench_recording's request/reply pair, 400,000 requests: the
 #           spans a second the tool exports (issue 16: >= 500,000).
 # The span-API traces above write about 7 events a span (schema 1).
