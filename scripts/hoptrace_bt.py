@@ -8,9 +8,10 @@ trace_id_hi, trace_id_lo, span_id, parent_span_id, start; `side` (its
 words packed: [desc | peer << 16, vpid, vtid | flags << 24, status])
 desc, peer, flags, vpid, vtid (and status, as a signed 32-bit number);
 `rec` (schema 3's span: side's words two by two, the low half first,
-then at) both, status included; `marks` cs, sr, ss, cr. Keys starting with "_" are dropped. A root whose
-flags carry ROOT_P (0x10) holds its sampling probability * 2^32 where
-its parent would be: it comes out as parent_span_id 0 and root_prob.
+then at) both, status included; `marks` cs, sr, ss, cr. Keys starting
+with "_" are dropped. A root whose flags carry ROOT_P (0x10) holds its
+sampling probability * 2^32 where its parent would be: it comes out as
+parent_span_id 0 and root_prob.
 """
 import re
 

@@ -155,15 +155,16 @@ static const void *ts_peer_ref(const ht_span *span, const char *peer) {
 enum { TS_MEMO_OPS, TS_MEMO_SERVER, TS_MEMO_CONSUMER };
 enum { TS_MEMO_PEER = 1 };
 
-/* As ts_desc_ref, info naming a server or consumer span of the handler
- * whose words `memo` are (NULL: none of its own, the default handler's). */
+/* As ts_desc_ref for a sampled span, info naming a server or consumer
+ * span of the handler whose words `memo` are (NULL: none of its own, the
+ * default handler's). */
 static const void *ts_handler_desc_ref(const ht_span *span, uint64_t owner,
                                        const ht_span_info *info,
                                        ht_hook_memo *memo) {
   const ht_event_ops *ops = ht_events_current();
   unsigned k = info->kind == HT_SPAN_CONSUMER ? TS_MEMO_CONSUMER : TS_MEMO_SERVER;
   if (memo != NULL && memo->word[TS_MEMO_OPS] == ops && ops != NULL &&
-      memo->word[k] != NULL && ht_span_is_sampled(span))
+      memo->word[k] != NULL)
     return memo->word[k];
   const void *desc = ts_desc_ref(span, owner, info);
   if (memo != NULL && desc != NULL && ops != NULL && ht_events_current() == ops) {
@@ -174,13 +175,13 @@ static const void *ts_handler_desc_ref(const ht_span *span, uint64_t owner,
   return desc;
 }
 
-/* As ts_peer_ref for the connection a message came on. */
+/* As ts_peer_ref for a sampled span, of the connection a message came on. */
 static const void *ts_conn_peer_ref(const ht_span *span,
                                     const ht_hook_origin *from) {
   const ht_event_ops *ops = ht_events_current();
   ht_hook_memo *memo = from->conn_memo;
   if (memo->word[TS_MEMO_OPS] == ops && ops != NULL &&
-      memo->word[TS_MEMO_PEER] != NULL && ht_span_is_sampled(span))
+      memo->word[TS_MEMO_PEER] != NULL)
     return memo->word[TS_MEMO_PEER];
   const void *ref = ts_peer_ref(span, from->peer);
   if (ref != NULL && ops != NULL && ht_events_current() == ops)

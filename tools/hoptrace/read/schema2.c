@@ -207,11 +207,15 @@ int schema2_event(const char *name) {
   return -1;
 }
 
+static void unmapped(int64_t *members) {
+  for (size_t i = 0; i < SCHEMA2_MAX_FIELDS; i++)
+    members[i] = -1;
+}
+
 /* How many of event e's fields the payload holds, mapped into members. */
 static size_t map_fields(int e, const bt_field_class *payload, int64_t *members) {
   size_t found = 0;
-  for (size_t i = 0; i < SCHEMA2_MAX_FIELDS; i++)
-    members[i] = -1;
+  unmapped(members);
   uint64_t n = bt_field_class_structure_get_member_count(payload);
   for (uint64_t m = 0; m < n; m++) {
     const char *name = bt_field_class_structure_member_get_name(
@@ -226,19 +230,17 @@ static size_t map_fields(int e, const bt_field_class *payload, int64_t *members)
 }
 
 int schema2_map(int event, const bt_field_class *payload, int64_t *members) {
-  for (size_t i = 0; i < SCHEMA2_MAX_FIELDS; i++)
-    members[i] = -1;
-  if (payload == NULL ||
-      bt_field_class_get_type(payload) != BT_FIELD_CLASS_TYPE_STRUCTURE)
-    return event;
-  if (map_fields(event, payload, members) > 0)
-    return event;
-  /* none of its fields: an older layout of the same event, if one fits */
-  for (int e = event + 1; e < S2_EVENTS; e++)
-    if (names_event(events[event].name, e) &&
-        map_fields(e, payload, members) == events[e].n_fields)
-      return e;
-  map_fields(event, payload, members);
+  if (payload != NULL &&
+      bt_field_class_get_type(payload) == BT_FIELD_CLASS_TYPE_STRUCTURE) {
+    if (map_fields(event, payload, members) > 0)
+      return event;
+    /* none of its fields: an older layout of the same event, if one fits */
+    for (int e = event + 1; e < S2_EVENTS; e++)
+      if (names_event(events[event].name, e) &&
+          map_fields(e, payload, members) == events[e].n_fields)
+        return e;
+  }
+  unmapped(members);
   return event; /* malformed: decoding says so */
 }
 
