@@ -1,20 +1,29 @@
-/* `hoptrace record [-o DIR [--force]] [--live URL] -- COMMAND...`
+/* `hoptrace record [-o DIR [--force]] [--live URL] [--pid PID,...]
+ * [--procname NAME]... [--keep-going] -- COMMAND...`
  *
- * Uses the user's lttng-sessiond when it answers (`lttng list` within
- * PROBE_MS), else starts one of its own (as its child, ready when it
- * says so) and stops exactly that one at the end; a process merely named
- * lttng-sessiond that does not answer is never taken for a daemon. Every
- * lttng command runs with --no-sessiond (the CLI never spawns a daemon
- * nobody would stop) and within SPAWN_HELPER_MS. For a live session to
- * this host it starts lttng-relayd when absent. It creates a session
- * with a user-space channel sized for high event rates (default 8
- * sub-buffers of 2 MiB per CPU, per-user buffers), enables hoptrace:*
- * without contexts (the events carry their process and thread; the
- * process name is written once per process: a `process` event), runs
- * COMMAND, then stops and destroys the session and stops only the
- * daemons it started. Prints the trace path and how many events
- * LTTng discarded. Exits with COMMAND's status. A non-empty -o DIR is
- * refused (exit 2) unless --force: LTTng would overwrite its trace. */
+ * Records COMMAND's processes and only those: it starts a session daemon
+ * of its own in a private LTTng world (record_world.c: a fresh
+ * LTTNG_HOME; as root, a mount namespace with empty /var/run/lttng and
+ * /dev/shm), so that only the processes COMMAND starts can register with
+ * it, whatever else runs on the machine; stops exactly that daemon at
+ * the end. With --pid or --procname it records those processes of the
+ * machine's session daemon instead (LTTng's vpid tracker, a procname
+ * filter), starting one only when none answers. For a live URL naming
+ * this machine it starts lttng-relayd when nothing listens there. Every
+ * lttng command runs with --no-sessiond, within SPAWN_HELPER_MS.
+ *
+ * A session: a user-space channel sized for high event rates (default 8
+ * sub-buffers of 2 MiB per CPU, per-user buffers, a packet flushed each
+ * second so that a daemon's death loses at most about a second),
+ * hoptrace:* enabled without contexts; -o and --live together make two
+ * sessions (NAME live, NAME-disk on disk). While COMMAND runs, the
+ * daemons it depends on are watched: one that vanishes is reported at
+ * once (which, when, what is lost), COMMAND is ended (SIGTERM, SIGKILL a
+ * second later; --keep-going lets it run on unrecorded) and record exits
+ * 3 after reading back what was recorded. Otherwise it exits with
+ * COMMAND's status (2: could not set up; 3: a daemon vanished or the
+ * session could not be stopped). A non-empty -o DIR is refused (exit 2)
+ * unless --force: LTTng would overwrite its trace. */
 #include "cli/record.h"
 
 #include <dirent.h>
@@ -26,26 +35,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/record_world.h"
 #include "cli/spawn.h"
 #include "read/bt_source.h"
-
-/* net://HOST[:PORT]... names this machine: a relay we may start. */
-static int url_is_local(const char *url) {
-  const char *host = strstr(url, "://");
-  host = host != NULL ? host + 3 : url;
-  static const char *const local[] = {"127.", "localhost", "[::1]", "::1"};
-  for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
-    if (strncmp(host, local[i], strlen(local[i])) == 0)
-      return 1;
-  return 0;
-}
 
 /* A relay daemon we started outlives the session by this much, so that a
  * live viewer still gets the last packets before it goes. */
 #define RELAYD_LINGER_S 5
+#define MAX_PROCNAMES 16
+#define COMMAND_GRACE_MS 1000 /* SIGTERM to SIGKILL when a daemon vanished */
+#define EXIT_DAEMON_LOST 3
 
 typedef struct record_options {
   const char *name;
@@ -54,8 +57,12 @@ typedef struct record_options {
   const char *live_url;
   const char *subbuf_size;
   const char *num_subbuf;
+  char pids[1024];
+  const char *procnames[MAX_PROCNAMES];
+  int nprocnames;
   char **command;
-  int force; /* record into a non-empty -o DIR */
+  int force;      /* record into a non-empty -o DIR */
+  int keep_going; /* a vanished daemon does not end COMMAND */
 } record_options;
 
 /* SIGINT/SIGTERM go to the recorded command; before it runs they end
@@ -69,100 +76,62 @@ static void forward_signal(int sig) {
     interrupted = 128 + sig;
 }
 
-/* Bounds: a daemon that is stopped (SIGSTOP) accepts connections and
- * never answers. */
-#define PROBE_MS 10000
-#define SESSIOND_START_MS 20000
-#define SESSIOND_STOP_MS 10000
-
-/* 1 when the session daemon lttng talks to (LTTNG_HOME, user) answers. */
-static int sessiond_answers(void) {
-  char *argv[] = {"lttng", "--no-sessiond", "list", NULL};
-  return spawn_bounded(argv, PROBE_MS, 0) == 0;
-}
-
-/* 0 when a session daemon answers: the user's, or ours (*ours its pid). */
-static int ensure_sessiond(pid_t *ours) {
-  *ours = 0;
-  if (sessiond_answers())
-    return 0;
-  pid_t other = process_find("lttng-sessiond");
-  char *argv[] = {"lttng-sessiond", "--sig-parent", NULL};
-  *ours = spawn_daemon(argv, SESSIOND_START_MS);
-  if (*ours > 0 && sessiond_answers()) {
-    fprintf(stderr, "hoptrace: started lttng-sessiond (pid %d)\n", (int)*ours);
-    return 0;
-  }
-  if (other > 0)
-    fprintf(stderr, "hoptrace: a process named lttng-sessiond (pid %d) runs "
-                    "but no session daemon answers, and none could be started; "
-                    "stop it or make it answer\n", (int)other);
-  spawn_stop(*ours, SESSIOND_STOP_MS);
-  *ours = 0;
-  return -1;
-}
-
-static void stop_sessiond(pid_t pid) {
-  if (pid <= 0)
-    return;
-  spawn_stop(pid, SESSIOND_STOP_MS);
-  fprintf(stderr, "hoptrace: stopped lttng-sessiond (pid %d)\n", (int)pid);
-}
-
-static pid_t start_daemon(const char *name, char *const argv[]) {
-  if (process_running(name))
-    return 0;
-  if (spawn_quiet(argv) != 0)
-    return -1;
-  for (int i = 0; i < 50; i++) { /* --daemonize returns once it is ready */
-    pid_t pid = process_find(name);
-    if (pid > 0) {
-      fprintf(stderr, "hoptrace: started %s (pid %d)\n", name, (int)pid);
-      return pid;
-    }
-    usleep(100000);
-  }
-  return -1;
-}
-
-static void stop_daemon(const char *name, pid_t pid) {
-  if (pid <= 0)
-    return;
-  kill(pid, SIGTERM);
-  for (int i = 0; i < 100 && kill(pid, 0) == 0; i++)
-    usleep(50000);
-  fprintf(stderr, "hoptrace: stopped %s (pid %d)\n", name, (int)pid);
-}
-
-static int lttng(const char *a, const char *b, const char *c, const char *d,
-                 const char *e, const char *f) {
-  char *argv[] = {"lttng", "--no-sessiond", "--quiet", (char *)a, (char *)b,
-                  (char *)c, (char *)d, (char *)e, (char *)f, NULL};
+/* Runs `lttng --no-sessiond --quiet ARGS...` (args NULL-terminated, at
+ * most 8). */
+static int lttng(const char *const *args) {
+  char *argv[12] = {"lttng", "--no-sessiond", "--quiet"};
+  int n = 3;
+  for (; *args != NULL && n < 11; args++)
+    argv[n++] = (char *)*args;
+  argv[n] = NULL;
   return spawn_quiet(argv);
 }
 
-static int setup_session(const char *name, const record_options *o, const char *dir) {
-  char arg1[PATH_MAX + 32], arg2[256], sub[64], num[64];
-  int rc;
-  if (o->live_url) {
-    snprintf(arg1, sizeof(arg1), "--set-url=%s", o->live_url);
-    rc = lttng("create", name, "--live", arg1, NULL, NULL);
+/* The filter the session applies: the user's, and the procnames named. */
+static void session_filter(const record_options *o, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  if (o->filter != NULL)
+    n += (size_t)snprintf(buf + n, cap - n, "(%s)%s", o->filter, o->nprocnames ? " && (" : "");
+  for (int i = 0; i < o->nprocnames && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s$ctx.procname == \"%s\"", i ? " || " : "",
+                          o->procnames[i]);
+  if (o->filter != NULL && o->nprocnames && n < cap)
+    snprintf(buf + n, cap - n, ")");
+}
+
+/* One session: to disk (dir) or live (url). */
+static int setup_session(const char *name, const record_options *o, const char *dir,
+                         const char *url) {
+  char where[PATH_MAX + 32], sess[256], sub[64], num[64], filter[4096], flt[4200];
+  if (url != NULL) {
+    snprintf(where, sizeof(where), "--set-url=%s", url);
+    if (lttng((const char *[]){"create", name, "--live", where, NULL}) != 0)
+      return -1;
   } else {
-    snprintf(arg1, sizeof(arg1), "--output=%s", dir);
-    rc = lttng("create", name, arg1, NULL, NULL, NULL);
+    snprintf(where, sizeof(where), "--output=%s", dir);
+    if (lttng((const char *[]){"create", name, where, NULL}) != 0)
+      return -1;
   }
-  if (rc != 0)
-    return -1;
-  snprintf(arg2, sizeof(arg2), "--session=%s", name);
+  snprintf(sess, sizeof(sess), "--session=%s", name);
   snprintf(sub, sizeof(sub), "--subbuf-size=%s", o->subbuf_size);
   snprintf(num, sizeof(num), "--num-subbuf=%s", o->num_subbuf);
-  if (lttng("enable-channel", arg2, "--userspace", sub, num, "hoptrace") != 0)
+  /* on disk, a packet a second: what a vanished daemon takes with it */
+  const char *timer = url != NULL ? NULL : "--switch-timer=1000000";
+  if (lttng((const char *[]){"enable-channel", sess, "--userspace", sub, num, "hoptrace",
+                             timer, NULL}) != 0)
     return -1;
-  char filter[1024];
-  snprintf(filter, sizeof(filter), "--filter=%s", o->filter ? o->filter : "");
-  if (lttng("enable-event", arg2, "--userspace", "--channel=hoptrace", "hoptrace:*",
-            o->filter ? filter : NULL) != 0 ||
-      lttng("start", name, NULL, NULL, NULL, NULL) != 0)
+  if (o->pids[0] != '\0') {
+    char vpid[1100];
+    snprintf(vpid, sizeof(vpid), "--vpid=%s", o->pids);
+    if (lttng((const char *[]){"track", sess, "--userspace", vpid, NULL}) != 0)
+      return -1;
+  }
+  session_filter(o, filter, sizeof(filter));
+  snprintf(flt, sizeof(flt), "--filter=%s", filter);
+  if (lttng((const char *[]){"enable-event", sess, "--userspace", "--channel=hoptrace",
+                             "hoptrace:*", filter[0] ? flt : NULL, NULL}) != 0 ||
+      lttng((const char *[]){"start", name, NULL}) != 0)
     return -1;
   return 0;
 }
@@ -189,9 +158,6 @@ static void report_trace(const char *dir) {
           (unsigned long long)stats.discarded_packets);
 }
 
-/* 1 (said why) when DIR holds something a new session would mix into or
- * overwrite (LTTng reuses its stream file names): a recorded trace is
- * not replaced unless the user said --force. */
 static int output_taken(const char *dir, int force) {
   struct stat st;
   if (stat(dir, &st) != 0)
@@ -217,6 +183,17 @@ static int output_taken(const char *dir, int force) {
   return 0;
 }
 
+static int add_pids(record_options *o, const char *list) {
+  for (const char *p = list; *p; p++)
+    if ((*p < '0' || *p > '9') && *p != ',')
+      return -1;
+  size_t n = strlen(o->pids);
+  if (n + strlen(list) + 2 >= sizeof(o->pids))
+    return -1;
+  snprintf(o->pids + n, sizeof(o->pids) - n, "%s%s", n ? "," : "", list);
+  return 0;
+}
+
 static int parse(int argc, char **argv, record_options *o) {
   static const struct option longopts[] = {
       {"output", required_argument, NULL, 'o'}, {"live", required_argument, NULL, 'l'},
@@ -224,6 +201,8 @@ static int parse(int argc, char **argv, record_options *o) {
       {"num-subbuf", required_argument, NULL, 'n'},
       {"name", required_argument, NULL, 'N'},
       {"filter", required_argument, NULL, 'f'}, {"force", no_argument, NULL, 'F'},
+      {"pid", required_argument, NULL, 'p'}, {"procname", required_argument, NULL, 'P'},
+      {"keep-going", no_argument, NULL, 'k'},
       {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
   int c;
@@ -237,6 +216,21 @@ static int parse(int argc, char **argv, record_options *o) {
     case 'N': o->name = optarg; break;
     case 'f': o->filter = optarg; break;
     case 'F': o->force = 1; break;
+    case 'k': o->keep_going = 1; break;
+    case 'p':
+      if (add_pids(o, optarg) != 0) {
+        fprintf(stderr, "hoptrace: --pid wants PID[,PID...]: %s\n", optarg);
+        return -1;
+      }
+      break;
+    case 'P':
+      if (o->nprocnames == MAX_PROCNAMES || strchr(optarg, '"') || strchr(optarg, '\\')) {
+        fprintf(stderr, "hoptrace: --procname: at most %d names, without quotes or "
+                        "backslashes\n", MAX_PROCNAMES);
+        return -1;
+      }
+      o->procnames[o->nprocnames++] = optarg;
+      break;
     default: return -1;
     }
   }
@@ -246,72 +240,185 @@ static int parse(int argc, char **argv, record_options *o) {
   return 0;
 }
 
-int record_main(int argc, char **argv) {
+/* The command is ours: SIGTERM, and SIGKILL after a grace. */
+static int end_command(pid_t pid) {
+  int st;
+  kill(pid, SIGTERM);
+  for (int waited = 0; waited < COMMAND_GRACE_MS; waited += 20) {
+    if (waitpid(pid, &st, WNOHANG) == pid)
+      return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    usleep(20000);
+  }
+  kill(pid, SIGKILL);
+  return spawn_wait(pid);
+}
+
+typedef struct recording {
   record_options o;
-  if (parse(argc, argv, &o) != 0) {
+  char live_name[96], disk_name[96], dir[PATH_MAX], home[PATH_MAX];
+  int live, disk;
+  rec_daemon sessiond, relayd;
+  struct timespec started;
+} recording;
+
+/* Runs the command while watching the daemons. Its status, or
+ * EXIT_DAEMON_LOST (said at once) when a daemon vanished. */
+static int run_command(recording *r) {
+  clock_gettime(CLOCK_REALTIME, &r->started);
+  pid_t pid = spawn_child(r->o.command);
+  if (pid <= 0)
+    return 127;
+  command_pid = pid;
+  int status = -1, lost = 0;
+  const char *watched = r->live ? r->live_name : r->disk_name;
+  while (status < 0) {
+    int st;
+    pid_t w = waitpid(pid, &st, WNOHANG);
+    if (w == pid) {
+      status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      break;
+    }
+    rec_daemon *gone = NULL;
+    if (!lost && world_daemon_lost(&r->sessiond, watched))
+      gone = &r->sessiond;
+    else if (!lost && r->relayd.ours && world_daemon_lost(&r->relayd, NULL))
+      gone = &r->relayd;
+    if (gone != NULL) {
+      char what[512];
+      lost = 1;
+      world_daemon_describe(gone, &r->started, what, sizeof(what));
+      fprintf(stderr, "hoptrace: %s: nothing is recorded from then on, and what it held "
+                      "in memory (at most about a second) is lost; %s\n",
+              what, r->o.keep_going ? "the command runs on, unrecorded (--keep-going)"
+                                    : "ending the command");
+      if (!r->o.keep_going) {
+        command_pid = 0;
+        end_command(pid);
+        break;
+      }
+    }
+    usleep(50000);
+  }
+  command_pid = 0;
+  return lost ? EXIT_DAEMON_LOST : status;
+}
+
+/* Stops and destroys the sessions (not on a vanished daemon). 0, or -1
+ * when the trace may be incomplete (said why). */
+static int end_sessions(recording *r) {
+  if (r->sessiond.lost)
+    return -1;
+  int rc = 0;
+  const char *names[2] = {r->live ? r->live_name : NULL, r->disk ? r->disk_name : NULL};
+  for (int i = 0; i < 2; i++) {
+    if (names[i] == NULL)
+      continue;
+    if (lttng((const char *[]){"stop", names[i], NULL}) != 0) {
+      fprintf(stderr, "hoptrace: session %s could not be stopped: its last events may "
+                      "be missing\n", names[i]);
+      rc = -1;
+    }
+    lttng((const char *[]){"destroy", names[i], NULL});
+  }
+  return rc;
+}
+
+static int start_daemons(recording *r) {
+  int shared = r->o.pids[0] != '\0' || r->o.nprocnames > 0;
+  if (shared) {
+    if (world_sessiond_shared(&r->sessiond) != 0)
+      return -1;
+  } else if (world_private_enter(r->home, sizeof(r->home)) != 0 ||
+             world_sessiond_start(&r->sessiond, 1) != 0) {
+    fprintf(stderr, "hoptrace: no session daemon of this recording's own\n");
+    return -1;
+  }
+  if (r->live) {
+    char out[PATH_MAX + 16];
+    const char *home = getenv("HOME");
+    if (r->disk)
+      snprintf(out, sizeof(out), "%s/relay", r->dir);
+    else
+      snprintf(out, sizeof(out), "%s/lttng-traces", home ? home : ".");
+    if (world_relay_ensure(&r->relayd, r->o.live_url, out) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+static void stop_daemons(recording *r) {
+  if (r->relayd.ours && !r->relayd.lost) /* let live viewers read the tail */
+    sleep(RELAYD_LINGER_S);
+  world_daemon_stop(&r->relayd);
+  world_daemon_stop(&r->sessiond);
+  world_private_leave(r->home);
+}
+
+static int prepare(recording *r) {
+  const char *name = r->o.name;
+  char fallback[64];
+  if (name == NULL) {
+    snprintf(fallback, sizeof(fallback), "hoptrace-%d-%ld", (int)getpid(), (long)time(NULL));
+    name = fallback;
+  }
+  r->live = r->o.live_url != NULL;
+  r->disk = !r->live || r->o.output != NULL;
+  snprintf(r->live_name, sizeof(r->live_name), "%s", name);
+  snprintf(r->disk_name, sizeof(r->disk_name), r->live ? "%s-disk" : "%s", name);
+  if (!r->disk)
+    return 0;
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof(dir), "%s", r->o.output ? r->o.output : name);
+  if (output_taken(dir, r->o.force))
+    return -1;
+  mkdir(dir, 0755);
+  if (realpath(dir, r->dir) == NULL) {
+    perror(dir);
+    return -1;
+  }
+  return 0;
+}
+
+int record_main(int argc, char **argv) {
+  static recording r;
+  memset(&r, 0, sizeof(r));
+  if (parse(argc, argv, &r.o) != 0) {
     fputs("usage: hoptrace record [-o DIR [--force]] [--live URL] [--name SESSION] "
-          "[--filter EXPR] [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
+          "[--pid PID[,PID...]] [--procname NAME]... [--keep-going] [--filter EXPR] "
+          "[--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
           stderr);
     return 2;
   }
-  char name[64], dir[PATH_MAX];
-  if (o.name != NULL)
-    snprintf(name, sizeof(name), "%s", o.name);
-  else
-    snprintf(name, sizeof(name), "hoptrace-%d-%ld", (int)getpid(), (long)time(NULL));
-  if (o.output == NULL)
-    snprintf(dir, sizeof(dir), "%s", name);
-  else
-    snprintf(dir, sizeof(dir), "%s", o.output);
-  char absolute[PATH_MAX];
-  if (!o.live_url && output_taken(dir, o.force))
+  if (prepare(&r) != 0)
     return 2;
-  if (!o.live_url) {
-    mkdir(dir, 0755);
-    if (realpath(dir, absolute) == NULL) {
-      perror(dir);
-      return 2;
-    }
-  }
-  char *relayd_argv[] = {"lttng-relayd", "--daemonize", NULL};
-  pid_t sessiond = 0, relayd = 0;
-  int status = 2;
   struct sigaction sa = {.sa_handler = forward_signal};
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  if (ensure_sessiond(&sessiond) != 0) {
-    fprintf(stderr, "hoptrace: no LTTng session daemon\n");
+  int status = 2;
+  if (start_daemons(&r) != 0)
     goto out;
-  }
-  /* a relay elsewhere (a cluster's central one) is not ours to start */
-  if (o.live_url && url_is_local(o.live_url) &&
-      (relayd = start_daemon("lttng-relayd", relayd_argv)) < 0) {
-    fprintf(stderr, "hoptrace: cannot start lttng-relayd\n");
-    goto out;
-  }
   if (interrupted) {
     status = interrupted;
     goto out;
   }
-  if (setup_session(name, &o, absolute) != 0 || interrupted) {
-    lttng("destroy", name, NULL, NULL, NULL, NULL);
+  if ((r.live && setup_session(r.live_name, &r.o, NULL, r.o.live_url) != 0) ||
+      (r.disk && setup_session(r.disk_name, &r.o, r.dir, NULL) != 0) || interrupted) {
+    if (r.live)
+      lttng((const char *[]){"destroy", r.live_name, NULL});
+    if (r.disk)
+      lttng((const char *[]){"destroy", r.disk_name, NULL});
     status = interrupted ? interrupted : 2;
     goto out;
   }
-  command_pid = spawn_child(o.command);
-  status = command_pid > 0 ? spawn_wait(command_pid) : 127;
-  command_pid = 0;
-  lttng("stop", name, NULL, NULL, NULL, NULL);
-  lttng("destroy", name, NULL, NULL, NULL, NULL);
-  if (o.live_url)
+  status = run_command(&r);
+  if (end_sessions(&r) != 0 && status != EXIT_DAEMON_LOST)
+    status = EXIT_DAEMON_LOST;
+  if (r.live)
     fprintf(stderr, "hoptrace: live session %s streamed to %s (read it at "
-                    "net://RELAY/host/HOSTNAME/%s)\n", name, o.live_url, name);
-  else
-    report_trace(absolute);
+                    "net://RELAY/host/HOSTNAME/%s)\n", r.live_name, r.o.live_url, r.live_name);
+  if (r.disk)
+    report_trace(r.dir);
 out:
-  if (relayd > 0) /* let live viewers (hoptrace --follow) read the tail */
-    sleep(RELAYD_LINGER_S);
-  stop_daemon("lttng-relayd", relayd);
-  stop_sessiond(sessiond);
+  stop_daemons(&r);
   return status;
 }

@@ -3,15 +3,12 @@
  * (spawn_quiet kills a helper that overruns). */
 #include "cli/spawn.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,7 +52,9 @@ pid_t spawn_child(char *const argv[]) {
   return pid;
 }
 
-static void print_log(FILE *log) {
+void spawn_print_log(FILE *log) {
+  if (log == NULL)
+    return;
   rewind(log);
   char line[512];
   while (fgets(line, sizeof(line), log))
@@ -89,7 +88,7 @@ int spawn_bounded(char *const argv[], int timeout_ms, int report) {
               timeout_ms / 1000);
     else
       fprintf(stderr, "' failed (%d):\n", rc);
-    print_log(log);
+    spawn_print_log(log);
   }
   fclose(log);
   return rc == -2 ? -1 : rc;
@@ -97,6 +96,28 @@ int spawn_bounded(char *const argv[], int timeout_ms, int report) {
 
 int spawn_quiet(char *const argv[]) {
   return spawn_bounded(argv, SPAWN_HELPER_MS, 1);
+}
+
+pid_t spawn_logged(char *const argv[], FILE *log) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setsid(); /* the terminal's ^C is for the recorded command, not it */
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      dup2(null, STDIN_FILENO);
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+    }
+    if (log != NULL) {
+      dup2(fileno(log), STDOUT_FILENO);
+      dup2(fileno(log), STDERR_FILENO);
+    }
+    execvp(argv[0], argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  return pid;
 }
 
 static volatile sig_atomic_t ready_signal;
@@ -135,7 +156,7 @@ pid_t spawn_daemon(char *const argv[], int timeout_ms) {
     spawn_stop(pid, 0);
   fprintf(stderr, "hoptrace: %s did not start (%s):\n", argv[0],
           pid < 0 ? "fork failed" : rc == -3 ? "not ready in time" : "it exited");
-  print_log(log);
+  spawn_print_log(log);
   fclose(log);
   return -1;
 }
@@ -150,35 +171,3 @@ void spawn_stop(pid_t pid, int grace_ms) {
   kill(pid, SIGKILL);
   spawn_wait(pid);
 }
-
-pid_t process_find(const char *name) {
-  DIR *proc = opendir("/proc");
-  if (proc == NULL)
-    return -1;
-  pid_t found = -1;
-  uid_t me = getuid();
-  struct dirent *e;
-  while ((e = readdir(proc)) != NULL) {
-    if (!isdigit((unsigned char)e->d_name[0]))
-      continue;
-    char path[300], comm[64] = "";
-    struct stat st;
-    snprintf(path, sizeof(path), "/proc/%s", e->d_name);
-    if (stat(path, &st) != 0 || st.st_uid != me)
-      continue;
-    snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-      continue;
-    if (fgets(comm, sizeof(comm), f))
-      comm[strcspn(comm, "\n")] = '\0';
-    fclose(f);
-    pid_t pid = (pid_t)atoi(e->d_name);
-    if (strcmp(comm, name) == 0 && pid > found)
-      found = pid;
-  }
-  closedir(proc);
-  return found;
-}
-
-int process_running(const char *name) { return process_find(name) > 0; }

@@ -2,6 +2,7 @@
 #ifndef HT_TOOL_SPAWN_H
 #define HT_TOOL_SPAWN_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 /* How long an lttng command may take (stop and destroy flush buffers). */
@@ -31,10 +32,11 @@ pid_t spawn_child(char *const argv[]);
 /* Waits for pid; returns its exit status (128+signal when killed). */
 int spawn_wait(pid_t pid);
 
-/* 1 when a process with this exact name runs as the current user. */
-int process_running(const char *name);
+/* Starts argv as our child in a session of its own, stdin /dev/null,
+ * stdout and stderr into log (NULL: /dev/null). Returns the pid or -1. */
+pid_t spawn_logged(char *const argv[], FILE *log);
 
-/* pid of the newest process with this name of the current user, or -1. */
-pid_t process_find(const char *name);
+/* Prints what a helper wrote into log (indented) on stderr. */
+void spawn_print_log(FILE *log);
 
 #endif
