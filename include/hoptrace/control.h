@@ -46,7 +46,9 @@ typedef struct ht_control ht_control;
 /* Creates the socket at path (copied) and serves it on a thread of its
  * own. An existing socket file nobody listens on is replaced; anything
  * else at path gives HT_EEXIST. Errors: HT_EINVAL (NULL or a path too
- * long for a Unix socket), HT_EEXIST, HT_EIO, HT_ENOMEM. */
+ * long for a Unix socket), HT_EEXIST, HT_EACCES (a directory not
+ * searchable or writable, another user's stale socket in a sticky
+ * directory), HT_EIO (other failures), HT_ENOMEM. */
 HT_API int ht_control_open(const char *path, ht_control **out);
 
 /* Stops serving (connected clients are disconnected), removes the socket

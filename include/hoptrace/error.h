@@ -44,7 +44,9 @@ extern "C" {
   X(EEXIST, -24, "already exists")                                             \
   X(ENOENT, -25, "not found")                                                  \
   X(EPERM, -26, "operation not permitted")                                     \
-  X(ECLOSED, -27, "handle already closed")
+  X(ECLOSED, -27, "handle already closed")                                     \
+  X(EADDRINUSE, -29, "address already in use")                                 \
+  X(EACCES, -30, "permission denied")
 
 typedef enum ht_errno {
 #define HT_ERRNO_ENUM_(name, value, message) HT_##name = (value),

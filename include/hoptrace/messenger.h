@@ -147,8 +147,11 @@ HT_API int ht_messenger_close(ht_messenger *m, uint32_t drain_ms);
  * resolved) is written there as a URL, NUL-terminated (HT_ENOSPC if cap is
  * too small; the listener stays). An existing Unix socket file is
  * replaced; its file is removed when the listener closes. Errors:
- * HT_EADDR, HT_EEXIST (a non-socket file is at the Unix path), HT_EIO
- * (bind/listen failed), HT_ESHUTDOWN. */
+ * HT_EADDR, HT_EEXIST (a non-socket file is at the Unix path),
+ * HT_EADDRINUSE (the TCP port is taken), HT_EACCES (no permission: a
+ * privileged port, a directory not writable, another user's socket file
+ * in a sticky directory), HT_EIO (bind/listen failed otherwise, e.g. a
+ * directory that does not exist), HT_ESHUTDOWN. */
 HT_API int ht_messenger_listen(ht_messenger *m, const char *url, char *bound,
                                size_t bound_cap);
 

@@ -141,12 +141,19 @@ static void *control_thread(void *arg) {
   return NULL;
 }
 
+/* errno of a failed lstat, unlink or bind of the path: a directory we may
+ * not search or write, or another user's socket in a sticky directory, is
+ * HT_EACCES, as for a messenger's listener (listener.c). */
+static int path_error(int err) {
+  return err == EACCES || err == EPERM ? HT_EACCES : HT_EIO;
+}
+
 /* An existing file at the path: a dead socket is replaced, anything else
  * (a live socket, a regular file) is left alone. */
 static int clear_stale(const struct sockaddr_un *addr) {
   struct stat st;
   if (lstat(addr->sun_path, &st) != 0)
-    return errno == ENOENT ? 0 : HT_EIO;
+    return errno == ENOENT ? 0 : path_error(errno);
   if (!S_ISSOCK(st.st_mode))
     return HT_EEXIST;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -156,7 +163,7 @@ static int clear_stale(const struct sockaddr_un *addr) {
   close(fd);
   if (live)
     return HT_EEXIST;
-  return unlink(addr->sun_path) == 0 ? 0 : HT_EIO;
+  return unlink(addr->sun_path) == 0 ? 0 : path_error(errno);
 }
 
 static int bind_socket(ht_control *c) {
@@ -170,7 +177,8 @@ static int bind_socket(ht_control *c) {
   /* 0600 right after bind; a connection in between is refused by the
    * peer-credential check. */
   if (bind(c->lfd, (const struct sockaddr *)&c->addr, sizeof(c->addr)) != 0)
-    return errno == EADDRINUSE ? HT_EEXIST : HT_EIO;
+    /* a file appeared at the path since clear_stale: HT_EEXIST, as there */
+    return errno == EADDRINUSE ? HT_EEXIST : path_error(errno);
   if (chmod(c->addr.sun_path, 0600) != 0 || lstat(c->addr.sun_path, &st) != 0 ||
       listen(c->lfd, 16) != 0) {
     unlink(c->addr.sun_path);

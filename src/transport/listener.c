@@ -3,6 +3,7 @@
  * the limit (extra connections are accepted and closed at once, with a
  * log line, so the client sees a reset instead of a hang) and never
  * remove a socket file that is not a socket. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,16 @@ void ht_tr_listener_close(ht_tr_listener *l) {
   uv_close(&l->u.h, on_listener_closed);
 }
 
+/* A bind, listen or unlink failure (a uv code) the caller can act on gets
+ * its own code: the port is taken, or the path is not ours to use. */
+static int listen_error(int uv_err) {
+  if (uv_err == UV_EADDRINUSE)
+    return HT_EADDRINUSE;
+  if (uv_err == UV_EACCES || uv_err == UV_EPERM)
+    return HT_EACCES;
+  return HT_EIO;
+}
+
 /* Replaces a stale socket file; anything else at the path is an error. */
 static int clear_socket_path(const char *path) {
   struct stat st;
@@ -79,7 +90,21 @@ static int clear_socket_path(const char *path) {
     return 0;
   if (!S_ISSOCK(st.st_mode))
     return HT_EEXIST;
-  return unlink(path) == 0 ? 0 : HT_EIO;
+  /* another user's socket in a sticky directory: EPERM */
+  return unlink(path) == 0 ? 0 : listen_error(uv_translate_sys_error(errno));
+}
+
+/* True when the directory of path does not exist: libuv reports bind's
+ * ENOENT as EACCES, which would send the caller after permissions. */
+static bool dir_missing(const ht_tr_addr *a) {
+  char dir[sizeof(a->path)];
+  memcpy(dir, a->path, sizeof(dir));
+  char *slash = strrchr(dir, '/');
+  if (slash == NULL)
+    return false;
+  slash[slash == dir ? 1 : 0] = '\0';
+  struct stat st;
+  return stat(dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
 }
 
 static int bind_listener(ht_tr_listener *l, const ht_tr_addr *a) {
@@ -87,11 +112,14 @@ static int bind_listener(ht_tr_listener *l, const ht_tr_addr *a) {
     int rc = clear_socket_path(a->path);
     if (rc != 0)
       return rc;
-    return uv_pipe_bind(&l->u.pipe, a->path) == 0 ? 0 : HT_EIO;
+    rc = uv_pipe_bind(&l->u.pipe, a->path);
+    if (rc == UV_EACCES && dir_missing(a))
+      return HT_EIO;
+    return rc == 0 ? 0 : listen_error(rc);
   }
-  return uv_tcp_bind(&l->u.tcp, (const struct sockaddr *)&a->ss, 0) == 0
-             ? 0
-             : HT_EIO;
+  /* libuv reports a TCP port in use from uv_listen, not from here */
+  int rc = uv_tcp_bind(&l->u.tcp, (const struct sockaddr *)&a->ss, 0);
+  return rc == 0 ? 0 : listen_error(rc);
 }
 
 static int bound_name(ht_tr_listener *l, char *buf, size_t cap) {
@@ -136,8 +164,8 @@ static int listen_on_loop(ht_messenger *m, void *arg) {
   l->u.h.data = l;
   m->open_handles++;
   rc = bind_listener(l, a->addr);
-  if (rc == 0 && uv_listen(&l->u.s, 511, on_connection) != 0)
-    rc = HT_EIO;
+  if (rc == 0 && (rc = uv_listen(&l->u.s, 511, on_connection)) != 0)
+    rc = listen_error(rc);
   if (rc != 0) {
     l->is_unix = false; /* the path is not ours to unlink */
     uv_close(&l->u.h, on_listener_closed);
