@@ -218,7 +218,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else if (op < 0xe0) {
       assembler_tick(a, ts_add(ts, (int64_t)(op & 0x1f) * 100000000));
     } else if (op < 0xf0) {
-      assembler_discarded(a, ts_add(ts, -1000), (op & 1) ? 0 : ts);
+      hop_loss loss = {.hostname = strs[op % N_STRS], .events = op & 1, .packets = op & 2,
+                       .begin_ns = ts_add(ts, -1000), .end_ns = (op & 1) ? 0 : ts};
+      assembler_discarded(a, &loss);
       host_health_discarded(sn.hosts, strs[op % N_STRS], op & 1, op & 2);
     } else if (op < 0xf8) {
       assembler_flush(a);

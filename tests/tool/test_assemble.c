@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "assemble/assemble.h"
+#include "output/output.h"
 
 #define MS 1000000ll
 
@@ -18,6 +19,8 @@ typedef struct seen {
   size_t orphans[64], unfinished[64];
   int lossy[64];
   size_t roots[64];
+  uint64_t ids[64];
+  char reason[64][128];
 } seen;
 
 static void on_ready(void *user, const trace *t) {
@@ -31,6 +34,17 @@ static void on_ready(void *user, const trace *t) {
   s->unfinished[i] = t->unfinished;
   s->lossy[i] = t->lossy;
   s->roots[i] = t->n_roots;
+  s->ids[i] = t->trace_lo;
+  trace_incomplete_reason(t, s->reason[i], sizeof(s->reason[i]));
+}
+
+/* The index of trace `id` among those emitted, failing when absent. */
+static int emitted(const seen *s, uint64_t id) {
+  for (int i = 0; i < s->traces && i < 64; i++)
+    if (s->ids[i] == id)
+      return i;
+  fail_msg("trace %llu never emitted", (unsigned long long)id);
+  return -1;
 }
 
 static hop_event ev(hop_event_kind kind, int64_t ts, uint64_t trace, uint64_t span,
@@ -98,12 +112,73 @@ static void discards_mark_open_traces(void **state) {
   seen s = {0};
   assembler *a = assembler_new(on_ready, &s, 10 * MS, 50 * MS);
   span_events(a, 0, 1, 1, 0);
-  assembler_discarded(a, 1, 2);
+  hop_loss loss = {.hostname = "", .events = 3, .begin_ns = 1, .end_ns = 2};
+  assembler_discarded(a, &loss);
   span_events(a, 5 * MS, 2, 2, 0); /* begins after the loss */
   assembler_flush(a);
   assert_int_equal(s.traces, 2);
   assert_true(s.lossy[0] && s.incomplete[0]);
   assert_false(s.lossy[1] || s.incomplete[1]);
+  assembler_free(a);
+}
+
+/* One span of `trace` recorded on `host`: a schema 2/3 span side, one
+ * event at its end. */
+static void side_on(assembler *a, const char *host, int64_t start, int64_t end,
+                    uint64_t trace, uint64_t span, uint64_t parent) {
+  hop_event e = ev(HOP_SPAN_SIDE, end, trace, span, parent);
+  e.hostname = host;
+  e.start_ns = start;
+  e.annotation = e.end_annotation = "";
+  add(a, e);
+}
+
+/* A loss one host's stream reported marks the open traces with a span
+ * on that host, and names it; the other hosts' traces stay complete. A
+ * span side that was running on that host during the loss and arrives
+ * after it (a side is written at its end) marks its trace too. A loss of
+ * a stream without a hostname marks every open trace, as before. */
+static void a_loss_marks_only_its_hosts_traces(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 10 * MS, 50 * MS);
+  side_on(a, "host-a", 0, 1 * MS, 1, 1, 0);        /* trace 1: host-a only */
+  side_on(a, "host-b", 0, 1 * MS, 2, 1, 0);        /* trace 2: host-b only */
+  side_on(a, "host-a", 0, 2 * MS, 3, 1, 0);        /* trace 3: both */
+  side_on(a, "host-b", 1 * MS, 2 * MS, 3, 2, 1);
+  side_on(a, "host-a", 2 * MS, 3 * MS, 4, 1, 0);   /* trace 4: a, then b ... */
+  hop_loss loss = {.hostname = "host-b", .events = 5, .begin_ns = 3 * MS, .end_ns = 4 * MS};
+  assembler_discarded(a, &loss);
+  side_on(a, "host-b", 3 * MS, 5 * MS, 4, 2, 1);   /* ... ran on b during the loss */
+  side_on(a, "host-a", 2 * MS, 5 * MS, 5, 1, 0);   /* trace 5: a, then b ... */
+  side_on(a, "host-b", 4 * MS + 1, 6 * MS, 5, 2, 1); /* ... started after it */
+  assembler_flush(a);
+  assert_int_equal(s.traces, 5);
+  int t1 = emitted(&s, 1), t2 = emitted(&s, 2), t3 = emitted(&s, 3), t4 = emitted(&s, 4),
+      t5 = emitted(&s, 5);
+  assert_false(s.lossy[t1] || s.incomplete[t1]);
+  assert_false(s.lossy[t5] || s.incomplete[t5]);
+  assert_true(s.lossy[t2] && s.incomplete[t2]);
+  assert_true(s.lossy[t3] && s.incomplete[t3]);
+  assert_true(s.lossy[t4] && s.incomplete[t4]);
+  assert_string_equal(s.reason[t2], "LTTng discarded events on host host-b");
+  assert_string_equal(s.reason[t3], "LTTng discarded events on host host-b");
+  assert_string_equal(s.reason[t4], "LTTng discarded events on host host-b");
+  assert_string_equal(s.reason[t1], "");
+  assert_int_equal(assembler_get_stats(a)->lossy_traces, 3);
+  assembler_free(a);
+
+  /* lost packets (no times) of a stream with no hostname: every open trace */
+  s = (seen){0};
+  a = assembler_new(on_ready, &s, 10 * MS, 50 * MS);
+  side_on(a, "host-a", 0, 1 * MS, 1, 1, 0);
+  side_on(a, "host-b", 0, 1 * MS, 2, 1, 0);
+  loss = (hop_loss){.hostname = "", .packets = 1};
+  assembler_discarded(a, &loss);
+  assembler_flush(a);
+  assert_int_equal(s.traces, 2);
+  assert_true(s.lossy[0] && s.lossy[1]);
+  assert_string_equal(s.reason[0], "LTTng discarded events");
   assembler_free(a);
 }
 
@@ -312,6 +387,7 @@ int main(void) {
       cmocka_unit_test(complete_trace_waits_for_grace),
       cmocka_unit_test(orphan_and_unfinished_are_reported),
       cmocka_unit_test(discards_mark_open_traces),
+      cmocka_unit_test(a_loss_marks_only_its_hosts_traces),
       cmocka_unit_test(open_traces_stay_bounded),
       cmocka_unit_test(parent_cycles_are_cut_and_reported),
       cmocka_unit_test(vectored_kvs_become_tags),

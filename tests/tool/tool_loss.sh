@@ -29,6 +29,8 @@ import json, sys
 spans = json.load(open(sys.argv[1]))
 marked = [s for s in spans if "hoptrace.incomplete" in s["tags"]]
 assert marked, "no span marked incomplete"
+lossy = [s for s in marked if "LTTng discarded events on host " in s["tags"]["hoptrace.incomplete"]]
+assert lossy, "no span's reason names the host that lost events"
 print("%d of %d spans carry hoptrace.incomplete, e.g. %r" % (
     len(marked), len(spans), marked[0]["tags"]["hoptrace.incomplete"]))
 PY

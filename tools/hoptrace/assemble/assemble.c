@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "assemble/idmap.h"
 #include "assemble/span_store.h"
@@ -12,6 +13,16 @@
 /* Traces up to this many spans are searched linearly (cache friendly);
  * bigger ones are also indexed in the assembler's span map. */
 #define LINEAR_SPANS 32
+
+/* Hosts whose latest loss is remembered (assembler_discarded): past
+ * this many, a new host's loss marks only the traces open at the time. */
+#define MAX_LOSS_HOSTS 1024
+
+/* A host whose stream lost events, and when its latest loss ended. */
+typedef struct host_loss {
+  char *host;
+  int64_t end_ns;
+} host_loss;
 
 typedef struct open_trace {
   trace *t;
@@ -31,6 +42,8 @@ struct assembler {
   size_t open;
   bool keep; /* emitted traces are freed by assembler_release */
   int64_t now_ns;
+  host_loss *losses; /* hosts that lost events, NULL: none so far */
+  size_t n_losses, cap_losses;
   assembler_stats stats;
 };
 
@@ -185,6 +198,56 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
   a->open--;
 }
 
+/* The first span of t recorded on host, NULL when none. */
+static const span *span_on_host(const trace *t, const char *host) {
+  for (size_t i = 0; i < t->n_spans; i++)
+    if (t->spans[i]->hostname != NULL && strcmp(t->spans[i]->hostname, host) == 0)
+      return t->spans[i];
+  return NULL;
+}
+
+static void mark_lossy(trace *t, const char *host) {
+  t->lossy = true;
+  t->lossy_host = host; /* a span's name: lives as long as t */
+}
+
+/* Remembers when host's latest loss ended, for the span sides of that
+ * host that arrive after it (mark_late_loss). */
+static void remember_loss(assembler *a, const char *host, int64_t end_ns) {
+  for (size_t i = 0; i < a->n_losses; i++)
+    if (strcmp(a->losses[i].host, host) == 0) {
+      if (end_ns > a->losses[i].end_ns)
+        a->losses[i].end_ns = end_ns;
+      return;
+    }
+  if (a->n_losses == MAX_LOSS_HOSTS)
+    return;
+  if (a->n_losses == a->cap_losses) {
+    size_t cap = a->cap_losses ? 2 * a->cap_losses : 4;
+    host_loss *grown = realloc(a->losses, cap * sizeof(*grown));
+    if (grown == NULL)
+      return;
+    a->losses = grown;
+    a->cap_losses = cap;
+  }
+  char *copy = strdup(host);
+  if (copy != NULL)
+    a->losses[a->n_losses++] = (host_loss){copy, end_ns};
+}
+
+/* A span of a host that lost events, running when the loss ended, whose
+ * event arrives after the loss (a span side is written at the span's
+ * end): events of its trace on that host may be among those lost. */
+static void mark_late_loss(assembler *a, trace *t, const span *s) {
+  if (s->hostname == NULL || !s->started)
+    return;
+  for (size_t i = 0; i < a->n_losses; i++)
+    if (s->start_ns <= a->losses[i].end_ns && strcmp(a->losses[i].host, s->hostname) == 0) {
+      mark_lossy(t, s->hostname);
+      return;
+    }
+}
+
 static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
   open_trace *o = idmap_get(&a->traces, ev->trace_hi, ev->trace_lo);
   if (o != NULL)
@@ -224,15 +287,30 @@ int assembler_add(assembler *a, const hop_event *ev) {
       return -1;
   }
   t->last_span = s;
-  return span_apply_event(a->mem, t, s, ev);
+  int rc = span_apply_event(a->mem, t, s, ev);
+  if (a->n_losses > 0 && !t->lossy) /* only once a host lost events */
+    mark_late_loss(a, t, s);
+  return rc;
 }
 
-void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns) {
-  (void)begin_ns;
-  /* Any open trace that began before the loss ended may have lost events. */
-  for (open_trace *o = a->oldest; o != NULL; o = o->next)
-    if (end_ns == 0 || o->t->first_ns <= end_ns)
-      o->t->lossy = true;
+void assembler_discarded(assembler *a, const hop_loss *loss) {
+  const char *host = loss->hostname != NULL && loss->hostname[0] != '\0' ? loss->hostname : NULL;
+  int64_t end_ns = loss->end_ns;
+  /* An open trace that began before the loss ended may have lost events
+   * of that host's stream when it holds a span of that host; every open
+   * trace when the stream names no host. */
+  for (open_trace *o = a->oldest; o != NULL; o = o->next) {
+    trace *t = o->t;
+    if (t->lossy || (end_ns != 0 && t->first_ns > end_ns))
+      continue;
+    const span *s;
+    if (host == NULL)
+      t->lossy = true;
+    else if ((s = span_on_host(t, host)) != NULL)
+      mark_lossy(t, s->hostname);
+  }
+  if (host != NULL) /* lost packets have no times: the loss ended by now */
+    remember_loss(a, host, end_ns != 0 ? end_ns : a->now_ns);
 }
 
 /* last_ns + d <= now without overflow: timestamps are whatever int64 a
@@ -269,6 +347,9 @@ void assembler_free(assembler *a) {
     trace_free(a->mem, o->t);
     free(o);
   }
+  for (size_t i = 0; i < a->n_losses; i++)
+    free(a->losses[i].host);
+  free(a->losses);
   idmap_free(&a->traces);
   idmap_free(&a->spans);
   span_mem_free(a->mem);

@@ -30,8 +30,11 @@ void assembler_free(assembler *a);
 /* 0, or -1 when out of memory. */
 int assembler_add(assembler *a, const hop_event *ev);
 
-/* LTTng lost events between begin and end (0, 0: unknown when). */
-void assembler_discarded(assembler *a, int64_t begin_ns, int64_t end_ns);
+/* LTTng lost events or packets of one host's stream (event.h): marks
+ * lossy the open traces that began before it ended and hold a span of
+ * that host (every one when the stream names no host), and the trace of
+ * a span of that host running when it ended whose event comes later. */
+void assembler_discarded(assembler *a, const hop_loss *loss);
 
 /* Emits what is ready at time now_ns (ns since epoch). */
 void assembler_tick(assembler *a, int64_t now_ns);

@@ -60,7 +60,8 @@ typedef struct trace {
   /* completeness, set when emitted */
   size_t orphans;    /* spans whose parent never arrived */
   size_t unfinished; /* spans without start or end */
-  bool lossy;        /* LTTng discarded events while it was recorded */
+  bool lossy;        /* LTTng discarded events of a host it has spans on */
+  const char *lossy_host;   /* that (first) host; NULL: a stream with no hostname */
   bool timed_out;    /* emitted by timeout (live) or at end of input */
   uint32_t missing_spans;   /* server spans a host never recorded (host_health.h) */
   const char *missing_host; /* the (first) host they were missing from */

@@ -189,7 +189,7 @@ static int on_event(void *user, const hop_event *ev) {
 static void on_discarded(void *user, const hop_loss *loss) {
   run *r = user;
   host_health_discarded(r->hosts, loss->hostname, loss->events, loss->packets);
-  assembler_discarded(r->asm_, loss->begin_ns, loss->end_ns);
+  assembler_discarded(r->asm_, loss);
 }
 
 static void check_trace(void *user, trace *t) { host_health_check(((run *)user)->hosts, t); }

@@ -93,7 +93,7 @@ void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg) 
     num(fn, arg, "hoptrace.clock.bound_ns", s->clock_bound_ns);
   }
   if (t->incomplete) {
-    char why[160];
+    char why[INCOMPLETE_REASON_MAX];
     str(fn, arg, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
   }
   char p[32];

@@ -85,7 +85,7 @@ static void name_tracks(output *o, const span *s, int64_t tid, int lane) {
 
 static void span_event(output *o, const trace *t, const placed *p) {
   const span *s = p->s;
-  char why[160];
+  char why[INCOMPLETE_REASON_MAX];
   sep(o);
   ob_puts(o->out, "{\"ph\":\"X\",\"cat\":\"hoptrace\",\"name\":");
   json_string(o->out, s->name ? s->name : "unknown");

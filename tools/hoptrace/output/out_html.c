@@ -215,7 +215,7 @@ static void name_set(output *o, const trace *t, int field) {
 }
 
 static void html_header(output *o, const trace *t, int64_t base, const span *root) {
-  char why[160];
+  char why[INCOMPLETE_REASON_MAX];
   int64_t end = base;
   int flags = t->incomplete ? 2 : 0;
   for (size_t i = 0; i < t->n_spans; i++) {

@@ -85,7 +85,7 @@ static void tag_int(obuf *out, int *first, const char *key, int64_t value) {
 static void tags(obuf *out, const trace *t, const span *s) {
   ob_puts(out, ",\"tags\":{");
   int first = 1;
-  char num[32], why[160];
+  char num[32], why[INCOMPLETE_REASON_MAX];
   for (size_t i = 0; i < s->n_tags; i++) {
     if (s->tags[i].is_int) {
       tag_int(out, &first, s->tags[i].key, s->tags[i].int_value);

@@ -21,7 +21,8 @@ const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   if (t->unfinished && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "%zu span(s) unfinished; ", t->unfinished);
   if (t->lossy && n < cap)
-    n += (size_t)snprintf(buf + n, cap - n, "LTTng discarded events; ");
+    n += (size_t)snprintf(buf + n, cap - n, "LTTng discarded events%s%s; ",
+                          t->lossy_host ? " on host " : "", t->lossy_host ? t->lossy_host : "");
   if (t->timed_out && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "timed out; ");
   if (t->missing_spans && n < cap)
