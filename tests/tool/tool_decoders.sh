@@ -56,8 +56,9 @@ if [[ -n $(ls -A "$work/tmp") ]]; then
   echo "temporary directories left behind: $(ls "$work/tmp")" >&2
   exit 1
 fi
-# A damaged stream: the same error both ways, naming the user's input
-# (not a decoder's link directory), and a non-zero exit.
+# A damaged stream: the same error both ways, naming the user's trace
+# directory below the input (not a decoder's link directory), and a
+# non-zero exit.
 cp -r "$work/trace" "$work/damaged"
 damaged=$(find "$work/damaged" -type f -size +100k -name 'hoptrace_*' ! -name '*.idx' | head -n1)
 python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[5000:5400]=b"\xff"*400; open(p,"wb").write(b)' "$damaged"
@@ -69,7 +70,7 @@ else
       2> "$work/damaged-$d.log"; then
       echo "export of a damaged trace succeeded (--decoders $d)" >&2; exit 1
     fi
-    grep "hoptrace: reading $work/damaged failed" "$work/damaged-$d.log"
+    grep "hoptrace: reading $work/damaged/[^ ]*/64-bit failed" "$work/damaged-$d.log"
   done
 fi
 

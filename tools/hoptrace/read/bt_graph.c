@@ -24,6 +24,17 @@ typedef struct run_state {
   bt_decoder *decoder;
   bt_message_iterator *iterator;
   int stopped_by_callback;
+  /* what each source reads, by its component name: "src<i>" reads
+   * dirs[i] (a trace directory), "live<i>" inputs[i] (a URL) */
+  char **dirs;
+  size_t n_dirs;
+  const char *const *inputs;
+  size_t n_inputs;
+  /* an error a source left on the thread while its iterator still said
+   * OK (src.ctf.fs 2.0 returns the messages before a decoding error, the
+   * error next time): kept here, as bt_graph_run_once must not be
+   * called with an error on the thread (babeltrace2 aborts) */
+  const bt_error *pending;
 } run_state;
 
 /* The host whose stream lost something: its trace's `hostname`. */
@@ -110,6 +121,11 @@ sink_consume(bt_message_iterator *iterator, void *data) {
   default:
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
   }
+  const bt_error *left = bt_current_thread_take_error();
+  if (left != NULL && st->pending == NULL)
+    st->pending = left;
+  else if (left != NULL)
+    bt_error_release(left);
   int stop = 0;
   for (uint64_t i = 0; i < count; i++) {
     if (!stop && handle(st, msgs[i]) != 0)
@@ -229,9 +245,8 @@ static int add_file_sources(bt_graph *graph, const bt_component_class_source *cl
     snprintf(name, sizeof(name), "src%zu", i);
     rc = add_source(graph, cls, name, dirs[i], 0, &(*srcs)[i], err, err_len);
   }
-  for (size_t i = 0; dirs != NULL && i < *n; i++)
-    free(dirs[i]);
-  free(dirs);
+  st->dirs = dirs; /* to name the one that fails (failure) */
+  st->n_dirs = *n;
   return rc != 0 || *n == 0 ? -1 : 0;
 }
 
@@ -268,6 +283,8 @@ static int build_graph(bt_graph *graph, const char *const *inputs, size_t n_inpu
   }
   const bt_component_source **srcs = NULL;
   size_t n = 0;
+  st->inputs = inputs;
+  st->n_inputs = n_inputs;
   if (live) {
     n = n_inputs;
     if (add_live_sources(graph, cls, inputs, n_inputs, &srcs, err, err_len) != 0) {
@@ -304,6 +321,68 @@ static int build_graph(bt_graph *graph, const char *const *inputs, size_t n_inpu
     return -1;
   }
   return 0;
+}
+
+/* What source `name` ("src<i>", "live<i>") reads, NULL when none. */
+static const char *source_path(const run_state *st, const char *name) {
+  char *end;
+  if (name == NULL)
+    return NULL;
+  if (strncmp(name, "src", 3) == 0 && name[3] >= '0' && name[3] <= '9') {
+    unsigned long i = strtoul(name + 3, &end, 10);
+    return *end == '\0' && i < st->n_dirs ? st->dirs[i] : NULL;
+  }
+  if (strncmp(name, "live", 4) == 0 && name[4] >= '0' && name[4] <= '9') {
+    unsigned long i = strtoul(name + 4, &end, 10);
+    return *end == '\0' && i < st->n_inputs ? st->inputs[i] : NULL;
+  }
+  return NULL;
+}
+
+/* The input a cause of a babeltrace2 error came from: the first
+ * (deepest) cause raised by one of our sources or its iterators. */
+static const char *failed_source(const run_state *st, const bt_error *e) {
+  uint64_t n = e != NULL ? bt_error_get_cause_count(e) : 0;
+  for (uint64_t i = 0; i < n; i++) {
+    const bt_error_cause *c = bt_error_borrow_cause_by_index(e, i);
+    const char *name = NULL;
+    switch (bt_error_cause_get_actor_type(c)) {
+    case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
+      name = bt_error_cause_component_actor_get_component_name(c);
+      break;
+    case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
+      name = bt_error_cause_message_iterator_actor_get_component_name(c);
+      break;
+    default:
+      break;
+    }
+    const char *path = source_path(st, name);
+    if (path != NULL)
+      return path;
+  }
+  return NULL;
+}
+
+/* The graph failed: err names the trace directory (or URL) whose source
+ * raised the error, found below its input so its path begins with the
+ * input's, and the deepest cause; the error a source left before comes
+ * first. Several inputs read as one must say which one is damaged. */
+static void failure(run_state *st, char *err, size_t err_len) {
+  const bt_error *now = bt_current_thread_take_error();
+  const bt_error *e = st->pending != NULL ? st->pending : now;
+  const char *path = failed_source(st, e);
+  if (path == NULL && e != now)
+    path = failed_source(st, now);
+  const char *why = e != NULL && bt_error_get_cause_count(e) > 0
+                        ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0))
+                        : "babeltrace2 graph error";
+  if (path != NULL)
+    snprintf(err, err_len, "reading %s failed: %s", path, why);
+  else
+    snprintf(err, err_len, "reading %s%s failed: %s", st->inputs[0],
+             st->n_inputs > 1 ? " (and the other inputs)" : "", why);
+  if (now != NULL)
+    bt_error_release(now);
 }
 
 static void nap_100ms(void) {
@@ -348,19 +427,22 @@ int bt_source_run_many(const char *const *inputs, size_t n_inputs,
     if (status != BT_GRAPH_RUN_ONCE_STATUS_OK) {
       if (st.stopped_by_callback)
         break;
-      const bt_error *e = bt_current_thread_take_error();
-      const char *why = e != NULL && bt_error_get_cause_count(e) > 0
-                            ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0))
-                            : "babeltrace2 graph error";
-      snprintf(err, err_len, "reading %s%s failed: %s", inputs[0],
-               n_inputs > 1 ? " (and the other inputs)" : "", why);
-      if (e != NULL)
-        bt_error_release(e);
+      failure(&st, err, err_len);
       goto out;
     }
   }
+  if (st.pending != NULL && !st.stopped_by_callback && !(stop != NULL && *stop)) {
+    /* a source's error, though the graph ended */
+    failure(&st, err, err_len);
+    goto out;
+  }
   rc = 0;
 out:
+  for (size_t i = 0; i < st.n_dirs; i++)
+    free(st.dirs[i]);
+  free(st.dirs);
+  if (st.pending != NULL)
+    bt_error_release(st.pending);
   bt_graph_put_ref(graph);
   bt_plugin_put_ref(plugins[0]);
   bt_plugin_put_ref(plugins[1]);
