@@ -26,7 +26,9 @@
  * command whose client has already hung up is not run, so a client that
  * gave up on its answer does not see its command applied later.
  * `hoptrace ctl [--timeout SECONDS] SOCKET COMMAND...` is the
- * command-line client (one bounded deadline for connect and answer).
+ * command-line client (one bounded deadline for connect and answer; it
+ * sends only to a listener of its own user or root). Another user's
+ * connection is answered "error EPERM refused: ..." and closed.
  */
 #ifndef HOPTRACE_CONTROL_H
 #define HOPTRACE_CONTROL_H

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -45,13 +46,25 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Same user as this process, or root. */
+/* Same user as this process, or root; else answers why (one
+ * non-blocking send: `hoptrace ctl` prints it instead of guessing). */
 static bool peer_allowed(int fd) {
   struct ucred cred;
   socklen_t len = sizeof(cred);
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    ht_ctl_conn_send(fd, "error EPERM refused: cannot tell who you are");
     return false;
-  return cred.uid == geteuid() || cred.uid == 0;
+  }
+  uid_t me = geteuid();
+  if (cred.uid == me || cred.uid == 0)
+    return true;
+  char why[128];
+  snprintf(why, sizeof(why),
+           "error EPERM refused: you are uid %u; this process serves uid %u "
+           "and root only",
+           (unsigned)cred.uid, (unsigned)me);
+  ht_ctl_conn_send(fd, why);
+  return false;
 }
 
 static void drop(ht_ctl_conn *c) {
@@ -81,7 +94,6 @@ static void accept_one(ht_control *ctl, uint64_t now) {
     return;
   }
   if (!peer_allowed(fd)) {
-    ht_ctl_conn_send(fd, "error EPERM not the owner of this process");
     close(fd);
     return;
   }

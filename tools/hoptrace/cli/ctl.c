@@ -1,8 +1,11 @@
 /* `hoptrace ctl [--timeout SECONDS] SOCKET COMMAND [ARG...]`: sends the
  * words as one line to a traced process's control socket (a local Unix
  * socket, owner-only) and prints the one-line answer. Exit 0 for
- * "ok ...", 1 for "error ...", 2 when the socket cannot be used or does
- * not answer in time.
+ * "ok ...", 1 for "error ...", 2 when the socket cannot be used, is
+ * another user's, closes without answering or does not answer in time.
+ * Before sending, the listening process's credentials (SO_PEERCRED) must
+ * be ctl's own user or root: a socket another user planted in a shared
+ * directory gets nothing (issue 27).
  * Connecting, sending and the answer share one deadline (default 5 s).
  * On expiry the connection is closed before ctl reports failure, and the
  * process runs no command whose client has hung up (control_conn.c): a
@@ -100,6 +103,30 @@ static int join(int argc, char **argv, char *line, size_t cap) {
   return (int)len;
 }
 
+/* 0 when the process listening on fd runs as our effective uid or as
+ * root; else says who it is and that nothing was sent. */
+static int check_listener(int fd, const char *path) {
+  struct ucred cred;
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    fprintf(stderr, "hoptrace ctl: refused: cannot tell who listens on %s "
+                    "(SO_PEERCRED: %s); nothing was sent\n",
+            path, strerror(errno));
+    return -1;
+  }
+  uid_t me = geteuid();
+  if (cred.uid == me || cred.uid == 0)
+    return 0;
+  fprintf(stderr, "hoptrace ctl: refused: the process listening on %s runs "
+                  "as uid %u (pid %d), not as you (uid %u) or root; nothing "
+                  "was sent\n",
+          path, (unsigned)cred.uid, (int)cred.pid, (unsigned)me);
+  return -1;
+}
+
+/* What became of a send or of waiting for the answer. */
+enum { IO_OK = 0, IO_TIMEOUT = -1, IO_CLOSED = -2 };
+
 static int wait_for(int fd, short events, int64_t deadline) {
   struct pollfd p = {fd, events, 0};
   int n;
@@ -109,26 +136,30 @@ static int wait_for(int fd, short events, int64_t deadline) {
   return n > 0 ? 0 : -1;
 }
 
+/* IO_CLOSED when the process closed its end (EPIPE): it may still have
+ * answered first (a refusal), so the caller reads what is there. */
 static int send_line(int fd, const char *line, size_t len, int64_t deadline) {
   for (size_t off = 0; off < len;) {
     if (wait_for(fd, POLLOUT, deadline) != 0)
-      return -1;
+      return IO_TIMEOUT;
     ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
       continue;
     if (n <= 0)
-      return -1;
+      return IO_CLOSED;
     off += (size_t)n;
   }
-  return 0;
+  return IO_OK;
 }
 
-/* One answer line (up to cap - 1 bytes) before the deadline. */
+/* One answer line (up to cap - 1 bytes) before the deadline. End of
+ * stream or a reset before any byte is IO_CLOSED, not a timeout: a
+ * process that closes at once must not be reported as one that is slow. */
 static int read_answer(int fd, char *buf, size_t cap, int64_t deadline) {
   size_t have = 0;
   while (have + 1 < cap && memchr(buf, '\n', have) == NULL) {
     if (wait_for(fd, POLLIN, deadline) != 0)
-      return -1;
+      return IO_TIMEOUT;
     ssize_t n = recv(fd, buf + have, cap - 1 - have, 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
       continue;
@@ -137,7 +168,7 @@ static int read_answer(int fd, char *buf, size_t cap, int64_t deadline) {
     have += (size_t)n;
   }
   buf[have] = '\0';
-  return have > 0 ? 0 : -1;
+  return have > 0 ? IO_OK : IO_CLOSED;
 }
 
 /* "--timeout SECONDS" (decimal, > 0) in ms, or -1. */
@@ -181,12 +212,22 @@ int ctl_main(int argc, char **argv) {
   int fd = open_socket(path, deadline);
   if (fd < 0)
     return 2;
+  if (check_listener(fd, path) != 0) {
+    close(fd);
+    return 2;
+  }
   char answer[ANSWER_MAX];
-  int rc = send_line(fd, line, (size_t)len, deadline) == 0
-               ? read_answer(fd, answer, sizeof(answer), deadline)
-               : -1;
+  int rc = send_line(fd, line, (size_t)len, deadline);
+  if (rc != IO_TIMEOUT)
+    rc = read_answer(fd, answer, sizeof(answer), deadline);
   close(fd); /* before reporting: a command not answered is not run later */
-  if (rc != 0) {
+  if (rc == IO_CLOSED) {
+    fprintf(stderr, "hoptrace ctl: %s: the process closed the connection "
+                    "without answering (it refuses connections from other "
+                    "users?)\n", path);
+    return 2;
+  }
+  if (rc != IO_OK) {
     fprintf(stderr, "hoptrace ctl: no answer from %s within %.3g s; the "
                     "command was not applied\n", path, timeout_ms / 1000.0);
     return 2;
