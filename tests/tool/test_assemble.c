@@ -182,6 +182,53 @@ static void a_loss_marks_only_its_hosts_traces(void **state) {
   assembler_free(a);
 }
 
+#define SEC 1000000000ll
+
+/* Live and idle: the assembler's "now" runs on from the last event's
+ * trace time at the monotonic clock's pace, whatever the wall clock
+ * says. A host whose clock is hours off the machine's: a complete trace
+ * goes out once the grace has passed in trace time (not at once), an
+ * incomplete one once the timeout has (not never); events arriving again
+ * anchor the idle time anew. */
+static void idle_time_follows_the_trace_clock(void **state) {
+  (void)state;
+  seen s = {0};
+  assembler *a = assembler_new(on_ready, &s, 2 * SEC, 10 * SEC);
+  /* the trace's clock: 5 hours behind, then 5 hours ahead of the wall */
+  for (int k = 0; k < 2; k++) {
+    s = (seen){0};
+    int64_t skew = (k == 0 ? -5 : 5) * 3600 * SEC;
+    int64_t t0 = 1700000000 * SEC + skew, mono = 1000 * SEC + k * 100000 * SEC;
+    span_events(a, t0, 10 + k, 1, 0);             /* complete */
+    add(a, ev(HOP_SPAN_START, t0 + 5, 20 + k, 1, 0)); /* never ends */
+    assembler_idle(a, mono);                      /* the first idle call anchors */
+    assembler_idle(a, mono + 1 * SEC);
+    assert_int_equal(s.traces, 0);                /* 1 s: within the grace */
+    assert_true(assembler_now(a) <= t0 + 1 * SEC + 10);
+    assembler_idle(a, mono + 2 * SEC + 100);
+    assert_int_equal(s.traces, 1);                /* past the grace */
+    assert_int_equal(s.ids[0], 10 + k);
+    assert_false(s.incomplete[0]);
+    assembler_idle(a, mono + 9 * SEC);
+    assert_int_equal(s.traces, 1);                /* the other waits for its timeout */
+    /* an event arrives after 9 s idle (its trace time only 0.5 s on:
+     * the live stream lags): the idle time starts again from it */
+    add(a, ev(HOP_SPAN_START, t0 + SEC / 2, 30 + k, 1, 0));
+    int64_t again = mono + 9 * SEC + 1;
+    assembler_idle(a, again);
+    assembler_idle(a, again + 3 * SEC);
+    assert_int_equal(s.traces, 1);
+    assembler_idle(a, again + 9600 * MS);         /* 20+k quiet 10.1 s, 30+k 9.6 s */
+    assert_int_equal(s.traces, 2);
+    assert_int_equal(s.ids[1], 20 + k);
+    assert_true(s.incomplete[1]);
+    assembler_idle(a, again + 10 * SEC);
+    assert_int_equal(s.traces, 3);
+    assert_int_equal(s.ids[2], 30 + k);
+  }
+  assembler_free(a);
+}
+
 static void open_traces_stay_bounded(void **state) {
   (void)state;
   seen s = {0};
@@ -388,6 +435,7 @@ int main(void) {
       cmocka_unit_test(orphan_and_unfinished_are_reported),
       cmocka_unit_test(discards_mark_open_traces),
       cmocka_unit_test(a_loss_marks_only_its_hosts_traces),
+      cmocka_unit_test(idle_time_follows_the_trace_clock),
       cmocka_unit_test(open_traces_stay_bounded),
       cmocka_unit_test(parent_cycles_are_cut_and_reported),
       cmocka_unit_test(vectored_kvs_become_tags),

@@ -42,6 +42,11 @@ struct assembler {
   size_t open;
   bool keep; /* emitted traces are freed by assembler_release */
   int64_t now_ns;
+  /* events added, the latest event time; live idle time (assembler_idle):
+   * its monotonic anchor and the events added when it was taken */
+  uint64_t added, idle_added;
+  int64_t events_ns, idle_mono_ns;
+  bool idle_anchored;
   host_loss *losses; /* hosts that lost events, NULL: none so far */
   size_t n_losses, cap_losses;
   assembler_stats stats;
@@ -276,6 +281,8 @@ int assembler_add(assembler *a, const hop_event *ev) {
     t->last_ns = ev->ts_ns;
   if (ev->ts_ns > a->now_ns)
     a->now_ns = ev->ts_ns;
+  if (a->added++ == 0 || ev->ts_ns > a->events_ns)
+    a->events_ns = ev->ts_ns;
   if (a->newest != o) { /* most recently active goes last */
     unlink_open(a, o);
     append_open(a, o);
@@ -331,6 +338,28 @@ void assembler_tick(assembler *a, int64_t now_ns) {
       emit(a, o, 1);
     o = next;
   }
+}
+
+/* Live and idle, the trace's time runs on from the latest event's at the
+ * monotonic clock's pace: the wall clock is not the session's (a host's
+ * clock may be hours off this machine's: ticking at the wall time closed
+ * such a host's traces at once, or never). The anchor is taken at the
+ * first idle call after events arrived (that is, within one read of the
+ * last of them); events arriving again take a new anchor, so a live
+ * stream that lags (the relay hands out packets in bursts) never runs
+ * the idle time ahead of it for longer than it stays quiet. */
+void assembler_idle(assembler *a, int64_t mono_ns) {
+  if (a->added == 0)
+    return; /* no event yet: no trace time to run on from */
+  if (!a->idle_anchored || a->added != a->idle_added) {
+    a->idle_anchored = true;
+    a->idle_added = a->added;
+    a->idle_mono_ns = mono_ns;
+    return;
+  }
+  int64_t idle = mono_ns > a->idle_mono_ns ? mono_ns - a->idle_mono_ns : 0;
+  int64_t now = a->events_ns > INT64_MAX - idle ? INT64_MAX : a->events_ns + idle;
+  assembler_tick(a, now);
 }
 
 void assembler_flush(assembler *a) {

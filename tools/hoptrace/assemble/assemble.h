@@ -39,6 +39,13 @@ void assembler_discarded(assembler *a, const hop_loss *loss);
 /* Emits what is ready at time now_ns (ns since epoch). */
 void assembler_tick(assembler *a, int64_t now_ns);
 
+/* Live, no event for now (mono_ns: CLOCK_MONOTONIC): emits what is ready
+ * at the trace's time, taken to run on from the latest event's at the
+ * monotonic clock's pace, from the first idle call after the last event
+ * (the wall clock is not the trace's: a host's clock may be hours off
+ * the machine's). Nothing before the first event. */
+void assembler_idle(assembler *a, int64_t mono_ns);
+
 /* End of input: emits every open trace. */
 void assembler_flush(assembler *a);
 

@@ -150,9 +150,9 @@ static void on_trace(void *user, const trace *t) {
   write_trace(r, t);
 }
 
-static int64_t wall_ns(void) {
+static int64_t mono_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
+  clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -196,9 +196,10 @@ static void check_trace(void *user, trace *t) { host_health_check(((run *)user)-
 
 static void on_idle(void *user) {
   run *r = user;
-  /* live: the session's clock follows the wall clock */
+  /* live: the trace's time runs on from its last event's, at the
+   * monotonic clock's pace (assembler_idle), never the wall clock's */
   end_warmup(r, false);
-  assembler_tick(r->asm_, wall_ns());
+  assembler_idle(r->asm_, mono_ns());
   if (r->writer != NULL)
     writer_collect(r->writer, release_trace, r);
 }
