@@ -18,10 +18,10 @@
 #   scripts/demo.sh --to URL ...  (not with --hosts, nor --gateway)
 #   also pushes the run's spans live, while it runs, to an OTLP/HTTP
 #   endpoint (hoptrace export --follow --to URL, from a live session of
-#   its own beside the recording, through lttng-relayd on this host's
-#   default ports, started when absent); waits for the push to end after
-#   the run and prints its summary (also in OUT/push.log); exits non-zero
-#   when spans were dropped
+#   the recording's own beside the trace on disk, through an lttng-relayd
+#   of this demo's own on free loopback ports, stopped by its pid at the
+#   end); waits for the push to end after the run and prints its summary
+#   (also in OUT/push.log); exits non-zero when spans were dropped
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,23 +43,55 @@ if [[ -n $to ]]; then
     prev=$arg
   done
   mkdir -p "$out"
-  live=hoptrace-demo-live-$$
-  # `record --live` starts lttng-relayd when none runs (and stops only
-  # that one); its command lasts until the run is over (or this shell gone)
-  build/tools/hoptrace/hoptrace record --live net://127.0.0.1 --name "$live" \
-    --filter '$ctx.procname == "sim-*"' -- tail --pid=$$ -f /dev/null 2> "$out/live-record.log" &
-  rec=$!
-  (for _ in $(seq 150); do lttng list "$live" > /dev/null 2>&1 && break; sleep 0.2; done
-   exec build/tools/hoptrace/hoptrace export --follow --to "$to" --summary-every 10 \
-     "net://127.0.0.1/host/$(hostname)/$live") 2> "$out/push.log" &
-  push=$!
+  # a relay of this demo's own (its pid, free ports), stopped at the end;
+  # the cluster's recording streams to it beside the trace on disk
+  source scripts/lttng-env.sh
+  push="" sim=""
+  end_push() {
+    [[ -n $sim ]] && kill "$sim" 2>/dev/null
+    [[ -n $push ]] && kill -INT "$push" 2>/dev/null
+    ht_live_session_end
+  }
+  trap end_push EXIT
+  rm -rf "$out/relay" "$out/relayd.log"
+  ht_relay_own "$out" || exit 1
+  live=hoptrace-demo-$$ ready="$out/.push-attached"
+  rm -f "$ready"
+  bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@" \
+    --live "net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" --live-name "$live" \
+    --start-after "$ready" &
+  sim=$!
   # lttng-live reads from the live position on: the cluster starts once
-  # the follower holds its connection to the relay (live port 5344)
-  for _ in $(seq 100); do
-    ss -tnpH state established '( dport = :5344 )' 2>/dev/null | grep -q "pid=$push," && break
+  # the follower holds its connection to the relay's live port
+  relay="net://127.0.0.1:$HT_LIVE_PORT"
+  for _ in $(seq 300); do
+    babeltrace2 -i lttng-live "$relay" 2>/dev/null | grep -q "/$live " && break
+    kill -0 "$sim" 2>/dev/null || break
     sleep 0.2
   done
+  build/tools/hoptrace/hoptrace export --follow --to "$to" --summary-every 10 \
+    "$relay/host/$(hostname)/$live" 2> "$out/push.log" &
+  push=$!
+  for _ in $(seq 100); do
+    ss -tnpH state established "( dport = :$HT_LIVE_PORT )" 2>/dev/null | grep -q "pid=$push," && break
+    sleep 0.2
+  done
+  touch "$ready"
   echo "demo: pushing the spans live to $to (summaries in $out/push.log)" >&2
+  status=0
+  wait "$sim" || status=$?
+  sim=""
+  # the run is over and its session destroyed: the follower ends once it
+  # has posted what it read
+  for _ in $(seq 300); do kill -0 "$push" 2>/dev/null || break; sleep 0.2; done
+  kill -INT "$push" 2>/dev/null || true # not ended after 60 s: flush, report, exit
+  push_status=0
+  wait "$push" || push_status=$?
+  push=""
+  grep -v ' after ' "$out/push.log" >&2 || true
+  echo "demo: push to $to exit $push_status (log: $out/push.log)" >&2
+  ((status != 0)) && exit $status
+  exit $push_status
 fi
 for arg in "$@"; do
   if [[ $arg == --gateway ]]; then
@@ -79,18 +111,4 @@ for arg in "$@"; do
     exec bash examples/client-osd-sim/run-hosts.sh --build "$PWD/build" "$@"
   fi
 done
-[[ -n $to ]] || exec bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@"
-status=0
-bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@" || status=$?
-# The run is over: ending the live session's command ends the session,
-# and the session's end the follower, once it has posted what it read
-kill $(pgrep -P "$rec" -x tail) 2>/dev/null || true
-wait "$rec" || true
-for _ in $(seq 300); do kill -0 "$push" 2>/dev/null || break; sleep 0.2; done
-kill -INT "$push" 2>/dev/null || true # not ended after 60 s: flush, report, exit
-push_status=0
-wait "$push" || push_status=$?
-grep -v ' after ' "$out/push.log" >&2 || true
-echo "demo: push to $to exit $push_status (log: $out/push.log)" >&2
-((status != 0)) && exit $status
-exit $push_status
+exec bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@"

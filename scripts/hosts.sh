@@ -24,12 +24,15 @@
 #   theta_h(t) = (metadata_offset_h - D) + ppm_h*1e-6*(mono(t) - anchor_h), mono(t) = t - D
 #
 # State in $HT_HOSTS_RUN/P/ (default /run/hoptrace-hosts, a private bind
-# mount of itself), so exec/down work from any shell: `state` (sourceable),
+# mount of itself), so exec/down work from any shell: `state` (sourceable;
+# HT_H_OWNER: pid and start time of the shell that brought it up),
 # `hosts` (name address spec offset_ns ppm anchor_ns), `pids` (daemons
-# started), per host mnt/uts namespace files and a HOME. `down` stops every
-# process in P's namespaces (all ours: the daemons, their children, apps),
-# unmounts, deletes namespaces (veths go with them) and state: idempotent,
-# safe in an EXIT trap; `up` first cleans a stale state of the same prefix.
+# started, by the pid started: never found by name), per host mnt/uts
+# namespace files and a HOME. `down` stops every process in P's
+# namespaces (all ours: the daemons, their children, apps), unmounts,
+# deletes namespaces (veths go with them) and state: idempotent, safe in
+# an EXIT trap; `up` refuses a prefix whose owner still runs and cleans
+# the state of one whose owner is gone.
 HT_HOSTS_RUN=${HT_HOSTS_RUN:-/run/hoptrace-hosts}
 HT_HOSTS_PREFIX=${HT_HOSTS_PREFIX:-ht}
 HT_HOSTS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -95,18 +98,41 @@ ht_hosts_up() {
   if awk '$2 != 0 { f = 1 } END { exit !f }' <<< "$table" && [[ -z $faketime ]]; then
     ht__err "a clock offset needs libfaketime (apt-get install faketime)"; return 1
   fi
-  ht_hosts_down # a stale state of this prefix (killed earlier run)
+  if ht__owner_alive; then
+    ht__err "prefix $HT_HOSTS_PREFIX is in use by a run that still runs ($(ht__owner)): choose another"
+    return 1
+  fi
+  ht_hosts_down # a stale state of this prefix (an earlier run, gone)
   ht__locked ht__up "$n" "$subnet" "$table" "$(cd "$(dirname "$plugin")" 2>/dev/null && pwd)/$(basename "$plugin")" "$faketime" ||
     { ht_hosts_down; return 1; }
+}
+
+# ht__owner: "PID START" of the process that brought the prefix up (START:
+# its start time in clock ticks, so that a reused pid is not taken for it)
+ht__owner() { sed -n 's/^HT_H_OWNER=//p' "$(ht__dir)/state" 2>/dev/null | tr -d "'\""; }
+ht__start_time() { awk '{ print $22 }' "/proc/$1/stat" 2>/dev/null; }
+ht__owner_alive() { # 0 when the prefix's owner still runs
+  local pid start
+  read -r pid start <<< "$(ht__owner)"
+  [[ -n $pid && -n $start && $(ht__start_time "$pid") == "$start" ]]
 }
 
 ht__mkns() { # DIR [HOSTNAME]: mnt (+uts) namespace files with private run dirs
   mkdir -p "$1/home"; touch "$1/mnt"
   local uts=() sethost=""
   if [[ -n ${2:-} ]]; then touch "$1/uts"; uts=(--uts="$1/uts"); sethost="; hostname $2"; fi
-  unshare --mount="$1/mnt" "${uts[@]}" --propagation private sh -c \
-    "mkdir -p /var/run/lttng && mount -t tmpfs -o mode=0755 htrun /var/run/lttng &&
-     mount -t tmpfs -o mode=1777 htshm /dev/shm$sethost"
+  # unshare's bind of the new namespace onto the file fails now and then
+  # with EINVAL (seen inside a run's own mount namespace, under load):
+  # tried again, a few times
+  local try
+  for try in 1 2 3 4 5; do
+    unshare --mount="$1/mnt" "${uts[@]}" --propagation private sh -c \
+      "mkdir -p /var/run/lttng && mount -t tmpfs -o mode=0755 htrun /var/run/lttng &&
+       mount -t tmpfs -o mode=1777 htshm /dev/shm$sethost" 2> "$1/mkns.err" && return 0
+    sleep 0.2
+  done
+  cat "$1/mkns.err" >&2
+  return 1
 }
 
 ht__up() {
@@ -118,8 +144,8 @@ ht__up() {
   fi
   mkdir -p "$d/relay" && : > "$d/pids" || return 1
   read -r D anchor < <(python3 "$HT_HOSTS_ROOT/scripts/hosts_clock.py" measure) || return 1
-  printf 'HT_H_PREFIX=%s\nHT_H_SUBNET=10.77.%s\nHT_H_N=%s\nHT_H_D_NS=%s\nHT_H_PLUGIN=%q\nHT_H_FAKETIME=%q\n' \
-    "$p" "$k" "$n" "$D" "$plugin" "$faketime" > "$d/state"
+  printf 'HT_H_PREFIX=%s\nHT_H_SUBNET=10.77.%s\nHT_H_N=%s\nHT_H_D_NS=%s\nHT_H_PLUGIN=%q\nHT_H_FAKETIME=%q\nHT_H_OWNER="%s %s"\n' \
+    "$p" "$k" "$n" "$D" "$plugin" "$faketime" "$$" "$(ht__start_time $$)" > "$d/state"
   awk -v k="$k" -v a="$anchor" '{ sub(/^h/, "", $1); print "h" $1, "10.77." k "." $1, $4, $2, $3, a }' \
     <<< "$table" > "$d/hosts"
   ip netns add "$p-relay" && ip -n "$p-relay" link set lo up &&
@@ -170,32 +196,51 @@ ht__prefix() {
 ht_host_exec() { local HT_CMD; ht__prefix "$1" || return 1; shift; "${HT_CMD[@]}" "$@"; }
 
 ht__ns_pids() { ip netns pids "$1" 2>/dev/null; } # every process in network namespace $1
-ht__daemon_pid() { # NS COMM: the pid of COMM in that namespace
-  local p
-  for p in $(ht__ns_pids "$1"); do
-    [[ $(cat "/proc/$p/comm" 2>/dev/null) == "$2" ]] && { echo "$p"; return 0; }
+
+# ht__started_pid NAME: the pid `pids` holds for NAME (a host or relay)
+# when that process still runs; 1 otherwise. Daemons are known by the pid
+# started here, never by their name.
+ht__started_pid() {
+  local pid
+  pid=$(awk -v n="$1" '$1 == n { p = $3 } END { if (p == "") exit 1; print p }' "$(ht__dir)/pids" 2>/dev/null) ||
+    return 1
+  kill -0 "$pid" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]] || return 1
+  echo "$pid"
+}
+
+# ht__wait_ready PID SECONDS CMD...: until CMD succeeds while PID runs
+ht__wait_ready() {
+  local pid=$1 t=$2 i
+  shift 2
+  for ((i = 0; i < t * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    "$@" > /dev/null 2>&1 && return 0
+    sleep 0.1
   done
   return 1
 }
 
-# ht_host_sessiond_start HOST: its lttng-sessiond (faketime for an offset host)
+# ht_host_sessiond_start HOST: its lttng-sessiond (faketime for an offset
+# host), our child: the pid started is the daemon's (nsenter and env exec)
 ht_host_sessiond_start() {
-  local h=$1 off ft=() pid HT_CMD
+  local h=$1 off ft=() pid HT_CMD d
   ht__prefix "$h" || return 1
+  d=$(ht__dir)
   off=$(ht__host_field "$h" 4)
   if [[ $off != 0 ]]; then
     ft=(FAKETIME="$(awk -v o="$off" 'BEGIN { printf "%+.9f", o / 1e9 }')"
         FAKETIME_DONT_FAKE_MONOTONIC=1 LD_PRELOAD="$HT_H_FAKETIME")
   fi
-  "${HT_CMD[@]}" "${ft[@]}" lttng-sessiond --daemonize --no-kernel >/dev/null ||
-    { ht__err "$h: lttng-sessiond did not start"; return 1; }
-  pid=$(ht__daemon_pid "$HT_H_PREFIX-$h" lttng-sessiond) || { ht__err "$h: no lttng-sessiond"; return 1; }
-  echo "$h lttng-sessiond $pid" >> "$(ht__dir)/pids"
+  "${HT_CMD[@]}" "${ft[@]}" lttng-sessiond --no-kernel > "$d/$h/sessiond.log" 2>&1 &
+  pid=$!
+  echo "$h lttng-sessiond $pid" >> "$d/pids"
+  ht__wait_ready "$pid" 20 "${HT_CMD[@]}" lttng --no-sessiond list ||
+    { ht__err "$h: lttng-sessiond did not start:"; cat "$d/$h/sessiond.log" >&2; return 1; }
   echo "hosts: $h: lttng-sessiond pid $pid${ft:+ (${ft[0]})}" >&2
 }
 
 # ht_host_sessiond_pid HOST: prints the pid of its session daemon; 1 if none
-ht_host_sessiond_pid() { ht_hosts_load && ht__daemon_pid "$HT_H_PREFIX-$1" lttng-sessiond; }
+ht_host_sessiond_pid() { ht_hosts_load && ht__started_pid "$1"; }
 
 # ht_host_sessiond_kill HOST: SIGKILL to that host's session daemon (a crash)
 ht_host_sessiond_kill() {
@@ -204,15 +249,21 @@ ht_host_sessiond_kill() {
   kill -KILL "$pid" && echo "hosts: $1: lttng-sessiond pid $pid SIGKILLed" >&2
 }
 
-# ht_relay_start OUTDIR: lttng-relayd in the relay namespace writing there
+# ht_relay_start OUTDIR: lttng-relayd in the relay namespace writing there,
+# our child, ready once it listens on its three ports
 ht_relay_start() {
-  local out pid HT_CMD
+  local out pid HT_CMD d
   mkdir -p "$1" && out=$(cd "$1" && pwd) || return 1
   ht__prefix relay || return 1
-  "${HT_CMD[@]}" lttng-relayd --daemonize -o "$out" -C tcp://0.0.0.0:5342 \
-    -D tcp://0.0.0.0:5343 -L tcp://0.0.0.0:5344 || { ht__err "lttng-relayd did not start"; return 1; }
-  pid=$(ht__daemon_pid "$HT_H_PREFIX-relay" lttng-relayd) || { ht__err "no lttng-relayd"; return 1; }
-  echo "relay lttng-relayd $pid" >> "$(ht__dir)/pids"
+  d=$(ht__dir)
+  "${HT_CMD[@]}" lttng-relayd -o "$out" -C tcp://0.0.0.0:5342 \
+    -D tcp://0.0.0.0:5343 -L tcp://0.0.0.0:5344 > "$d/relay/relayd.log" 2>&1 &
+  pid=$!
+  echo "relay lttng-relayd $pid" >> "$d/pids"
+  # 5342-5344 are 14DE-14E0: all three listening (state 0A) in its namespace
+  ht__wait_ready "$pid" 15 "${HT_CMD[@]}" sh -c \
+    '[ "$(grep -cE "^ *[0-9]+: [0-9A-F]{8}:(14DE|14DF|14E0) [0-9A-F]{8}:0000 0A " /proc/net/tcp)" = 3 ]' ||
+    { ht__err "lttng-relayd did not start:"; cat "$d/relay/relayd.log" >&2; return 1; }
   echo "hosts: relay: lttng-relayd pid $pid on $HT_H_SUBNET.254, output $out" >&2
 }
 
@@ -232,8 +283,9 @@ ht__stop_pids() { # SECONDS PID...: TERM, then KILL whatever is left after SECON
 # ht_relay_stop: SIGTERM to the relay (it closes its files), waits for it
 ht_relay_stop() {
   local pid
-  pid=$(ht__daemon_pid "$HT_HOSTS_PREFIX-relay" lttng-relayd) || return 0
+  pid=$(ht__started_pid relay) || return 0
   ht__stop_pids 10 "$pid"
+  wait "$pid" 2>/dev/null || true
 }
 
 # ht_hosts_down [--prefix P]: stops everything in P's namespaces, removes them
@@ -268,10 +320,10 @@ ht_hosts_list() {
   ht_hosts_load || return 1
   echo "# prefix $HT_H_PREFIX, D_ns $HT_H_D_NS; host address skew offset_ns ppm anchor_ns sessiond"
   while read -r h rest; do
-    pid=$(ht__daemon_pid "$HT_H_PREFIX-$h" lttng-sessiond) || pid=-
+    pid=$(ht__started_pid "$h") || pid=-
     echo "$h $rest $pid"
   done < "$(ht__dir)/hosts"
-  echo "relay $HT_H_SUBNET.254 - - - - $(ht__daemon_pid "$HT_H_PREFIX-relay" lttng-relayd || echo -)"
+  echo "relay $HT_H_SUBNET.254 - - - - $(ht__started_pid relay || echo -)"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

@@ -1,61 +1,103 @@
-# Sourced by the scripts: start an LTTng session daemon (and relay) when
-# none runs, and stop only what we started. Functions only; sourcing has
-# no side effects.
+# Sourced by the scripts: a private LTTng world for a run, and session
+# daemons started and stopped by the pid started. Functions only;
+# sourcing has no side effects. Nothing here finds a process by name.
 
-# ht_daemon_ensure NAME VAR: starts daemon NAME (--daemonize) unless one
-# of ours runs; stores the pid we started (or "") in variable VAR.
-ht_daemon_ensure() {
-  local name=$1 var=$2
-  printf -v "$var" '%s' ""
-  if pgrep -u "$(id -u)" -x "$name" >/dev/null 2>&1; then
-    return 0
+# ht_private_world SCRIPT ARGS...: makes the calling script's run see only
+# its own LTTng daemons and applications, whatever else runs on the
+# machine (another test suite, a demo, the machine's own daemon). As
+# root it re-executes SCRIPT ARGS in a mount namespace of its own (returns
+# only there), with empty tmpfs on /var/run/lttng and /dev/shm (where
+# root's session daemon and applications meet), /run/netns and
+# /run/hoptrace-hosts (scripts/hosts.sh); otherwise (a user's
+# daemon and applications meet in $LTTNG_HOME/.lttng) it sets a fresh
+# LTTNG_HOME. Either way LTTNG_HOME is HT_WORLD_DIR, a directory of the
+# run's own, removed by ht_private_world_end (call it from the EXIT trap).
+ht_private_world() {
+  if [[ $(id -u) == 0 && -z ${HT__WORLD_ENTERED:-} ]]; then
+    if unshare --mount --propagation private true 2>/dev/null; then
+      exec unshare --mount --propagation private env HT__WORLD_ENTERED=1 bash "$@"
+    fi
+    echo "hoptrace: cannot make a mount namespace (unshare --mount): this run shares" \
+         "/var/run/lttng with the machine" >&2
   fi
-  "$name" --daemonize >/dev/null 2>&1 || {
-    echo "hoptrace: could not start $name" >&2
-    return 1
-  }
-  printf -v "$var" '%s' "$(pgrep -n -u "$(id -u)" -x "$name" || true)"
-  echo "hoptrace: started $name (pid ${!var:-?})" >&2
+  if [[ -n ${HT__WORLD_ENTERED:-} ]]; then
+    unset HT__WORLD_ENTERED
+    mkdir -p /var/run/lttng /run/netns /run/hoptrace-hosts
+    # network namespace names (ip netns) are files in /run/netns, the
+    # simulated hosts' state in /run/hoptrace-hosts: the world's own, so
+    # that no other run's can clash with them
+    mount -t tmpfs -o mode=0755 ht-world-lttng /var/run/lttng &&
+      mount -t tmpfs -o mode=1777 ht-world-shm /dev/shm &&
+      mount -t tmpfs -o mode=0755 ht-world-netns /run/netns &&
+      mount -t tmpfs -o mode=0755 ht-world-hosts /run/hoptrace-hosts ||
+      { echo "hoptrace: cannot mount a private /var/run/lttng, /dev/shm, /run/netns," \
+             "/run/hoptrace-hosts" >&2; return 1; }
+  fi
+  HT_WORLD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ht-world-$$-XXXXXX")
+  export LTTNG_HOME=$HT_WORLD_DIR HT_WORLD_DIR
 }
 
-# ht_daemon_release NAME VAR: stops the daemon whose pid VAR holds, if any.
-ht_daemon_release() {
-  local name=$1 var=$2 pid=${!2:-}
-  [[ -n "$pid" ]] || return 0
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 50); do
+# ht_private_world_end: stops the world's session daemon (if started) and
+# removes its directory.
+ht_private_world_end() {
+  ht_sessiond_release
+  [[ -n ${HT_WORLD_DIR:-} ]] && rm -rf "$HT_WORLD_DIR"
+  HT_WORLD_DIR=""
+}
+
+# ht_sessiond_start VAR [LOG]: starts lttng-sessiond as our child (user
+# space only as root) and waits until it answers (at most 20 s); stores
+# its pid in VAR. 1 (said why, with its output) when it did not start.
+ht_sessiond_start() {
+  local var=$1 log=${2:-${TMPDIR:-/tmp}/ht-sessiond-$$.log} args=() pid i
+  [[ $(id -u) == 0 ]] && args=(--no-kernel)
+  lttng-sessiond "${args[@]}" > "$log" 2>&1 &
+  pid=$!
+  for ((i = 0; i < 200; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    if lttng --no-sessiond list > /dev/null 2>&1; then
+      printf -v "$var" '%s' "$pid"
+      echo "hoptrace: started lttng-sessiond (pid $pid)" >&2
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "hoptrace: lttng-sessiond (pid $pid) did not answer; its output:" >&2
+  cat "$log" >&2
+  ht_pid_stop "$pid"
+  return 1
+}
+
+# ht_pid_stop PID [SECONDS]: SIGTERM to a process we started, SIGKILL
+# after SECONDS (10), reaped when it is our child.
+ht_pid_stop() {
+  local pid=$1 t=${2:-10} i
+  [[ -n $pid ]] || return 0
+  kill "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < t * 10; i++)); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
-  echo "hoptrace: stopped $name (pid $pid)" >&2
-  printf -v "$var" '%s' ""
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
 }
 
-ht_sessiond_ensure() { ht_daemon_ensure lttng-sessiond HT_STARTED_SESSIOND; }
-ht_sessiond_release() { ht_daemon_release lttng-sessiond HT_STARTED_SESSIOND; }
-ht_relayd_ensure() { ht_daemon_ensure lttng-relayd HT_STARTED_RELAYD; }
-ht_relayd_release() { ht_daemon_release lttng-relayd HT_STARTED_RELAYD; }
-
-# In a private mount namespace (unshare --mount --propagation private, as
-# root): LTTng's run directory and /dev/shm as fresh tmpfs, HOME and
-# LTTNG_HOME set to HOME_DIR, so that the processes started from here and
-# the session daemon ht_private_sessiond_start starts see only each other
-# (not this machine's daemon, nor its applications).
-#   ht_private_lttng_dirs NAME HOME_DIR   (NAME labels the mounts)
-ht_private_lttng_dirs() {
-  mkdir -p /var/run/lttng "$2"
-  mount -t tmpfs -o mode=0755 "$1-lttng" /var/run/lttng
-  mount -t tmpfs -o mode=1777 "$1-shm" /dev/shm
-  export HOME="$2" LTTNG_HOME="$2"
+# ht_sessiond_ensure: the run's session daemon. One that answers here is
+# the run's own (the world's, started by the script that made it: the
+# world holds nobody else's) and is used; else one is started and its pid
+# kept in HT_STARTED_SESSIOND for ht_sessiond_release.
+ht_sessiond_ensure() {
+  HT_STARTED_SESSIOND=""
+  lttng --no-sessiond list > /dev/null 2>&1 && return 0
+  ht_sessiond_start HT_STARTED_SESSIOND
 }
 
-# ht_private_sessiond_start VAR: starts a session daemon (user space only)
-# in the private run directory and stores its pid in VAR.
-ht_private_sessiond_start() {
-  lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || {
-    echo "hoptrace: cannot start a private lttng-sessiond" >&2; return 1; }
-  printf -v "$1" '%s' "$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null || true)"
-  [[ -n ${!1} ]] || { echo "hoptrace: private lttng-sessiond: no pid file" >&2; return 1; }
+# ht_sessiond_release: stops the daemon ht_sessiond_ensure started, if any.
+ht_sessiond_release() {
+  [[ -n ${HT_STARTED_SESSIOND:-} ]] || return 0
+  ht_pid_stop "$HT_STARTED_SESSIOND"
+  echo "hoptrace: stopped lttng-sessiond (pid $HT_STARTED_SESSIOND)" >&2
+  HT_STARTED_SESSIOND=""
 }
 
 # ht_port_listening PORT: true when a TCP socket listens on 127.0.0.1:PORT
@@ -66,17 +108,14 @@ ht_port_listening() {
   grep -Eq "^ *[0-9]+: (0100007F|00000000):$hex [0-9A-F]{8}:0000 0A " /proc/net/tcp
 }
 
-# ht_live_session WORK SESSION NUM_SUBBUF PROCNAME: a relay of our own on
-# three free loopback ports below the kernel's ephemeral range (an outgoing
-# connection cannot hold them), chosen here and in HT_LIVE_CTRL,
-# HT_LIVE_DATA and HT_LIVE_PORT (live); output in WORK/relay, log
-# WORK/relayd.log, its pid in HT_LIVE_RELAYD (ht_live_session_end stops
-# it). Waits until the relay listens, and tries other ports when it could
-# not bind. Then a started live session SESSION streaming hoptrace:* of
-# the processes named PROCNAME to it (channel `hop`, NUM_SUBBUF
-# sub-buffers of 1 MiB a CPU). Errors are printed with the relay's log.
-ht_live_session() {
-  local work=$1 session=$2 nsub=$3 procname=$4 attempt base
+# ht_relay_own WORK: a relay of our own on three free loopback ports below
+# the kernel's ephemeral range (an outgoing connection cannot hold them),
+# chosen here and in HT_LIVE_CTRL, HT_LIVE_DATA and HT_LIVE_PORT (live);
+# output in WORK/relay, log WORK/relayd.log, its pid in HT_LIVE_RELAYD
+# (ht_live_session_end stops it). Waits until the relay listens, and tries
+# other ports when it could not bind.
+ht_relay_own() {
+  local work=$1 attempt base i
   HT_LIVE_RELAYD=""
   for attempt in 1 2 3 4 5; do
     base=$((20000 + RANDOM % 12000))
@@ -87,7 +126,6 @@ ht_live_session() {
       -D "tcp://127.0.0.1:$HT_LIVE_DATA" -L "tcp://127.0.0.1:$HT_LIVE_PORT" \
       >> "$work/relayd.log" 2>&1 &
     HT_LIVE_RELAYD=$!
-    local i
     for i in $(seq 150); do # up to 15 s on a loaded machine
       kill -0 "$HT_LIVE_RELAYD" 2>/dev/null || break
       ht_port_listening $HT_LIVE_CTRL && ht_port_listening $HT_LIVE_DATA &&
@@ -96,16 +134,23 @@ ht_live_session() {
     done
     if kill -0 "$HT_LIVE_RELAYD" 2>/dev/null && ht_port_listening $HT_LIVE_CTRL &&
       ht_port_listening $HT_LIVE_DATA && ht_port_listening $HT_LIVE_PORT; then
-      break
+      return 0
     fi
     echo "hoptrace: lttng-relayd on ports $base-$((base + 2)) did not listen (attempt $attempt)" >&2
     ht_live_session_end
   done
-  if [[ -z $HT_LIVE_RELAYD ]]; then
-    echo "hoptrace: no lttng-relayd of our own could listen; its log:" >&2
-    cat "$work/relayd.log" >&2
-    return 1
-  fi
+  echo "hoptrace: no lttng-relayd of our own could listen; its log:" >&2
+  cat "$work/relayd.log" >&2
+  return 1
+}
+
+# ht_live_session WORK SESSION NUM_SUBBUF PROCNAME: a relay of our own
+# (ht_relay_own), then a started live session SESSION streaming hoptrace:*
+# of the processes named PROCNAME to it (channel `hop`, NUM_SUBBUF
+# sub-buffers of 1 MiB a CPU). Errors are printed with the relay's log.
+ht_live_session() {
+  local work=$1 session=$2 nsub=$3 procname=$4
+  ht_relay_own "$work" || return 1
   local out="$work/lttng-setup.log"
   if ! { lttng create "$session" --live=200000 \
       --set-url="net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" &&

@@ -77,8 +77,8 @@ if [[ $mode != recorded && -z ${HT_SOAK_NS:-} ]]; then
   if unshare --mount --propagation private true 2>/dev/null && [[ -d /var/run/lttng || $(id -u) == 0 ]]; then
     exec unshare --mount --propagation private env HT_SOAK_NS=1 bash "$0" "${args_all[@]}"
   fi
-  if [[ $mode == no-sessiond ]] && ! pgrep -x lttng-sessiond >/dev/null; then
-    echo "soak: no private namespace here, but no session daemon runs either: going on" >&2
+  if [[ $mode == no-sessiond ]] && ! lttng --no-sessiond list >/dev/null 2>&1; then
+    echo "soak: no private namespace here, but no session daemon answers either: going on" >&2
   else
     echo "soak: $mode needs a private mount namespace (unshare --mount, as root) so that" \
          "the applications cannot see this machine's lttng-sessiond: skipped" >&2
@@ -87,7 +87,7 @@ if [[ $mode != recorded && -z ${HT_SOAK_NS:-} ]]; then
 fi
 source "$root/scripts/lttng-env.sh"
 if [[ -n ${HT_SOAK_NS:-} ]]; then
-  ht_private_lttng_dirs soak "$out/home"
+  HT__WORLD_ENTERED=1 ht_private_world || exit 1
 fi
 
 # --- build
@@ -100,13 +100,13 @@ down=$(( period / 4 > 2 ? period / 4 : 2 ))
 [[ $down -gt 5 ]] && down=5
 interval=$(( duration >= 300 ? 5 : 1 ))
 rm -rf "$out/cluster" "$out/data" "$out/trace" "$out"/*.json "$out"/rss.txt "$out"/ust.txt "$out"/.done
-# Names of our own (symlinks): the session records only this cluster's
-# processes, not other sim-* programs running on the same host.
+# Names of our own (symlinks), so that the logs and RSS samples name this
+# run's programs; the recording holds only them anyway (record's own
+# session daemon, or this run's private one).
 tag="soak$$"
 rm -rf "$out/bin" && mkdir -p "$out/bin"
 ln -s "$bin/sim-osd" "$out/bin/$tag-osd"
 ln -s "$bin/sim-client" "$out/bin/$tag-cli"
-filter="\$ctx.procname == \"$tag-*\""
 cluster_args=(--bin "$bin" --osd-exe "$out/bin/$tag-osd" --client-exe "$out/bin/$tag-cli"
   --work "$out/cluster" --osds 4 --clients "$clients"
   --duration "$duration" --messenger traced --rate "$rate" --inflight 16 --sample-ratio 1
@@ -118,6 +118,8 @@ cleanup() {
   touch "$out/.done" 2>/dev/null || true
   for p in "${started[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in $consumerd_pids $sessiond_pid; do kill -9 "$p" 2>/dev/null || true; done
+  [[ -n ${HT_WORLD_DIR:-} ]] && rm -rf "$HT_WORLD_DIR"
+  return 0
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
@@ -175,11 +177,14 @@ recorded)
   # and then runs on untraced until it happens: on a loaded host a
   # restarted OSD then serves its first requests unrecorded. Wait longer.
   export LTTNG_UST_REGISTER_TIMEOUT=30000
-  "$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 \
-    --filter "$filter" -- \
+  "$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 -- \
     bash "$sim/cluster.sh" "${cluster_args[@]}" 2> "$out/run.log" &
   started+=($!)
   wait "${started[-1]}" || status=$?
+  if [[ $status == 3 ]] && grep -q "^hoptrace: .*lttng-sessiond.*into the recording" "$out/run.log"; then
+    echo "soak: FAIL: the recording's session daemon vanished mid-run:" >&2
+    grep "^hoptrace: .*into the recording" "$out/run.log" >&2
+  fi
   ;;
 no-sessiond)
   if lttng list >/dev/null 2>&1; then
@@ -191,11 +196,12 @@ no-sessiond)
   wait "${started[-1]}" || status=$?
   ;;
 sessiond-killed)
-  ht_private_sessiond_start sessiond_pid || exit 1
+  ht_sessiond_start sessiond_pid "$out/sessiond.log" || exit 1
   echo "soak: private lttng-sessiond pid $sessiond_pid (killed at ${kill_sd_at} s)" >&2
-  "$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 \
-    --filter "$filter" -- \
-    bash "$sim/cluster.sh" "${cluster_args[@]}" 2> "$out/run.log" &
+  # this run's daemon (--shared-sessiond), and the cluster runs on after it
+  # is gone (--keep-going): record says so at once and exits 3 at the end
+  "$hoptrace" record --shared-sessiond --keep-going -o "$out/trace" --subbuf-size 4M \
+    --num-subbuf 8 -- bash "$sim/cluster.sh" "${cluster_args[@]}" 2> "$out/run.log" &
   rec=$!
   started+=($rec)
   ( sleep "$kill_sd_at"
@@ -206,6 +212,12 @@ sessiond-killed)
   started+=($!)
   wait "$rec" || status=$?
   consumerd_pids=$(cat "$out/consumerd.pids" 2>/dev/null || true)
+  if [[ $status == 3 ]] && grep -q "lttng-sessiond (the one that answers here.*stopped answering" "$out/run.log"; then
+    status=0 # what record must say, and did
+  else
+    echo "soak: record did not report its session daemon's death (exit $status)" >&2
+    status=1
+  fi
   if kill -0 "$sessiond_pid" 2>/dev/null; then
     echo "soak: the session daemon was not killed (run shorter than --kill-sessiond-at?)" >&2
     status=1

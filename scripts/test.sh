@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # README's test command: installs what is missing, builds hoptrace with
-# -Werror, and runs every test with ctest. Starts an LTTng session daemon
-# for the integration tests when none runs, and stops only that one.
+# -Werror, and runs every test with ctest. The integration tests use a
+# session daemon of this run's own, in a world of its own (as root: a
+# mount namespace), started and stopped by its pid: two runs side by side
+# (two clones) never share a daemon, a session or a namespace name.
 #
 #   scripts/test.sh              build/ , -Werror
 #   scripts/test.sh --sanitize   build-asan/ , -Werror, ASan + UBSan
 # Extra arguments after -- go to ctest (e.g. -- -R wire).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The run's own LTTng world (scripts/lttng-env.sh): as root a mount
+# namespace where only this run's session daemon and processes meet, so
+# that test suites and demos side by side never see each other's.
+source scripts/lttng-env.sh
+ht_private_world "$PWD/scripts/test.sh" "$@"
+trap ht_private_world_end EXIT
 
 build_dir=build
 sanitize=""
@@ -23,9 +31,7 @@ bash scripts/install-deps.sh
 cmake -S . -B "$build_dir" -DHT_WERROR=ON -DHT_SANITIZE="$sanitize" >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"
 
-source scripts/lttng-env.sh
-ht_sessiond_ensure
-trap ht_sessiond_release EXIT
+ht_sessiond_start HT_STARTED_SESSIOND "$build_dir/lttng-sessiond.log"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # HT_NO_SKIP=1 (CI): a test that skipped (exit 77: no LTTng, no namespaces)

@@ -23,6 +23,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
+# a world of this run's own, as scripts/test.sh makes (scripts/lttng-env.sh)
+source scripts/lttng-env.sh
+ht_private_world "$src/scripts/valgrind.sh" "$@"
+trap ht_private_world_end EXIT
 build=${HT_VALGRIND_BUILD:-build}
 steps="unit integration"
 while (($#)); do
@@ -46,12 +50,10 @@ vg_opts=(--error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,
 
 # The C unit tests; the script-driven ones are step 2 (or not valgrind's:
 # install, link and symbol checks).
-unit_exclude='^(sim_|cluster_|ship_(push|faults|utf8)$|gateway_otel$|tool_(export|loss|live|decoders|schema1|utf8|discovery|damaged|sigpipe|view|report)$|messenger_lttng$|messenger_control_clients$|example_worker_reply_lttng$|shim_|install_|api_symbols$)'
+unit_exclude='^(sim_|cluster_|ship_(push|faults|utf8)$|gateway_otel$|tool_(export|loss|live|decoders|schema1|utf8|discovery|damaged|sigpipe|view|report|record_world)$|messenger_lttng$|messenger_control_clients$|example_worker_reply_lttng$|shim_|install_|api_symbols$)'
 integration='^(sim_(rw|kill-traced|drop|hostile)|messenger_lttng|messenger_control_clients|ship_(push|faults|utf8)|gateway_otel|tool_(export|decoders|schema1|utf8|damaged|view|report))$'
 
-source scripts/lttng-env.sh
-ht_sessiond_ensure
-trap ht_sessiond_release EXIT
+ht_sessiond_start HT_STARTED_SESSIOND "$build/lttng-sessiond.log"
 
 status=0
 start=$(date +%s)

@@ -34,8 +34,8 @@ source "$src/scripts/lttng-env.sh"
 isolation="procname filter (no private namespace: not root, or no unshare)"
 private_sessiond=""
 if [[ -n ${HT_BENCH_NS:-} ]]; then
-  ht_private_lttng_dirs bench-sim "$work/home"
-  ht_private_sessiond_start private_sessiond || exit 1
+  HT__WORLD_ENTERED=1 ht_private_world || exit 1
+  ht_sessiond_start private_sessiond "$work/sessiond.log" || exit 1
   # its consumer daemon starts with its first session and stays: started
   # now, so that the plain runs measure it too (idle) as the traced ones do
   lttng create bench-sim-warm --output="$work/warm" >/dev/null &&
@@ -50,8 +50,8 @@ else
 fi
 stop_daemons() {
   if [[ -n $private_sessiond ]]; then
-    kill "$private_sessiond" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$private_sessiond" 2>/dev/null || break; sleep 0.1; done
+    ht_pid_stop "$private_sessiond"
+    rm -rf "$HT_WORLD_DIR"
   else
     ht_sessiond_release
   fi
@@ -85,7 +85,7 @@ run_one() { # run_one CONFIG ROUND
              2> "$dir.log" ;;
     traced-*) local r=1
       [[ $cfg == traced-1% ]] && r=0.01
-      "${cpu[@]}" "$hoptrace" record -o "$dir-trace" \
+      "${cpu[@]}" "$hoptrace" record --shared-sessiond -o "$dir-trace" \
         "${filter[@]}" -- \
         python3 "$src/bench/sim/cpu_run.py" --inner "$dir.inner.json" -- \
         bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \

@@ -16,7 +16,7 @@
 #                [--osds N (4)] [--clients N (3)] [--client-hosts h1,...]
 #                [--rate R (250)] [--inflight N (16)] [--ratio R (1.0)]
 #                [--ratio-schedule SEC:R,...] [--kill-sessiond HOST@SEC]
-#                [--follow] [--prefix P (hts)] [--subnet K] [--out DIR (./hosts-out)]
+#                [--follow] [--prefix P (hts + its pid)] [--subnet K] [--out DIR (./hosts-out)]
 #                [--build DIR (./build)]
 #
 # --skew: default h1=+7ms,h2=-3ms,h3=+100ppm (hosts beyond N dropped);
@@ -45,7 +45,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 nhosts=3 skew=default duration=20 osds=4 clients=3 client_hosts=h1 rate=250 inflight=16
-ratio=1.0 schedule="" kill_sd="" follow=0 prefix=hts subnet="" out="" build="$root/build"
+ratio=1.0 schedule="" kill_sd="" follow=0 prefix=hts$$ subnet="" out="" build="$root/build"
 usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -104,14 +104,14 @@ hx=(bash "$root/scripts/hosts.sh" --prefix "$prefix" exec) # the host launch pre
 # running untraced: wait longer, so that every hop is recorded from the start
 export LTTNG_UST_REGISTER_TIMEOUT=${LTTNG_UST_REGISTER_TIMEOUT:-30000}
 
-cluster_pid="" killer_pid="" follow_pid=""
+cluster_pid="" killer_pid="" follow_pid="" watcher_pid=""
 cleanup() {
   local p
   set +e # every step runs, whatever fails, whatever signal comes now
   trap '' INT TERM
   [[ -n $killer_pid ]] && pkill -TERM -P "$killer_pid" 2>/dev/null # its sleep
-  for p in $killer_pid $cluster_pid $follow_pid; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in $killer_pid $cluster_pid $follow_pid; do wait "$p" 2>/dev/null || true; done
+  for p in $watcher_pid $killer_pid $cluster_pid $follow_pid; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $watcher_pid $killer_pid $cluster_pid $follow_pid; do wait "$p" 2>/dev/null || true; done
   ht_hosts_down
 }
 trap cleanup EXIT
@@ -173,11 +173,39 @@ if [[ -n $kill_sd ]]; then
   ( sleep "${kill_sd#*@}"; ht_host_sessiond_kill "${kill_sd%@*}" ) &
   killer_pid=$!
 fi
+# A daemon that dies is said at once, not found at the end: every 0.5 s
+# each host's session daemon and the relay, by the pids started for them
+watch_daemons() {
+  local name pid seen=" "
+  while sleep 0.5; do
+    for name in "${hosts[@]}" relay; do
+      [[ $seen == *" $name "* ]] && continue
+      pid=$(awk -v n="$name" '$1 == n { print $3 }' "$HT_HOSTS_RUN/$prefix/pids" 2>/dev/null)
+      [[ -n $pid ]] || continue
+      if ! ht__started_pid "$name" > /dev/null; then
+        seen+="$name "
+        echo "$name $pid $(stamp)" >> "$out/daemons-lost.txt"
+        echo "run-hosts: $name: its $( [[ $name == relay ]] && echo lttng-relayd || echo lttng-sessiond)" \
+             "(pid $pid) is gone at $(stamp) ms: nothing of $name is recorded from then on" >&2
+      fi
+    done
+  done
+}
+: > "$out/daemons-lost.txt"
+watch_daemons &
+watcher_pid=$!
 status=0
 bash "$here/cluster.sh" "${args[@]}" &
 cluster_pid=$!
 wait "$cluster_pid" || status=$?
 cluster_pid=""
+kill "$watcher_pid" 2>/dev/null; wait "$watcher_pid" 2>/dev/null || true
+watcher_pid=""
+while read -r name pid at; do # one killed on purpose (--kill-sessiond) is not a failure
+  [[ $name == "${kill_sd%@*}" && -n $kill_sd ]] && continue
+  echo "run-hosts: FAIL: $name's daemon (pid $pid) vanished at $at ms" >&2
+  status=1
+done < "$out/daemons-lost.txt"
 timing+=("cluster $(stamp) ms")
 
 # --- stop and destroy each session (destroy waits until the relay has the data)

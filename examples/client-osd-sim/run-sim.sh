@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The launcher: a traced object-store cluster you can run, break and read.
 # Starts a local cluster on loopback (4 OSDs, 3 clients by default) under
-# an LTTng session (`hoptrace record`: starts lttng-sessiond only when
-# none answers, stops what it started), runs the workload for a bounded time,
+# an LTTng session (`hoptrace record`: a session daemon of its own, so the
+# trace holds this cluster only; stopped at the end), runs the workload for a bounded time,
 # raises and lowers the sampling ratio mid-run, stops everything it
 # started, then writes into the output directory:
 #   trace/ (CTF), zipkin.json, otlp.json, chrome-trace.json, report.txt,
@@ -13,6 +13,11 @@
 #              [--kill-osd ID@SEC] [--drop-conn-ms MS] [--restart-osds PERIOD[:DOWN]]
 #              [--messenger traced|plain] [--ratio R]
 #              [--ratio-schedule SEC:R,...] [--no-record]
+#              [--live URL --live-name NAME [--start-after FILE]]
+#
+# --live: the recording also streams live to the relay at URL (session
+# NAME); --start-after: the cluster starts once FILE exists (at most 60 s
+# later), e.g. once a live follower is attached.
 #
 # Never: kill a process it did not start; leave one behind.
 set -euo pipefail
@@ -21,8 +26,8 @@ root=$(cd "$here/../.." && pwd)
 
 out="" build="$root/build" duration=20 osds=4 clients=3 rate=250 inflight=16
 slow_osd="" slow_ms=10 kill_spec="" drop_ms=0 messenger=traced ratio=0.1 restart_spec=""
-schedule="" record=1
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+schedule="" record=1 live_url="" live_name="" start_after=""
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --out) out=$2; shift ;;
@@ -42,6 +47,9 @@ while [[ $# -gt 0 ]]; do
     --ratio) ratio=$2; shift ;;
     --ratio-schedule) schedule=$2; shift ;;
     --no-record) record=0 ;;
+    --live) live_url=$2; shift ;;
+    --live-name) live_name=$2; shift ;;
+    --start-after) start_after=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-sim: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -81,10 +89,18 @@ if [[ $record == 0 || $messenger == plain ]]; then
 fi
 
 rm -rf "$out/trace"
-# 4 MiB x 8 sub-buffers a CPU: ~300,000 hop events of headroom.
-"$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 \
-  --filter '$ctx.procname == "sim-*"' -- \
-  bash "$here/cluster.sh" "${args[@]}" || status=$?
+live=()
+[[ -n $live_url ]] && live=(--live "$live_url" --name "${live_name:?--live wants --live-name}")
+cluster=(bash "$here/cluster.sh" "${args[@]}")
+if [[ -n $start_after ]]; then
+  cluster=(bash -c 'for ((i = 0; i < 600; i++)); do [[ -e $1 ]] && break; sleep 0.1; done
+    shift; exec "$@"' start-after "$start_after" "${cluster[@]}")
+fi
+# 4 MiB x 8 sub-buffers a CPU: ~300,000 hop events of headroom. record's
+# own session daemon: the trace holds this cluster's processes only,
+# whatever else runs on the machine.
+"$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 "${live[@]}" -- \
+  "${cluster[@]}" || status=$?
 
 echo "run-sim: converting the trace" >&2
 "$hoptrace" export --format zipkin -q -o "$out/zipkin.json" "$out/trace"

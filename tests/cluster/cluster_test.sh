@@ -54,9 +54,9 @@ case $mode in
 align)
   # the control run at the same time as the skewed one, on hosts of its
   # own: both see the same load, so their latencies compare
-  hosts_run "$work/control" htc0 --skew none > "$work/control.log" 2>&1 &
+  hosts_run "$work/control" "htc0$$" --skew none > "$work/control.log" 2>&1 &
   control=$!
-  hosts_run "$work/skewed" htc1 --skew h1=+7ms,h2=-3ms,h3=+100ppm
+  hosts_run "$work/skewed" "htc1$$" --skew h1=+7ms,h2=-3ms,h3=+100ppm
   wait "$control" || { cat "$work/control.log"; exit 1; }
   python3 "$src/examples/client-osd-sim/hosts_truth.py" "$work/skewed"
   outputs "$work/control"
@@ -69,13 +69,13 @@ align)
   python3 "$check" noalign "$work/skewed/report-noalign.txt"
   ;;
 killed)
-  hosts_run "$work/killed" htc2 --kill-sessiond h2@5
+  hosts_run "$work/killed" "htc2$$" --kill-sessiond h2@5
   outputs "$work/killed"
   sed -n '/^Per host/,/^Completeness/p' "$work/killed/report.txt"
   python3 "$check" killed "$work/killed" h2
   ;;
 live)
-  hosts_run "$work/live" htc3 --follow
+  hosts_run "$work/live" "htc3$$" --follow
   python3 "$check" live "$work/live"
   ;;
 *)

@@ -8,7 +8,9 @@
  * it, whatever else runs on the machine; stops exactly that daemon at
  * the end. With --pid or --procname it records those processes of the
  * machine's session daemon instead (LTTng's vpid tracker, a procname
- * filter), starting one only when none answers. For a live URL naming
+ * filter), starting one only when none answers; --shared-sessiond uses
+ * that daemon for COMMAND too (an environment that is already private,
+ * or a daemon kept up across recordings). For a live URL naming
  * this machine it starts lttng-relayd when nothing listens there. Every
  * lttng command runs with --no-sessiond, within SPAWN_HELPER_MS.
  *
@@ -63,6 +65,7 @@ typedef struct record_options {
   char **command;
   int force;      /* record into a non-empty -o DIR */
   int keep_going; /* a vanished daemon does not end COMMAND */
+  int shared;     /* the session daemon that answers, not one of our own */
 } record_options;
 
 /* SIGINT/SIGTERM go to the recorded command; before it runs they end
@@ -203,6 +206,7 @@ static int parse(int argc, char **argv, record_options *o) {
       {"filter", required_argument, NULL, 'f'}, {"force", no_argument, NULL, 'F'},
       {"pid", required_argument, NULL, 'p'}, {"procname", required_argument, NULL, 'P'},
       {"keep-going", no_argument, NULL, 'k'},
+      {"shared-sessiond", no_argument, NULL, 'S'},
       {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
   int c;
@@ -217,6 +221,7 @@ static int parse(int argc, char **argv, record_options *o) {
     case 'f': o->filter = optarg; break;
     case 'F': o->force = 1; break;
     case 'k': o->keep_going = 1; break;
+    case 'S': o->shared = 1; break;
     case 'p':
       if (add_pids(o, optarg) != 0) {
         fprintf(stderr, "hoptrace: --pid wants PID[,PID...]: %s\n", optarg);
@@ -324,7 +329,7 @@ static int end_sessions(recording *r) {
 }
 
 static int start_daemons(recording *r) {
-  int shared = r->o.pids[0] != '\0' || r->o.nprocnames > 0;
+  int shared = r->o.shared || r->o.pids[0] != '\0' || r->o.nprocnames > 0;
   if (shared) {
     if (world_sessiond_shared(&r->sessiond) != 0)
       return -1;
@@ -384,7 +389,8 @@ int record_main(int argc, char **argv) {
   memset(&r, 0, sizeof(r));
   if (parse(argc, argv, &r.o) != 0) {
     fputs("usage: hoptrace record [-o DIR [--force]] [--live URL] [--name SESSION] "
-          "[--pid PID[,PID...]] [--procname NAME]... [--keep-going] [--filter EXPR] "
+          "[--pid PID[,PID...]] [--procname NAME]... [--shared-sessiond] [--keep-going] "
+          "[--filter EXPR] "
           "[--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
           stderr);
     return 2;

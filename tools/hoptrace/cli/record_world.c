@@ -304,6 +304,7 @@ void world_daemon_describe(const rec_daemon *d, const struct timespec *started, 
                        "into the recording",
              d->name, (int)d->pid, d->how, when, d->lost_at.tv_nsec / 1000000, into);
   else
-    snprintf(buf, cap, "the machine's %s %s at %s.%03ld, %.1f s into the recording", d->name,
-             d->how, when, d->lost_at.tv_nsec / 1000000, into);
+    snprintf(buf, cap, "%s (the one that answers here, not started by this recording) %s "
+                       "at %s.%03ld, %.1f s into the recording",
+             d->name, d->how, when, d->lost_at.tv_nsec / 1000000, into);
 }
