@@ -44,6 +44,9 @@ static void usage(FILE *f) {
              "  --size-min B / --size-max B   object sizes (default 512 / 16384)\n"
              "  --timeout-ms MS      request timeout (default 2000)\n"
              "  --drop-conn-ms MS    close one OSD connection every MS (fault)\n"
+             "  --failover           try the object's set in order: a call refused at once\n"
+             "                       (or, for reads and stats, reset) goes to the next OSD;\n"
+             "                       traced as one span for the call, one child an attempt\n"
              "  --ratio-at SEC:R,... set the root sampling ratio at these times\n"
              "  --seed S             random seed (default: id)\n"
              "  --max-failed-pct P   exit 1 when more than P %% of the operations\n"
@@ -88,6 +91,7 @@ static int parse_args(int argc, char **argv, client_cfg *cfg, sim_common_opts *c
       {"drop-conn-ms", required_argument, NULL, 'x'},
       {"ratio-at", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 's'},
       {"max-failed-pct", required_argument, NULL, 'f'},
+      {"failover", no_argument, NULL, 'F'},
       {"help", no_argument, NULL, 'h'},             SIM_COMMON_LONGOPTS,
       {0, 0, 0, 0}};
   *cfg = (client_cfg){.duration_s = 10, .inflight = 8, .objects = 256, .read_pct = 45,
@@ -100,6 +104,7 @@ static int parse_args(int argc, char **argv, client_cfg *cfg, sim_common_opts *c
       continue;
     switch (c) {
     case 'i': bad |= sim_parse_long(W, "id", optarg, 0, 1000000, &id); break;
+    case 'F': cfg->failover = 1; break;
     case 'm': cfg->map_path = optarg; break;
     case 'd': bad |= sim_parse_double(W, "duration", optarg, 0, 86400, &cfg->duration_s); break;
     case 'n': bad |= sim_parse_long(W, "inflight", optarg, 1, 100000, &v), cfg->inflight = (unsigned)v; break;

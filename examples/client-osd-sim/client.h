@@ -39,12 +39,15 @@ typedef struct client_cfg {
   const char *ratio_at;  /* "SEC:RATIO,..." */
   uint64_t seed;
   double max_failed_pct; /* exit 1 above this share of failed ops */
+  int failover;          /* try the set in order (workload.c) */
 } client_cfg;
 
 typedef struct client_stats {
   uint64_t ok[OP_KINDS], failed[OP_KINDS];
   uint64_t timeouts, conn_errors, peer_errors, other_errors, no_osd;
   uint64_t verified, verify_failures, uncertain_seen, drops;
+  uint64_t attempts_failed, failed_over; /* --failover: attempts that failed,
+                                            calls answered by a later attempt */
   /* exactly-once accounting: one byte per issued operation, set when it
    * is settled (answered or failed); a second settle is a duplicate */
   uint8_t *settled;

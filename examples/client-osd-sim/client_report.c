@@ -46,7 +46,7 @@ void client_report(client *c, double secs, int hung) {
          "p99_us=%u p999_us=%u max_us=%u timeouts=%llu conn_errors=%llu peer_errors=%llu "
          "other_errors=%llu no_osd=%llu verified=%llu verify_failures=%llu writes=%llu hung=%d "
          "issued=%llu answered=%llu duplicates=%llu unsettled=%llu reads=%llu stats=%llu "
-         "deletes=%llu\n",
+         "deletes=%llu attempts_failed=%llu failed_over=%llu\n",
          c->name, secs, (unsigned long long)ok, (unsigned long long)failed, ops_s,
          sim_latency_pct(&s->all, 50), sim_latency_pct(&s->all, 90),
          sim_latency_pct(&s->all, 99), sim_latency_pct(&s->all, 99.9),
@@ -57,6 +57,7 @@ void client_report(client *c, double secs, int hung) {
          (unsigned long long)s->ok[OP_WRITE], hung, (unsigned long long)c->issued,
          (unsigned long long)ok, (unsigned long long)s->duplicates,
          (unsigned long long)unsettled, (unsigned long long)s->ok[OP_READ],
-         (unsigned long long)s->ok[OP_STAT], (unsigned long long)s->ok[OP_DELETE]);
+         (unsigned long long)s->ok[OP_STAT], (unsigned long long)s->ok[OP_DELETE],
+         (unsigned long long)s->attempts_failed, (unsigned long long)s->failed_over);
   fflush(stdout);
 }

@@ -202,10 +202,12 @@ static void stop(osd *o) {
             (unsigned long long)o->repaired, (unsigned long long)o->repair_failed);
   osd_repair_free(o);
   sim_report_cpu(o->name); /* before the "stopped:" line, which stays last */
-  fprintf(stderr, "%s: stopped: %llu client ops, %llu replica ops, %llu replica sends failed, "
+  fprintf(stderr, "%s: stopped: %llu client ops, %llu replica ops, %llu replica sends failed "
+                  "(%llu of sampled writes), %llu degraded writes, "
                   "%llu stale writes ignored, %llu misdirected, %llu pulls served\n",
           o->name, (unsigned long long)o->client_ops, (unsigned long long)o->replica_ops,
-          (unsigned long long)o->replica_failed, (unsigned long long)o->stale,
+          (unsigned long long)o->replica_failed, (unsigned long long)o->replica_failed_sampled,
+          (unsigned long long)o->degraded, (unsigned long long)o->stale,
           (unsigned long long)o->refused, (unsigned long long)o->pulls);
 }
 

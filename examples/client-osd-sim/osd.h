@@ -26,6 +26,8 @@ typedef struct osd {
   uint32_t replica_timeout_ms;
   sim_log log; /* the messenger's warnings and the OSD's own, rate-limited */
   atomic_uint_fast64_t client_ops, replica_ops, replica_failed, stale, refused, reads;
+  atomic_uint_fast64_t replica_failed_sampled; /* of sampled writes */
+  atomic_uint_fast64_t degraded; /* writes acknowledged with fewer replicas than planned */
   /* --recovering: read-repair (osd_repair.c) */
   struct osd_recovery *rec;
   atomic_uint_fast64_t repairs, repaired, repair_failed, pulls;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "hoptrace/error.h"
+#include "hoptrace/traced.h"
 #include "osd.h"
 #include "osd_repair.h"
 #include "sim_proto.h"
@@ -29,6 +30,9 @@ typedef struct held {
   /* client writes only: completion of local apply + replicas */
   atomic_int pending;
   atomic_int copies;
+  atomic_int acked;  /* replicas that acknowledged */
+  int planned;       /* replicas sent to (the set's size - 1) */
+  int sampled;       /* its trace is recorded */
 } held;
 
 static held *hold(osd *o, ht_request *req, const ht_envelope *msg) {
@@ -78,8 +82,25 @@ static int apply(held *h) {
 
 /* --- client write/delete at the primary */
 
+/* What Ceph's OSD tagged its op with under Blkin, on the primary's span
+ * (free when the write is not sampled). */
+static void tag_write(held *h, unsigned pg, unsigned n) {
+  char obj[SIM_NAME_MAX + 1], pgid[16];
+  snprintf(obj, sizeof(obj), "%.*s", (int)h->r.name_len, h->r.name);
+  snprintf(pgid, sizeof(pgid), "1.%x", pg);
+  ht_request_kv_str(h->req, "sim.object", obj);
+  ht_request_kv_str(h->req, "sim.pg", pgid);
+  ht_request_kv_int(h->req, "sim.size", (int64_t)h->r.data_len);
+  ht_request_kv_int(h->req, "sim.replicas", (int64_t)n - 1);
+}
+
 static void write_finish(held *h) {
   unsigned copies = (unsigned)atomic_load(&h->copies);
+  int acked = atomic_load(&h->acked);
+  if (acked < h->planned)
+    atomic_fetch_add(&h->o->degraded, 1); /* acknowledged with fewer replicas */
+  if (h->sampled)
+    ht_request_kv_int(h->req, "sim.replicas_acked", acked);
   uint8_t buf[SIM_REPLY_HDR];
   sim_obj_reply r = {h->r.version, h->is_delete ? SIM_DELETED : SIM_PRESENT, NULL, 0};
   size_t n = sim_reply_encode(buf, sizeof(buf), &r);
@@ -102,11 +123,21 @@ static void local_apply_job(void *arg) {
   write_part_done(h, apply(h) == 0);
 }
 
+/* A replica send that failed, counted apart for sampled writes (each of
+ * those must be an ERROR span in the write's trace). */
+static void replica_failed(held *h) {
+  atomic_fetch_add(&h->o->replica_failed, 1);
+  if (h->sampled)
+    atomic_fetch_add(&h->o->replica_failed_sampled, 1);
+}
+
 static void on_replica_reply(void *arg, int status, const ht_envelope *reply) {
   held *h = arg;
   (void)reply;
   if (status != 0)
-    atomic_fetch_add(&h->o->replica_failed, 1);
+    replica_failed(h);
+  else
+    atomic_fetch_add(&h->acked, 1);
   write_part_done(h, status == 0);
 }
 
@@ -126,6 +157,8 @@ static void on_client_mutation(osd *o, ht_request *req, const ht_envelope *msg, 
   h->is_delete = is_delete;
   atomic_fetch_add(&o->client_ops, 1);
   unsigned set[SIM_MAX_OSDS], n;
+  ht_trace_context ctx;
+  h->sampled = ht_request_context(req, &ctx) == 0 && (ctx.flags & HT_FLAG_SAMPLED);
   if (position(o, h, set, &n) < 0) {
     /* misdirected: not in the set. Name the first few senders (a client
      * with a stale map) without flooding the log. */
@@ -139,6 +172,9 @@ static void on_client_mutation(osd *o, ht_request *req, const ht_envelope *msg, 
   /* One count for the local apply, one per replica sent, one held by this
    * handler until every part is launched. */
   atomic_store(&h->pending, 2);
+  h->planned = (int)n - 1;
+  if (h->sampled)
+    tag_write(h, sim_map_pg(&o->map, h->r.name, h->r.name_len), n);
   const char *op = is_delete ? SIM_OP_REPLICA_DELETE : SIM_OP_REPLICA_WRITE;
   ht_request_options ro;
   ht_request_options_init(&ro);
@@ -149,7 +185,7 @@ static void on_client_mutation(osd *o, ht_request *req, const ht_envelope *msg, 
     atomic_fetch_add(&h->pending, 1);
     ht_payload pl = {h->msg->payload, h->msg->payload_len, NULL, NULL};
     if (ht_peer_request(o->peers[set[i]], op, &pl, &ro, on_replica_reply, h) != 0) {
-      atomic_fetch_add(&o->replica_failed, 1);
+      replica_failed(h); /* refused at once: a span all the same */
       atomic_fetch_sub(&h->pending, 1); /* never called back */
     }
   }

@@ -16,6 +16,8 @@
 
 #include "client.h"
 #include "hoptrace/error.h"
+#include "hoptrace/span.h"
+#include "hoptrace/traced.h"
 #include "sim_proto.h"
 
 typedef struct op {
@@ -26,6 +28,13 @@ typedef struct op {
   uint64_t version;
   uint32_t len;
   uint64_t start_ns;
+  /* --failover: the request kept for another attempt, the object's set
+   * and the next member to try, the call's span (A72: its attempts are
+   * the traced messenger's client spans, children of it) */
+  uint8_t *buf;
+  size_t n;
+  unsigned set[SIM_MAX_OSDS], nset, next;
+  ht_span call;
 } op;
 
 static const char *const op_names[OP_KINDS] = {SIM_OP_WRITE, SIM_OP_READ, SIM_OP_STAT,
@@ -177,15 +186,68 @@ uint64_t client_unsettled(const client *c) {
   return n;
 }
 
+static int attempt(client *c, op *o);
+
+/* --failover: the call ends (its span with the outcome), the op freed. */
+static void call_end(op *o, int status) {
+  if (status != 0)
+    ht_span_set_error(&o->call, status, ht_strerror(status));
+  ht_span_finish(&o->call);
+  free(o->buf);
+  free(o);
+}
+
+/* A failure worth another OSD: one that never reached the OSD, or, for
+ * a read or stat (no side effects), a connection lost under it. */
+static int retryable(const op *o, int status) {
+  if (status == HT_ENOTCONN || status == HT_ECLOSED || status == HT_EQUEUEFULL)
+    return 1;
+  return (o->kind == OP_READ || o->kind == OP_STAT) && status == HT_ECONNRESET;
+}
+
 static void on_reply(void *arg, int status, const ht_envelope *reply) {
   op *o = arg;
   client *c = o->c;
+  if (c->cfg.failover && status != 0 && retryable(o, status) && o->next < o->nset) {
+    c->st.attempts_failed++;
+    if (attempt(c, o) == 0)
+      return; /* another OSD has it */
+  }
+  if (c->cfg.failover && status == 0 && o->next > 1)
+    c->st.failed_over++;
   client_settle(c, o->seq);
   settle(c, o, status, reply);
   c->objs[o->obj].busy = 0;
   c->inflight--;
-  free(o);
+  if (c->cfg.failover)
+    call_end(o, status);
+  else
+    free(o);
   workload_fill(c);
+}
+
+/* --failover: the next members of the set in turn, under the call's
+ * span, until one takes the request. 0, or the last refusal (or
+ * HT_ENOTCONN when no member is left). */
+static int attempt(client *c, op *o) {
+  int rc = HT_ENOTCONN;
+  while (o->next < o->nset) {
+    ht_peer *p = c->peers[o->set[o->next++]];
+    if (p == NULL)
+      continue; /* being replaced */
+    ht_payload pl = {o->buf, o->n, NULL, NULL}; /* copied: kept for a retry */
+    ht_request_options ro;
+    ht_request_options_init(&ro);
+    ro.timeout_ms = c->cfg.timeout_ms;
+    ht_trace_context prev = ht_context_restore(&o->call.ctx);
+    rc = ht_peer_request(p, op_names[o->kind], &pl, &ro, on_reply, o);
+    ht_context_restore(&prev);
+    if (rc == 0)
+      return 0;
+    if (o->next < o->nset)
+      c->st.attempts_failed++; /* refused at once: the next one */
+  }
+  return rc;
 }
 
 static void free_payload(void *arg, int status) {
@@ -204,6 +266,41 @@ static int pick_object(client *c, unsigned *obj) {
     }
   }
   return -1;
+}
+
+/* --failover: the call's span (a root: the sampler decides), then the
+ * set in order. */
+static int issue_failover(client *c, op *o, const char *name, uint8_t *buf, size_t n) {
+  obj_state *s = &c->objs[o->obj];
+  int mutation = o->kind == OP_WRITE || o->kind == OP_DELETE;
+  o->buf = buf;
+  o->n = n;
+  o->nset = sim_map_set(&c->map, sim_map_pg(&c->map, name, strlen(name)), o->set);
+  o->next = 0;
+  ht_span_info info = {op_names[o->kind], HT_SPAN_INTERNAL, c->name, ""};
+  ht_span_start_root(&o->call, &info, HT_SAMPLE_DEFAULT);
+  if (ht_span_is_sampled(&o->call)) {
+    char id[48];
+    snprintf(id, sizeof(id), "%s.%llu", c->name, (unsigned long long)o->seq);
+    ht_span_kv_str(&o->call, "sim.op_id", id);
+    ht_span_kv_str(&o->call, "sim.object", name);
+  }
+  o->start_ns = sim_now_ns();
+  if (mutation)
+    s->issued = o->version; /* from here on it may land */
+  int rc = attempt(c, o);
+  if (rc != 0) {
+    client_settle(c, o->seq); /* failed at once: settled here, never called back */
+    if (mutation)
+      s->issued = o->version - 1; /* never sent */
+    c->st.failed[o->kind]++;
+    count_error(c, rc, NULL);
+    call_end(o, rc);
+    return 0;
+  }
+  s->busy = 1;
+  c->inflight++;
+  return 0;
 }
 
 static int issue_one(client *c) {
@@ -231,6 +328,8 @@ static int issue_one(client *c) {
   sim_obj_req req = {o->version, name, strlen(name), NULL, 0};
   size_t n = sim_req_encode(buf, cap, &req) + o->len; /* data filled in place */
   o->seq = c->issued++;
+  if (c->cfg.failover)
+    return issue_failover(c, o, name, buf, n);
   ht_peer *p = target(c, name);
   int rc = HT_ENOTCONN;
   if (p != NULL) {

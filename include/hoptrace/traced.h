@@ -69,6 +69,39 @@ HT_API int ht_request_context(const ht_request *req, ht_trace_context *out);
  * honoured only by servers that trust it, within their rate limit). */
 HT_API void ht_message_sample(ht_sample_hint hint);
 
+/* What a handler knows, on its own span. Key-values (string or integer)
+ * and annotations (a name at the current time) recorded on:
+ *  - ht_request_*: the server span of an open request (any thread, while
+ *    req is open: before ht_request_reply or ht_request_drop);
+ *  - ht_current_*: the calling thread's current span (while a handler
+ *    runs, its request's span; or what ht_context_restore set);
+ *  - ht_next_call_*: the client span of the next request or one-way sent
+ *    from the calling thread (through a traced messenger), whatever
+ *    becomes of it; used up by that send.
+ * Strings are copied (or written) before the call returns: the caller
+ * keeps ownership. Free when the span is not sampled: 0 is returned and
+ * nothing is recorded (ht_next_call_* copies its values only when the
+ * next call may be sampled: no current context, or a sampled one). Bounds:
+ * a key is 1 to HT_KV_KEY_MAX bytes (else HT_EINVAL, nothing recorded); a
+ * string value longer than HT_KV_VALUE_MAX bytes is cut there (at a UTF-8
+ * character boundary) and counted (kvs_truncated); a span takes at most
+ * HT_SPAN_KVS_MAX key-values and annotations through these functions (the
+ * next call: HT_NEXT_CALL_KVS_MAX), past that HT_ENOSPC, nothing recorded,
+ * counted (kvs_dropped). HT_EINVAL for a NULL key, value or name. On a
+ * plain messenger's request they record nothing and return 0. */
+#define HT_KV_KEY_MAX 64
+#define HT_KV_VALUE_MAX 256
+#define HT_SPAN_KVS_MAX 32
+#define HT_NEXT_CALL_KVS_MAX 8
+HT_API int ht_request_kv_str(ht_request *req, const char *key, const char *value);
+HT_API int ht_request_kv_int(ht_request *req, const char *key, int64_t value);
+HT_API int ht_request_annotate(ht_request *req, const char *name);
+HT_API int ht_current_kv_str(const char *key, const char *value);
+HT_API int ht_current_kv_int(const char *key, int64_t value);
+HT_API int ht_current_annotate(const char *name);
+HT_API int ht_next_call_kv_str(const char *key, const char *value);
+HT_API int ht_next_call_kv_int(const char *key, int64_t value);
+
 /* Process-wide message counters of traced messengers (a snapshot).
  * Sampled counts are the hops whose events were recorded. Grows at the
  * end: set `size` before the call, as for ht_sampling_stats. */
@@ -78,6 +111,8 @@ typedef struct ht_traced_stats {
   uint64_t bytes_sent, bytes_received; /* frame bytes, prefix included */
   uint64_t msgs_sent_sampled, msgs_received_sampled;
   uint64_t requests_failed; /* client spans ended by an error */
+  uint64_t kvs_dropped;     /* key-values past HT_SPAN_KVS_MAX (ht_request_kv_*, ...) */
+  uint64_t kvs_truncated;   /* string values cut at HT_KV_VALUE_MAX */
 } ht_traced_stats;
 
 /* Fills the fields of *out that out->size covers. HT_EINVAL for NULL or

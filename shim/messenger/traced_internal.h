@@ -4,9 +4,20 @@
 #define HT_SHIM_TRACED_INTERNAL_H
 
 #include "hoptrace/messenger.h"
+#include "hoptrace/span.h"
 
 /* A messenger with the traced hook table; errors as ht_messenger_new. */
 int ht_shim_traced_messenger_new(ht_messenger **out,
                                  const ht_messenger_options *opts);
+
+/* The sampled server span of an open request of a traced messenger and
+ * the count of key-values added to it (*count), or NULL (unsampled, or
+ * not a traced messenger's request). traced_messenger.c. */
+ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count);
+
+/* Records the key-values ht_next_call_* kept on the calling thread onto
+ * span (the sampled client span of the call they were for) and forgets
+ * them. traced_kv.c. */
+void ht_shim_next_call_record(const ht_span *span);
 
 #endif /* HT_SHIM_TRACED_INTERNAL_H */

@@ -53,11 +53,15 @@ typedef struct ts_slot {
   bool linked;         /* in the live list */
   bool owned;          /* malloc'd here (client); else transport storage */
   bool sent;           /* client: its frame went out */
+  bool oneway;         /* client: a one-way's (recorded when it goes out) */
+  unsigned char kvs;   /* key-values the application added (traced_kv.c) */
   ht_span_kind kind;
   uint64_t start_ns;   /* "cs" (or settling, if never sent) / "sr" */
   const void *desc;    /* the span's names (ht_span_desc_ref) ... */
   char *name;          /* ... or, when none could be kept, a copy */
   const void *peer;    /* ht_span_peer_ref of the connection, or NULL */
+  const char *peer_text; /* client: the peer's URL, valid while the send
+                          * call runs (a call refused at once) */
   ts_state *st;
   struct ts_slot *prev, *next;
 } ts_slot;
@@ -99,9 +103,12 @@ static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->linked = false;
   s->owned = owned;
   s->sent = false;
+  s->oneway = false;
+  s->kvs = 0;
   s->desc = NULL;
   s->name = NULL;
   s->peer = NULL;
+  s->peer_text = NULL;
 }
 
 /* A server slot in the transport's storage whose span, started in place,
@@ -211,8 +218,7 @@ static uint32_t hinted_flags(uint32_t flags, ht_sample_hint hint) {
  *
  * Client (or producer) span for an outgoing message on this thread,
  * recorded by the caller when it ends. */
-static void start_client(ht_span *span) {
-  ht_sample_hint hint = ht_current_take_hint();
+static void start_client(ht_span *span, ht_sample_hint hint) {
   ht_trace_context cur;
   if (ht_current_get(&cur)) {
     cur.flags = hinted_flags(cur.flags, hint);
@@ -230,27 +236,22 @@ __attribute__((noinline)) static void start_untraced_root(ht_span *span) {
 
 /* --- client side */
 
-/* The slot of a sampled one-way, whose span before_encode recorded: only
- * so that on_message(SEND) counts its frame among the sampled ones. */
-static const char oneway_mark;
-
-/* A request or one-way (a reply is stamped by the transport). */
 /* A sampled client or producer span starts (span: the caller's, on its
- * stack): a one-way's is recorded now, a request's kept in a slot. */
+ * stack), kept in a slot: a request's until its outcome (on_reply), a
+ * one-way's until its frame goes out (on_message) or the send fails
+ * (on_reply). The key-values the thread kept for this call
+ * (hint_word & HT_HINT_KVS) are recorded on it. */
 __attribute__((noinline)) static void encode_sampled(ts_state *st,
                                                      ht_envelope *env,
                                                      const char *peer,
                                                      void **slot,
-                                                     ht_span *span) {
+                                                     ht_span *span,
+                                                     unsigned hint_word) {
   bool oneway = env->type == HT_MSG_ONEWAY;
   ht_span_info info = {op_of(env), oneway ? HT_SPAN_PRODUCER : HT_SPAN_CLIENT,
                        st->service, ""};
-  if (oneway) {
-    ht_span_finish_side(span, NULL, &info, ht_clock_now(),
-                        ts_peer_ref(span, peer), HT_SIDE_START_FRAME);
-    *slot = (void *)&oneway_mark; /* on_message(SEND) counts its frame */
-    return;
-  }
+  if (hint_word & HT_HINT_KVS)
+    ht_shim_next_call_record(span);
   ts_slot *s = slot_new(st, span);
   if (s == NULL) { /* no slot: counted now, frame or not */
     ht_span_set_error(span, HT_ENOMEM, "no memory for the client span");
@@ -259,9 +260,11 @@ __attribute__((noinline)) static void encode_sampled(ts_state *st,
     return;
   }
   /* No clock read here: on_message(SEND) follows right after the frame
-   * is encoded and reads "cs"; a frame that never went out (its send
-   * failed, settled at once) starts when it is settled. */
+   * is encoded and reads "cs"; a call refused or failed before its frame
+   * went out starts (and ends) when that is known. */
   s->start_ns = 0;
+  s->oneway = oneway;
+  s->peer_text = peer;
   slot_name(s, &info, NULL);
   *slot = s;
 }
@@ -269,14 +272,14 @@ __attribute__((noinline)) static void encode_sampled(ts_state *st,
 static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
                             void **slot) {
   ht_span span;
-  /* A request is recorded when it ends (on_reply); a one-way's span is
-   * recorded here, its start the "cs" of the frame being encoded. */
-  start_client(&span);
+  unsigned hint_word = ht_current_take_hint();
+  start_client(&span, HT_HINT_SAMPLE(hint_word));
   env->has_trace = true;
   env->trace = span.ctx;
-  /* unsampled: records nothing (finishing it would only mark it ended) */
+  /* unsampled: records nothing (finishing it would only mark it ended),
+   * and the key-values kept for it are forgotten (traced_kv.c) */
   if (ht_span_is_sampled(&span))
-    encode_sampled(arg, env, peer, slot, &span);
+    encode_sampled(arg, env, peer, slot, &span, hint_word);
 }
 
 /* The end of a sampled client span (the slot before_encode made). Out of
@@ -296,8 +299,11 @@ __attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
     ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
   if (reply != NULL) /* "cr": the span's end */
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
-  if (!s->sent)
+  if (!s->sent) { /* refused or failed before its frame went out: at once,
+                   * on the sending thread, while the peer's URL is valid */
     s->start_ns = ht_clock_now();
+    s->peer = ts_peer_ref(span, s->peer_text);
+  }
   finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
                      (reply != NULL ? HT_SIDE_END_FRAME : 0));
   slot_release(s);
@@ -415,11 +421,15 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
     return;
   ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
   ts_slot *s = slot;
-  if (slot == &oneway_mark || s->sent)
-    return; /* a one-way, recorded by before_encode; or "cs" already set */
+  if (s->sent)
+    return; /* "cs" already set */
   s->sent = true; /* "cs": the client span starts now */
   s->start_ns = ht_clock_now();
   s->peer = ts_peer_ref(&s->span, peer);
+  if (s->oneway) { /* its span ends as its frame goes out */
+    finish_side(s, HT_SIDE_START_FRAME);
+    slot_release(s);
+  }
 }
 
 /* --- life cycle */
@@ -480,6 +490,14 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
   atomic_init(&st->lock.held, false);
   ht_shim_control_env_acquire(); /* released by h_destroy, even on failure */
   return ht_transport_messenger_new(out, opts, &traced_hooks, st);
+}
+
+ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count) {
+  ts_slot *s = ht_transport_request_slot(req); /* NULL: unsampled, or plain */
+  if (s == NULL || !ht_span_is_sampled(&s->span))
+    return NULL;
+  *count = &s->kvs;
+  return &s->span;
 }
 
 int ht_request_context(const ht_request *req, ht_trace_context *out) {

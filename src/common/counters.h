@@ -29,6 +29,8 @@ typedef enum ht_counter {
   HT_CTR_MSGS_SENT_SAMPLED,
   HT_CTR_MSGS_RECEIVED_SAMPLED,
   HT_CTR_REQUESTS_FAILED,
+  HT_CTR_KVS_DROPPED,   /* application key-values past a span's bound */
+  HT_CTR_KVS_TRUNCATED, /* string values cut at their bound */
   HT_CTR_COUNT
 } ht_counter;
 

@@ -28,5 +28,6 @@ ht_trace_context ht_context_restore(const ht_trace_context *ctx) {
 }
 
 void ht_message_sample(ht_sample_hint hint) {
-  ht_current_.hint = (unsigned)hint <= HT_SAMPLE_DEBUG ? hint : HT_SAMPLE_DEFAULT;
+  ht_current_.hint = (ht_current_.hint & HT_HINT_KVS) |
+                     ((unsigned)hint <= HT_SAMPLE_DEBUG ? hint : HT_SAMPLE_DEFAULT);
 }

@@ -17,8 +17,13 @@
 typedef struct ht_current_state {
   ht_trace_context ctx;
   bool has;
-  ht_sample_hint hint;
+  unsigned hint; /* an ht_sample_hint, | HT_HINT_KVS */
 } ht_current_state;
+
+/* In the hint word: key-values wait for the next call (ht_next_call_kv_*),
+ * so that a send finds out with the one load it makes for the hint. */
+#define HT_HINT_KVS 0x100u
+#define HT_HINT_SAMPLE(word) ((ht_sample_hint)((word) & 0xffu))
 
 extern HT_TLS_HOT ht_current_state ht_current_;
 
@@ -36,9 +41,9 @@ static inline void ht_current_set(const ht_trace_context *ctx) {
   ht_current_.has = ctx != NULL;
 }
 
-/* Takes the pending per-message hint (and resets it to DEFAULT). */
-static inline ht_sample_hint ht_current_take_hint(void) {
-  ht_sample_hint h = ht_current_.hint;
+/* Takes the pending per-message hint word (and resets it to DEFAULT). */
+static inline unsigned ht_current_take_hint(void) {
+  unsigned h = ht_current_.hint;
   ht_current_.hint = HT_SAMPLE_DEFAULT;
   return h;
 }

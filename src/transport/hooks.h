@@ -50,14 +50,18 @@ typedef struct ht_transport_hooks {
    * ones would only count it, and with count_frames the transport counts.
    * on_message(RECV) sees only frames no other hook sees. */
 
-  /* The sending thread (any thread), before env is encoded: an outgoing
-   * request or one-way (not a reply: see before_dispatch). The hook may
-   * set env->has_trace and env->trace (nothing else). `slot` is the
-   * message's user slot: for a request it starts NULL and whatever the
-   * hook stores comes back in on_message(SEND) and on_reply (the client
-   * span, say); for a one-way it is forgotten after on_message(SEND).
-   * Left NULL, the message passes no on_message(SEND), nor on_reply unless
-   * it fails. */
+  /* The sending thread (any thread), before env is encoded: every
+   * outgoing request or one-way the application asks for (not a reply:
+   * see before_dispatch), also one the transport then refuses at once
+   * (HT_ENOTCONN, HT_ECLOSED, HT_EQUEUEFULL, ...; only HT_ESHUTDOWN, a
+   * closing messenger, comes before it). The hook may set env->has_trace
+   * and env->trace (nothing else). `slot` is the message's user slot: it
+   * starts NULL and whatever the hook stores comes back in
+   * on_message(SEND) once the frame is encoded and accepted, and in
+   * on_reply when the call fails (at once, on this thread, or later) or,
+   * for a request, is answered; a one-way's slot is forgotten after
+   * on_message(SEND). Left NULL, the message passes no on_message(SEND),
+   * nor on_reply unless it is a request that fails. */
   void (*before_encode)(void *arg, ht_envelope *env, const char *peer,
                         void **slot);
 
@@ -95,7 +99,8 @@ typedef struct ht_transport_hooks {
    * length, 0 without one), when it has a slot or failed (status != 0).
    * Last sight of the request slot.
    * Also runs (on the sending thread, no user callback follows) when the
-   * send call fails after before_encode, so a slot does not leak; except
+   * send call fails after before_encode (a request, or a one-way the hooks
+   * keep a slot for; reply NULL), so a slot does not leak; except
    * for HT_ESHUTDOWN from a send racing the messenger's final close,
    * where the table may already be destroyed (destroy must then free
    * whatever slots it still tracks). */

@@ -272,10 +272,9 @@ int ht_tr_submit_out(ht_messenger *m, ht_tr_out *o) {
 
 /* --- send calls (any thread) */
 
-/* Cheap refusals, before anything is encoded or copied. */
+/* Cheap refusals, before anything is encoded or copied (the hooks have
+ * seen the call: a traced messenger records a refused call too). */
 static int refuse_early(ht_peer *p, const ht_payload *payload) {
-  if (!atomic_load(&p->m->accepting))
-    return HT_ESHUTDOWN;
   if (atomic_load(&p->closing))
     return HT_ECLOSED;
   if (!atomic_load(&p->usable))
@@ -296,11 +295,10 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
    * lock, which orders this call before the final close frees peers. */
   if (!on_loop && ht_tr_enter(m) != 0)
     return HT_ESHUTDOWN;
-  int rc = refuse_early(p, payload);
-  if (rc != 0) {
+  if (!atomic_load(&m->accepting)) { /* closing: the hooks may be gone */
     if (!on_loop)
       ht_tr_leave(m);
-    return rc;
+    return HT_ESHUTDOWN;
   }
   ht_envelope env = {.version = HT_WIRE_VERSION,
                      .type = type,
@@ -314,7 +312,9 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
   if (m->has_hooks && m->hooks.before_encode != NULL)
     m->hooks.before_encode(m->hooks_arg, &env, p->url, &slot);
   ht_tr_out *o = NULL;
-  rc = ht_tr_out_new(&env, payload, &o);
+  int rc = refuse_early(p, payload);
+  if (rc == 0)
+    rc = ht_tr_out_new(&env, payload, &o);
   if (rc == 0 && o->frame_len > m->opts.max_frame + HT_FRAME_PREFIX_LEN) {
     ht_tr_out_discard(o);
     rc = HT_EFRAMETOOBIG;
@@ -329,12 +329,14 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     o->timeout_ms = timeout_ms != 0 ? timeout_ms : m->opts.request_timeout_ms;
     o->fn = fn;
     o->fn_arg = arg;
-    o->slot = slot;
+    o->slot = type == HT_MSG_REQUEST ? slot : NULL; /* a one-way's ends at on_message */
     if (m->has_hooks) {
       ht_tr_count_sent(m, o->frame_len);
       if (slot != NULL && m->hooks.on_message != NULL)
         m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, o->frame_len,
                             p->url, slot);
+      if (type == HT_MSG_ONEWAY)
+        slot = NULL; /* its last sight: on_reply gets no one-way from here */
     }
     rc = on_loop ? ht_tr_submit_out(m, o) : ht_tr_leave_push(m, &o->cmd);
     if (rc != 0)
@@ -342,7 +344,8 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
   } else if (!on_loop) {
     ht_tr_leave(m);
   }
-  if (rc != 0 && type == HT_MSG_REQUEST && m->has_hooks &&
+  /* a failed call's outcome; a one-way only when the hooks keep a slot */
+  if (rc != 0 && (type == HT_MSG_REQUEST || slot != NULL) && m->has_hooks &&
       m->hooks.on_reply != NULL && rc != HT_ESHUTDOWN)
     m->hooks.on_reply(m->hooks_arg, rc, NULL, 0, slot);
   return rc;

@@ -5,7 +5,7 @@
 #
 # usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
 # MODE: rw | corrupt | kill | kill-traced | drop | restart | plain-events |
-#       traced-trees | mid-session | slow-report
+#       traced-trees | failed-calls | mid-session | slow-report
 set -euo pipefail
 mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
 cluster=$src/examples/client-osd-sim/cluster.sh
@@ -148,6 +148,21 @@ traced-trees) # every sampled write: client -> primary -> every replica
   timeout 120 "$hoptrace" export --format zipkin -o "$work/zipkin.json" "$work/trace"
   python3 "$src/tests/sim/check_trees.py" "$work/zipkin.json" "$work/c/cluster.map" \
     "$work/c/pids" "$(field writes)"
+  ;;
+failed-calls) # osd.1 crashes, clients fail over: every call leaves a span
+  # (check_failed_calls.py); sampling 1.0 so that every count is exact
+  timeout -s KILL 150 "$hoptrace" record -o "$work/trace" --subbuf-size 4M -- \
+    bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" --messenger traced --osds 4 \
+    --clients 2 --duration $((kill_at * 3)) --rate 150 --sample-ratio 1 --kill-osd 1@$kill_at \
+    --client-arg --failover "${slow[@]}" 2> "$work/record.log" || true
+  cat "$work/record.log"
+  if ! grep -q " 0 discarded by LTTng" "$work/record.log"; then
+    echo "LTTng discarded events: exact counts cannot be checked" >&2
+    exit 1
+  fi
+  timeout 120 "$hoptrace" export --format zipkin -o "$work/zipkin.json" "$work/trace"
+  python3 "$src/tests/sim/check_failed_calls.py" "$work/zipkin.json" "$work/c/logs" \
+    "$work/c/clients.txt"
   ;;
 mid-session) # sessions started while the traced cluster runs: each one
   # gets the processes' name tables (written again when tracing is seen
