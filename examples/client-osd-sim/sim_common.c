@@ -3,13 +3,11 @@
 #include "sim_common.h"
 
 #include <errno.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -203,41 +201,12 @@ int sim_parse_double(const char *who, const char *opt, const char *s, double lo,
 }
 
 void sim_listen_error(const char *name, const char *url, int rc) {
-  const char *why = ht_strerror(rc);
-  char host[SIM_URL_MAX];
-  const char *port;
-  int err = 0;
-  /* the messenger says "input/output error" for any failed bind: find the
-   * reason by binding the same TCP address (closed at once) */
-  if (rc == HT_EIO && strncmp(url, "tcp://", 6) == 0 && strlen(url + 6) < sizeof(host) &&
-      (port = strrchr(url + 6, ':')) != NULL) {
-    size_t n = (size_t)(port - (url + 6));
-    memcpy(host, url + 6, n);
-    host[n] = '\0';
-    if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
-      memmove(host, host + 1, n - 2);
-      host[n - 2] = '\0';
-    }
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_NUMERICSERV}, *ai = NULL;
-    if (getaddrinfo(host, port + 1, &hints, &ai) == 0) {
-      int fd = socket(ai->ai_family, SOCK_STREAM, 0), one = 1;
-      if (fd >= 0) {
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* as libuv does */
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 1) != 0)
-          err = errno;
-        close(fd);
-      }
-      freeaddrinfo(ai);
-    }
-  }
-  if (err == EADDRINUSE)
+  /* the messenger says why (HT_EADDRINUSE, HT_EACCES, ...) */
+  if (rc == HT_EADDRINUSE)
     fprintf(stderr, "%s: listen %s: address already in use (EADDRINUSE): another process "
                     "listens on this port\n", name, url);
-  else if (err != 0)
-    fprintf(stderr, "%s: listen %s: %s\n", name, url, strerror(err));
   else
-    fprintf(stderr, "%s: listen %s: %s\n", name, url, why);
+    fprintf(stderr, "%s: listen %s: %s (%s)\n", name, url, ht_strerror(rc), ht_err_name(rc));
 }
 
 static int parse_flavour(const char *s, ht_messenger_flavour *f) {

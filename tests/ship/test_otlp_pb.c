@@ -95,8 +95,8 @@ static void invalid_utf8(void **state) {
   (void)state;
   span s = {.id = 1, .name = "\xff" "op\xe2\x82 caf\xc3\xa9", .service = "osd", .hostname = "h",
             .start_ns = 1, .end_ns = 2, .clock_bound_ns = -1, .vpid = 7,
-            .kind = HOP_KIND_SERVER, .started = true, .ended = true,
-            .status = -5, .status_message = "bad \x80"};
+            .kind = HOP_KIND_CLIENT, .started = true, .ended = true,
+            .status = -5, .status_message = "bad \x80"}; /* a client: ERROR, described */
   trace t = {.trace_lo = 1};
   pb_batch *b = pb_batch_new();
   assert_non_null(b);

@@ -115,8 +115,9 @@ def otlp_attrs(attrs):
 
 def check_otlp_conventions(path):
     """Current semantic conventions: one ResourceSpans per resource, the
-    resource keys, RPC attributes, status UNSET on success / ERROR with a
-    message and error.type on failure, no deprecated net.peer.name."""
+    resource keys, RPC attributes (semantic conventions v1.45.0), status
+    UNSET unless ERROR, ERROR always with a message and error.type, no
+    deprecated net.peer.name nor rpc.system."""
     doc = json.load(open(path))
     seen = set()
     for rs in doc["resourceSpans"]:
@@ -132,9 +133,11 @@ def check_otlp_conventions(path):
                 a = otlp_attrs(s["attributes"])
                 if "net.peer.name" in a:
                     fail("otlp: deprecated net.peer.name")
-                if s["kind"] in (2, 3) and (a.get("rpc.system") != "hoptrace" or
+                if s["kind"] in (2, 3) and (a.get("rpc.system.name") != "hoptrace" or
                                             a.get("rpc.method") != s["name"]):
-                    fail("otlp: RPC span without rpc.system/rpc.method: %r" % a)
+                    fail("otlp: RPC span without rpc.system.name/rpc.method: %r" % a)
+                if "rpc.system" in a:
+                    fail("otlp: deprecated rpc.system")
                 if s["kind"] == 3 and "network.peer.address" in a and \
                         not {"server.address", "server.port", "network.peer.port"} <= set(a):
                     fail("otlp: client span without server.address/port: %r" % a)

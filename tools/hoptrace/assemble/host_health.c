@@ -153,7 +153,11 @@ void host_health_check(host_health *h, trace *t) {
   for (size_t i = 0; i < t->n_spans; i++) {
     const span *s = t->spans[i];
     int own = host_index(h, s->hostname);
-    if (s->kind == HOP_KIND_CLIENT && s->ended && s->status == 0 &&
+    /* A call that reached its server (its request frame went out) and was
+     * answered, with or without an error, owes a server span; one that
+     * never reached a server (refused before encoding, its send failed)
+     * or got no answer (timed out, reset) owes none. */
+    if (s->kind == HOP_KIND_CLIENT && s->ended && span_reached_server(s) &&
         span_annotation_ns(s, "cr") != 0 && !has_server_child(s)) {
       int server = host_of_addr(h, s->peer);
       if (server >= 0 && server != own) { /* answered, but its server recorded nothing */

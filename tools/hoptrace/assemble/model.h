@@ -86,4 +86,11 @@ static inline int64_t span_duration_ns(const span *s) {
 /* Timestamp of the first annotation named `value`, or 0. */
 int64_t span_annotation_ns(const span *s, const char *value);
 
+/* A client span whose request frame went out (its "cs"): one without
+ * never reached a server (refused before encoding, or its send failed),
+ * so no server span is owed to it. */
+static inline bool span_reached_server(const span *s) {
+  return span_annotation_ns(s, "cs") != 0;
+}
+
 #endif

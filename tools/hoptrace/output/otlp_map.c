@@ -1,8 +1,9 @@
-/* Span -> OTLP attributes and fields (otlp_map.h), after the current
- * OpenTelemetry semantic conventions: RPC spans carry rpc.system and
- * rpc.method, client spans server.address/server.port, both
- * network.peer.*; a failure is status ERROR with error.type, success is
- * UNSET (the specification leaves OK to operators). */
+/* Span -> OTLP attributes and fields (otlp_map.h), after the
+ * OpenTelemetry semantic conventions (semconv.h: the names and the status
+ * rule): RPC spans carry rpc.system.name, rpc.method and rpc.status_code,
+ * client spans server.address/server.port, both network.peer.*; ERROR
+ * comes with error.type and a description, otherwise the status is UNSET
+ * (the specification leaves OK to operators). */
 #include "output/otlp_map.h"
 
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "hoptrace/version.h"
 #include "output/json.h"
 #include "output/output.h"
+#include "output/semconv.h"
 #include "read/event.h"
 
 static int otlp_kind(int kind) {
@@ -29,12 +31,15 @@ void otlp_span_fields_get(const span *s, otlp_span_fields *f) {
   f->start_ns = s->started ? s->start_ns
                            : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
   f->end_ns = s->ended ? s->end_ns : f->start_ns;
-  f->status_code = OTLP_STATUS_UNSET;
+  span_outcome o;
+  span_outcome_get(s, &o);
+  f->status_code = o.error ? OTLP_STATUS_ERROR : OTLP_STATUS_UNSET;
   f->status_message = NULL;
-  if (s->status != 0) {
-    f->status_code = OTLP_STATUS_ERROR;
-    snprintf(f->status_buf, sizeof(f->status_buf), "status %d", s->status);
-    f->status_message = s->status_message ? s->status_message : f->status_buf;
+  if (o.error && o.message == o.message_buf) { /* made up here: copied */
+    snprintf(f->status_buf, sizeof(f->status_buf), "%s", o.message);
+    f->status_message = f->status_buf;
+  } else if (o.error) {
+    f->status_message = o.message;
   }
 }
 
@@ -59,13 +64,13 @@ static void peer_attrs(const span *s, otlp_attr_fn fn, void *arg) {
     return;
   }
   if (s->kind == HOP_KIND_CLIENT) {
-    str(fn, arg, "server.address", addr);
+    str(fn, arg, SC_SERVER_ADDRESS, addr);
     if (p.port > 0)
-      num(fn, arg, "server.port", p.port);
+      num(fn, arg, SC_SERVER_PORT, p.port);
   }
-  str(fn, arg, "network.peer.address", addr);
+  str(fn, arg, SC_PEER_ADDRESS, addr);
   if (p.port > 0)
-    num(fn, arg, "network.peer.port", p.port);
+    num(fn, arg, SC_PEER_PORT, p.port);
 }
 
 void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg) {
@@ -74,18 +79,18 @@ void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg) 
                    s->tags[i].str_value};
     fn(arg, &a);
   }
+  span_outcome o;
+  span_outcome_get(s, &o);
   if (s->kind == HOP_KIND_CLIENT || s->kind == HOP_KIND_SERVER) {
-    str(fn, arg, "rpc.system", "hoptrace");
-    str(fn, arg, "rpc.method", s->name ? s->name : "unknown");
+    str(fn, arg, SC_RPC_SYSTEM_NAME, SC_RPC_SYSTEM_VALUE);
+    str(fn, arg, SC_RPC_METHOD, s->name ? s->name : "unknown");
+    if (o.status_code != NULL)
+      str(fn, arg, SC_RPC_STATUS_CODE, o.status_code);
   }
   if (s->peer)
     peer_attrs(s, fn, arg);
-  if (s->status != 0) {
-    /* error.type wants low cardinality: the code, not the message */
-    char code[16];
-    snprintf(code, sizeof(code), "%d", s->status);
-    str(fn, arg, "error.type", code);
-  }
+  if (o.error) /* low cardinality: the error's name, not its message */
+    str(fn, arg, SC_ERROR_TYPE, o.error_type);
   if (s->endpoint)
     str(fn, arg, "hoptrace.endpoint", s->endpoint);
   if (s->clock_bound_ns >= 0) {

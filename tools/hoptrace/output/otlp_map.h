@@ -26,15 +26,16 @@ enum { OTLP_STATUS_UNSET = 0, OTLP_STATUS_OK = 1, OTLP_STATUS_ERROR = 2 };
 typedef struct otlp_span_fields {
   int kind;            /* Span.SpanKind */
   int64_t start_ns, end_ns;
-  int status_code;     /* UNSET on success, ERROR on failure */
-  const char *status_message; /* NULL when none */
-  char status_buf[32];
+  int status_code;     /* ERROR or UNSET, by semconv.h's rule */
+  const char *status_message; /* ERROR's description; NULL when UNSET */
+  char status_buf[48];
 } otlp_span_fields;
 
 void otlp_span_fields_get(const span *s, otlp_span_fields *f);
 
 /* Every attribute of s, in a fixed order: its own tags, then the RPC
- * conventions (rpc.*, server.*, network.peer.*, error.type), hoptrace's
+ * conventions (semconv.h: rpc.system.name, rpc.method, rpc.status_code,
+ * server.*, network.peer.*, error.type), hoptrace's
  * own (endpoint, clock, incomplete, a root's sampling probability). */
 void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg);
 

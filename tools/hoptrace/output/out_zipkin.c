@@ -2,9 +2,11 @@
  * UI's JSON upload take). Times in microseconds; ids lower hex. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "output/json.h"
 #include "output/output.h"
+#include "output/semconv.h"
 
 struct output {
   obuf *out;
@@ -86,16 +88,27 @@ static void tags(obuf *out, const trace *t, const span *s) {
   ob_puts(out, ",\"tags\":{");
   int first = 1;
   char num[32], why[INCOMPLETE_REASON_MAX];
+  span_outcome oc;
+  span_outcome_get(s, &oc);
   for (size_t i = 0; i < s->n_tags; i++) {
+    /* Zipkin's "error" is ours when the span failed: the library's own
+     * key-value of that name (the error's name) is error.type's value */
+    if (oc.error && strcmp(s->tags[i].key, "error") == 0)
+      continue;
     if (s->tags[i].is_int) {
       tag_int(out, &first, s->tags[i].key, s->tags[i].int_value);
     } else {
       tag_str(out, &first, s->tags[i].key, s->tags[i].str_value);
     }
   }
-  if (s->status != 0) {
+  if (s->status != 0) { /* semconv.h: a failure (ERROR) gets Zipkin's "error" */
+    if (oc.error) {
+      tag_str(out, &first, "error", oc.message);
+      tag_str(out, &first, SC_ERROR_TYPE, oc.error_type);
+    }
+    if (oc.status_code != NULL)
+      tag_str(out, &first, SC_RPC_STATUS_CODE, oc.status_code);
     snprintf(num, sizeof(num), "%d", s->status);
-    tag_str(out, &first, "error", s->status_message ? s->status_message : num);
     tag_str(out, &first, "hoptrace.status", num);
   }
   if (s->endpoint)
