@@ -34,7 +34,7 @@ ht_private_world() {
              "/run/hoptrace-hosts" >&2; return 1; }
   fi
   HT_WORLD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ht-world-$$-XXXXXX")
-  export LTTNG_HOME=$HT_WORLD_DIR HT_WORLD_DIR
+  export LTTNG_HOME=$HT_WORLD_DIR # (HT_WORLD_DIR itself not exported: the owner removes it)
 }
 
 # ht_private_world_end: stops the world's session daemon (if started) and
