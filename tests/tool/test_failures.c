@@ -344,12 +344,145 @@ static void unknown_code_takes_the_recorded_name(void **state) {
   assert_string_equal(semconv_status_name(-77, buf, sizeof(buf)), "-77");
 }
 
+/* ----------------------------------------------------------------- report */
+
+/* The report of some traces (spans linked as the assembler links them). */
+static char *report_of(trace **traces, size_t n) {
+  text x;
+  text_open(&x);
+  output *o = output_report.open(x.ob, &(output_info){0});
+  assert_non_null(o);
+  for (size_t i = 0; i < n; i++)
+    output_report.trace(o, traces[i]);
+  assembler_stats st = {.traces = n};
+  assert_int_equal(output_report.close(o, &(bt_source_stats){0}, &st), 0);
+  return text_close(&x);
+}
+
+/* A section of the report: from its heading to the next blank line. */
+static char *section(const char *report, const char *heading) {
+  const char *p = strstr(report, heading);
+  assert_non_null(p);
+  const char *end = strstr(p, "\n\n");
+  return strndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+typedef struct hop {
+  span client, server;
+  span *cs_children[1], *all[2], *roots[1];
+  annotation cann[2], sann[2];
+  trace t;
+} hop;
+
+/* One traced call from `from` to `to`, answered (a server span) or not,
+ * with the client's status; p: the root's sampling probability. */
+static void make_hop(hop *h, uint64_t id, const char *from, const char *to, const char *op,
+                     bool answered, int32_t status, double p) {
+  memset(h, 0, sizeof(*h));
+  h->cann[0] = (annotation){1000, "cs"};
+  h->cann[1] = (annotation){9000, "cr"};
+  h->sann[0] = (annotation){2000, "sr"};
+  h->sann[1] = (annotation){8000, "ss"};
+  h->client = (span){.id = 1, .name = op, .service = from, .kind = HOP_KIND_CLIENT,
+                     .start_ns = 1000, .end_ns = 9000, .status = status,
+                     .annotations = h->cann, .n_annotations = answered ? 2 : 1,
+                     .started = true, .ended = true, .vpid = 1, .vtid = 1,
+                     .clock_bound_ns = -1};
+  h->server = (span){.id = 2, .parent_id = 1, .name = op, .service = to,
+                     .kind = HOP_KIND_SERVER, .start_ns = 2000, .end_ns = 8000,
+                     .annotations = h->sann, .n_annotations = 2, .started = true,
+                     .ended = true, .vpid = 2, .vtid = 2, .clock_bound_ns = -1,
+                     .parent = &h->client};
+  h->all[0] = &h->client;
+  h->all[1] = &h->server;
+  h->roots[0] = &h->client;
+  if (answered) {
+    h->cs_children[0] = &h->server;
+    h->client.children = h->cs_children;
+    h->client.n_children = 1;
+  }
+  h->t = (trace){.trace_lo = id, .spans = h->all, .n_spans = answered ? 2 : 1,
+                 .roots = h->roots, .n_roots = 1, .root_prob = (uint64_t)(p * 4294967296.0)};
+}
+
+/* The errors table lists the hops that failed, not every hop; "no
+ * errors" when none did. The refused call is counted as never reaching
+ * a server. */
+static void report_lists_only_failing_hops(void **state) {
+  (void)state;
+  hop ok, timed_out, refused;
+  make_hop(&ok, 1, "client", "osd.0", "osd_write", true, 0, 1);
+  make_hop(&timed_out, 2, "osd.0", "osd.1", "replica_write", false, ETIMEDOUT, 1);
+  make_hop(&refused, 3, "osd.0", "osd.2", "replica_write", false, ENOTCONN, 1);
+  refused.cann[0] = (annotation){0}; /* no frame: no "cs" */
+  refused.client.n_annotations = 0;
+  trace *healthy[] = {&ok.t};
+  char *r = report_of(healthy, 1);
+  char *errors = section(r, "\nErrors and timeouts per hop");
+  assert_string_equal(errors, "\nErrors and timeouts per hop: no errors (1 hop(s), none with an"
+                              " error or a timeout on either side's status)");
+  free(errors);
+  free(r);
+  trace *all[] = {&ok.t, &timed_out.t, &refused.t};
+  r = report_of(all, 3);
+  errors = section(r, "\nErrors and timeouts per hop");
+  assert_non_null(strstr(errors, "the 1 of 2 hop(s) that had any"));
+  assert_non_null(strstr(errors, "\n  osd.0 -> ? replica_write "));
+  assert_null(strstr(errors, "client -> osd.0"));
+  free(errors);
+  assert_non_null(strstr(r, "client spans with no server span: 2\n"
+                            "  of which never reached a server:  1 "));
+  free(r);
+}
+
+static void tag_primary(hop *h, tag *kv, int64_t acked, int64_t planned) {
+  kv[0] = (tag){.key = "sim.replicas", .is_int = true, .int_value = planned};
+  kv[1] = (tag){.key = "sim.replicas_acked", .is_int = true, .int_value = acked};
+  h->server.tags = kv;
+  h->server.n_tags = 2;
+}
+
+/* Degraded writes per primary: from the primary's sim.replicas_acked and
+ * sim.replicas, sampled and estimated by 1/p; one line without them. */
+static void report_counts_degraded_writes(void **state) {
+  (void)state;
+  hop w[4];
+  tag kv[4][2];
+  make_hop(&w[0], 1, "client", "osd.0", "osd_write", true, 0, 0.25);
+  make_hop(&w[1], 2, "client", "osd.0", "osd_write", true, 0, 0.25);
+  make_hop(&w[2], 3, "client", "osd.0", "osd_write", true, 0, 0.25);
+  make_hop(&w[3], 4, "client", "osd.1", "osd_write", true, 0, 0.5);
+  tag_primary(&w[0], kv[0], 2, 2);
+  tag_primary(&w[1], kv[1], 1, 2);
+  tag_primary(&w[2], kv[2], 1, 2);
+  tag_primary(&w[3], kv[3], 0, 2);
+  trace *none[] = {&w[0].t};
+  w[0].server.n_tags = 0;
+  char *r = report_of(none, 1);
+  assert_non_null(strstr(r, "\nDegraded writes per primary: none known (no server span carries"
+                            " sim.replicas_acked and sim.replicas)\n"));
+  free(r);
+  w[0].server.n_tags = 2;
+  trace *all[] = {&w[0].t, &w[1].t, &w[2].t, &w[3].t};
+  r = report_of(all, 4);
+  char *d = section(r, "\nDegraded writes per primary");
+  assert_non_null(strstr(d, "acknowledged with N of M replicas, N < M"));
+  assert_non_null(strstr(d, "\n  osd.0                               3         12         2"
+                            "          8  1 of 2: 2\n"));
+  assert_non_null(strstr(d, "\n  osd.1                               1          2         1"
+                            "          2  0 of 2: 1"));
+  free(d);
+  free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(refused_call_is_a_complete_error),
       cmocka_unit_test(answered_call_without_server_span_is_missing),
       cmocka_unit_test(server_status_follows_the_rpc_conventions),
       cmocka_unit_test(unknown_code_takes_the_recorded_name),
+      cmocka_unit_test(report_lists_only_failing_hops),
+      cmocka_unit_test(report_counts_degraded_writes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* `hoptrace report`: what it is built from, per-hop and per-phase latency
- * table, errors and timeouts per hop, per-operation and per-server
- * roll-ups (report_groups.h), the slowest traces with their critical path
+ * table, errors and timeouts of the hops that had any, degraded writes
+ * per primary (report_degraded.h), per-operation and per-server roll-ups
+ * (report_groups.h), the slowest traces with their critical path
  * and their largest network/queue gaps, and what was lost. Keeps a
  * bounded histogram per hop and phase (latency_hist.h), not the traces
  * nor the samples: memory does not grow with the input. */
@@ -13,6 +14,7 @@
 #include "hoptrace/error.h"
 #include "output/latency_hist.h"
 #include "output/output.h"
+#include "output/report_degraded.h"
 #include "output/report_groups.h"
 #include "output/utf8.h"
 
@@ -65,7 +67,9 @@ struct output {
   size_t n_pairs;
   const output_info *info;
   report_groups *groups;
+  report_degraded *degraded;
   uint64_t unmatched_client_spans;
+  uint64_t unsent_client_spans; /* of those: never reached a server */
   uint64_t unrecorded_samples; /* out of memory: said in the report */
   slow_trace slowest[SLOWEST];
   int n_slowest;
@@ -73,7 +77,9 @@ struct output {
 
 static output *report_open(obuf *out, const output_info *info) {
   output *o = calloc(1, sizeof(*o));
-  if (o != NULL && (o->groups = report_groups_new()) == NULL) {
+  if (o != NULL && ((o->groups = report_groups_new()) == NULL ||
+                    (o->degraded = report_degraded_new()) == NULL)) {
+    report_groups_free(o->groups);
     free(o);
     return NULL;
   }
@@ -302,6 +308,7 @@ static void report_trace(output *o, const trace *t) {
       for (size_t c = 0; c < s->n_children; c++)
         matched |= s->children[c]->kind == HOP_KIND_SERVER;
       o->unmatched_client_spans += !matched;
+      o->unsent_client_spans += !matched && !span_reached_server(s);
       if (!matched) /* its errors and timeouts still count */
         count_call(o, s, NULL, w);
     }
@@ -309,7 +316,7 @@ static void report_trace(output *o, const trace *t) {
       measure_fanout(o, s, w);
   }
   keep_if_slow(o, t);
-  if (report_groups_add(o->groups, t) != 0)
+  if (report_groups_add(o->groups, t) != 0 || report_degraded_add(o->degraded, t, w) != 0)
     o->unrecorded_samples++;
 }
 
@@ -356,13 +363,24 @@ static void print_rows(obuf *out, hop_row *rows, size_t n, int first_phase) {
   }
 }
 
+/* Only the hops that failed: a cluster's dozens of healthy hops would
+ * hide the one that did not. */
 static void print_errors(obuf *out, const hop_row *rows, size_t n) {
-  ob_printf(out, "\nErrors and timeouts per hop (client span -> server span; \"?\": no server"
-                 " span), counted on either side's status\n");
+  size_t failing = 0;
+  for (size_t i = 0; i < n; i++)
+    failing += rows[i].errors + rows[i].timeouts > 0;
+  if (failing == 0) {
+    ob_printf(out, "\nErrors and timeouts per hop: no errors (%zu hop(s), none with an error or"
+                   " a timeout on either side's status)\n", n);
+    return;
+  }
+  ob_printf(out, "\nErrors and timeouts per hop: the %zu of %zu hop(s) that had any (client span"
+                 " -> server span; \"?\": no server span), counted on either side's status\n",
+            failing, n);
   ob_printf(out, "  %-48s %8s %8s %8s\n", "hop", "calls", "errors", "timeouts");
   for (size_t i = 0; i < n; i++) {
     const hop_row *r = &rows[i];
-    if (r->calls == 0)
+    if (r->errors + r->timeouts == 0)
       continue;
     ob_puts(out, "  ");
     text_escaped(out, r->label, strlen(r->label), false);
@@ -462,6 +480,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
     print_rows(out, o->fanout, o->n_fanout, PH_TOTAL);
   }
   print_errors(out, o->rows, o->n_rows);
+  report_degraded_print(o->degraded, out);
   report_groups_print_rollups(o->groups, out);
   qsort(o->slowest, (size_t)o->n_slowest, sizeof(slow_trace), cmp_slow);
   ob_printf(out, "\nSlowest traces and their critical path\n");
@@ -480,6 +499,8 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   ob_printf(out, "  spans whose parent never arrived: %" PRIu64 "\n", st->orphan_spans);
   ob_printf(out, "  spans never started or finished:  %" PRIu64 "\n", st->unfinished_spans);
   ob_printf(out, "  client spans with no server span: %" PRIu64 "\n", o->unmatched_client_spans);
+  ob_printf(out, "  of which never reached a server:  %" PRIu64 " (refused before sending, or the"
+                 " send failed: no server span owed)\n", o->unsent_client_spans);
   ob_printf(out, "  of which a host never recorded:   %" PRIu64 " (answered; see Per host)\n",
             st->missing_spans);
   ob_printf(out, "  events discarded by LTTng:        %" PRIu64 " (%" PRIu64
@@ -499,6 +520,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   }
   free(o->pairs);
   report_groups_free(o->groups);
+  report_degraded_free(o->degraded);
   free(o);
   return rc;
 }
