@@ -135,12 +135,75 @@ static void strtab_is_bounded(void **state) {
   free(text);
 }
 
+/* The first trace's header: from "T[" to its tab. */
+static char *trace_header(const char *data) {
+  const char *t = strstr(data, "T[");
+  assert_non_null(t);
+  const char *tab = strchr(t, '\t');
+  assert_non_null(tab);
+  return strndup(t, (size_t)(tab - t));
+}
+
+/* A failed call (status ERROR by semconv.h: here a refused client span,
+ * no server span) carries its error type and puts the trace in "errors
+ * only"; a server span answering the caller's error (EINVAL: UNSET) has
+ * its message and null, drawn as any other; the page draws ERROR red and
+ * says so in its legend. */
+static void failed_spans_are_marked(void **state) {
+  (void)state;
+  tag kv[] = {{.key = "error", .str_value = "HT_ENOTCONN"}};
+  span refused = {.id = 1, .name = "replica_write", .service = "osd.0", .kind = 1,
+                  .status = -21, .status_message = "not connected", .tags = kv, .n_tags = 1,
+                  .peer = "tcp://10.0.0.3:6800", .start_ns = 100, .end_ns = 150,
+                  .started = true, .ended = true, .vpid = -1, .vtid = -1,
+                  .clock_bound_ns = -1};
+  span *one[] = {&refused};
+  trace failed = {.trace_lo = 1, .spans = one, .n_spans = 1, .roots = one, .n_roots = 1};
+  char *text = page(&failed), *data = data_block(text);
+  assert_non_null(strstr(data, "S\"ENOTCONN\"\n"));
+  assert_non_null(strstr(data, "S\"not connected\"\n"));
+  /* the span: status -21, then after its tags the message and the type */
+  const char *sp = strstr(data, "\t[[\"0000000000000001\",-1,");
+  assert_non_null(sp);
+  assert_non_null(strstr(sp, ",1,-21,0,50,[],["));
+  const char *tail = strstr(sp, "]]\n");
+  assert_non_null(tail);
+  assert_true(tail[-1] != 'l'); /* an index, not null: the error type */
+  assert_non_null(strstr(text, "const ERR = '#d62728'"));
+  assert_non_null(strstr(text, "failed (ERROR: refused, timed out, reset, error "));
+  assert_non_null(strstr(text, "b.style.background = s.err ? ERR : colourOf(s.svc)"));
+  char *header = trace_header(data); /* flags 1: a span ERROR */
+  assert_non_null(strstr(header, ",1,[")); /* flags, then [services] */
+  free(header);
+  free(data);
+  free(text);
+
+  annotation ann[] = {{100, "sr"}, {150, "ss"}};
+  span caller_error = {.id = 2, .name = "osd_write", .service = "osd.0", .kind = 2,
+                       .status = -1, .status_message = "invalid argument",
+                       .annotations = ann, .n_annotations = 2, .start_ns = 100,
+                       .end_ns = 150, .started = true, .ended = true, .vpid = -1, .vtid = -1,
+                       .clock_bound_ns = -1};
+  span *two[] = {&caller_error};
+  trace unset = {.trace_lo = 2, .spans = two, .n_spans = 1, .roots = two, .n_roots = 1};
+  text = page(&unset);
+  data = data_block(text);
+  assert_non_null(strstr(data, ",null]]\n"));
+  assert_null(strstr(data, "S\"EINVAL\""));
+  header = trace_header(data); /* flags 0: nothing failed */
+  assert_non_null(strstr(header, ",0,["));
+  free(header);
+  free(data);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(epoch_times_are_exact_ns),
       cmocka_unit_test(hostile_times_saturate),
       cmocka_unit_test(texts_cannot_close_the_block),
       cmocka_unit_test(strtab_is_bounded),
+      cmocka_unit_test(failed_spans_are_marked),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

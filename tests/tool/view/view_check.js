@@ -103,6 +103,12 @@ async function check(browser, expectPath, durPath, shot) {
   expectEq(await page.$eval('#title', (e, id) => e.textContent.includes(id), failed[0]), true,
     'title');
   expectEq(await page.$$eval('#waterfall .span-row.err', r => r.length), 2, 'error rows');
+  // failed spans (status ERROR) drawn red, said so in the legend
+  expectEq(await page.$$eval('#waterfall .span-row.err .bar',
+    b => b.every(x => getComputedStyle(x).backgroundColor === 'rgb(214, 39, 40)')), true,
+  'error bars red');
+  expectEq(await page.$eval('#legend', e => e.textContent.includes('failed (ERROR')), true,
+    'legend says red is failed');
   const crit = await page.$$eval('#waterfall .span-row', rows =>
     rows.map(r => r.classList.contains('crit')));
   expectEq(crit[0], true, 'root on the critical path');
@@ -115,7 +121,7 @@ async function check(browser, expectPath, durPath, shot) {
   await page.click('#waterfall .span-row.err >> nth=1');
   const detail = await page.$eval('#detail', e => e.textContent);
   for (const want of ['EIO: disk read failed', 'object_size', 'hoptrace.pid', 'hoptrace.host',
-    'hoptrace.endpoint', 'hoptrace.process', 'sr', 'status-5 (error)'])
+    'hoptrace.endpoint', 'hoptrace.process', 'sr', 'status-22 (ERROR)', 'error type EIO'])
     expectEq(detail.replace(/\s/g, '').includes(want.replace(/\s/g, '')), true, `detail shows ${want}`);
   await page.screenshot({ path: shot });
   await page.click('#waterfall .span-row .tog');

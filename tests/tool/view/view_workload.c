@@ -3,7 +3,8 @@
  * something to keep and something to drop:
  *   - operation: "read", "write" or "stat" in turn (trace i: i % 3);
  *   - services: a gateway, then "mds" for stat or osd.1..osd.K otherwise;
- *   - errors: every 7th trace's last backend span fails (-5, "EIO ...");
+ *   - errors: every 7th trace's last backend span fails (HT_EIO, -22: the
+ *     server's own fault, so its server span is ERROR as its client's);
  *   - duration: trace i's backends each sleep (i % 4) * SLOW_US.
  * Prints one line per trace to EXPECT: "TRACE OP SPANS ERROR".
  *
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hoptrace/error.h"
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
 
@@ -64,7 +66,7 @@ static int one_trace(long i, int fanout, long slow_us, FILE *expect) {
     char service[16];
     snprintf(service, sizeof(service), i % 3 == 2 ? "mds" : "osd.%d", b + 1);
     int n = rpc(&root, op, service, 6800 + b, (i % 4) * slow_us,
-                failed && b == backends - 1 ? -5 : 0);
+                failed && b == backends - 1 ? HT_EIO : 0);
     if (n < 0)
       return -1;
     spans += n;

@@ -6,11 +6,16 @@
  *   S"text"                       the next entry of the string table
  *   T[header]<TAB>[span,...]      a trace
  * header = [trace id, start (epoch us), duration (ns), spans, root service,
- *           root operation, flags (1 error, 2 incomplete), [services],
+ *           root operation, flags (1 a span ERROR, 2 incomplete), [services],
  *           [operations], incomplete reason]
  * span   = [id, parent, service, operation, kind, status, start (ns from
  *           the trace's start), duration (ns, -1 unfinished),
- *           [time, annotation, ...], [key, value, ...], status message]
+ *           [time, annotation, ...], [key, value, ...], status message,
+ *           error type]
+ * The last two only when the status is not 0: the description and
+ * error.type when the span is ERROR (semconv.h's rule: a failed call, a
+ * server's own fault), else the message and null (a server span that
+ * answered the caller's error: UNSET, not drawn red).
  * A text is a number (string table index) or a string (written inline:
  * html_strtab.h). parent: the parent's index in the trace's span list,
  * -1 for none, or the parent's id (a string) when it never arrived. Spans
@@ -21,6 +26,7 @@
 #include "output/html_strtab.h"
 #include "output/json.h"
 #include "output/output.h"
+#include "output/semconv.h"
 
 extern const char html_view_css[], html_view_js[]; /* view_assets.c, generated */
 
@@ -153,8 +159,13 @@ static void span_texts(output *o, obuf *defs, const span *s) {
   for (size_t i = 0; i < s->n_annotations; i++)
     text(o, defs, s->annotations[i].value);
   span_tags(o, defs, s);
-  if (s->status != 0)
-    text(o, defs, s->status_message);
+  if (s->status != 0) {
+    span_outcome oc;
+    span_outcome_get(s, &oc);
+    text(o, defs, oc.error ? oc.message : s->status_message);
+    if (oc.error)
+      text(o, defs, oc.error_type);
+  }
 }
 
 static void html_span(output *o, const span *s, int32_t parent, int64_t base) {
@@ -187,8 +198,15 @@ static void html_span(output *o, const span *s, int32_t parent, int64_t base) {
   span_tags(o, NULL, s);
   ob_putc(out, ']');
   if (s->status != 0) {
+    span_outcome oc;
+    span_outcome_get(s, &oc);
     ob_putc(out, ',');
-    text(o, NULL, s->status_message);
+    text(o, NULL, oc.error ? oc.message : s->status_message);
+    ob_putc(out, ',');
+    if (oc.error)
+      text(o, NULL, oc.error_type);
+    else
+      ob_puts(out, "null");
   }
   ob_putc(out, ']');
 }
@@ -221,7 +239,8 @@ static void html_header(output *o, const trace *t, int64_t base, const span *roo
   for (size_t i = 0; i < t->n_spans; i++) {
     if (t->spans[i]->ended && t->spans[i]->end_ns > end)
       end = t->spans[i]->end_ns;
-    if (t->spans[i]->status != 0)
+    span_outcome oc;
+    if (t->spans[i]->status != 0 && (span_outcome_get(t->spans[i], &oc), oc.error))
       flags |= 1;
   }
   obuf *out = o->out;

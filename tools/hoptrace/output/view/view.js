@@ -66,6 +66,8 @@ const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948
 svcList.forEach((s, i) => colour.set(s, i < PALETTE.length ? PALETTE[i]
   : 'hsl(' + ((i * 137) % 360) + ',55%,55%)'));
 const colourOf = s => colour.get(s) || '#888';
+/* a span whose status is ERROR (a failed call, a server's own fault) */
+const ERR = '#d62728';
 
 /* --- layout ---------------------------------------------------------- */
 const app = $('app');
@@ -171,7 +173,8 @@ function load(i) {
   const a = JSON.parse(raw.slice(OFF[2 * i], OFF[2 * i + 1]));
   const out = a.map((s, k) => ({ k, id: s[0], parent: s[1], svc: txt(s[2]), op: txt(s[3]),
     kind: s[4], status: s[5], start: s[6], dur: s[7], ann: s[8], tags: s[9],
-    msg: s.length > 10 ? txt(s[10]) : '', kids: [], depth: 0, crit: false }));
+    msg: s.length > 10 ? txt(s[10]) : '', err: s.length > 11 && s[11] !== null ? txt(s[11]) : '',
+    kids: [], depth: 0, crit: false }));
   const roots = [];
   for (const s of out) {
     const p = typeof s.parent === 'number' && s.parent >= 0 && s.parent < s.k ? out[s.parent] : null;
@@ -234,8 +237,15 @@ function legend(list) {
     e.appendChild(document.createTextNode(s));
     g.appendChild(e);
   }
+  const e = el('span', 'errkey');
+  const sw = el('span', 'sw');
+  sw.style.background = ERR;
+  e.appendChild(sw);
+  e.appendChild(document.createTextNode('failed (ERROR: refused, timed out, reset, error ' +
+    'reply; its error type in the details)'));
+  g.appendChild(e);
   g.appendChild(el('span', '', 'faded: client side  |  black underline: critical path  |  ' +
-    'red outline: error  |  ticks: annotations'));
+    'ticks: annotations'));
 }
 let cur = null;
 function show(i) {
@@ -271,8 +281,10 @@ function describe(s) {
       ? (s.parent >= 0 ? spans[s.parent].id : '-') : s.parent + ' (never arrived)'],
     ['start', '+' + fmt(s.start) + '  (' + when(cur[H_START] + Math.floor(s.start / 1000)) + ')'],
     ['duration', s.dur >= 0 ? fmt(s.dur) : 'unfinished'],
-    ['status', s.status ? s.status + ' (error)' : '0 (ok)']];
-  if (s.status) kv.push(['error', s.msg || '']);
+    ['status', !s.status ? '0 (ok)' : s.status + (s.err ? ' (ERROR)'
+      : ' (UNSET: the caller\'s error, answered)')]];
+  if (s.err) kv.push(['error type', s.err]);
+  if (s.status) kv.push([s.err ? 'error' : 'message', s.msg || '']);
   if (s.crit) kv.push(['critical path', 'yes']);
   for (let j = 0; j + 1 < s.ann.length; j += 2)
     kv.push(['@ +' + fmt(s.ann[j]), txt(s.ann[j + 1])]);
@@ -292,7 +304,7 @@ function detail(s) {
 }
 const wf = vlist($('waterfall'), k => {
   const s = rows[k];
-  const r = el('div', 'span-row' + (s.status ? ' err' : '') + (s.crit ? ' crit' : '') +
+  const r = el('div', 'span-row' + (s.err ? ' err' : '') + (s.crit ? ' crit' : '') +
     (s.k === pick ? ' sel' : ''));
   r.dataset.span = s.k;
   const l = el('div', 'label');
@@ -310,7 +322,7 @@ const wf = vlist($('waterfall'), k => {
   const left = (100 * s.start) / total, width = (100 * Math.max(endOf(s) - s.start, 0)) / total;
   b.style.left = left + '%';
   b.style.width = width + '%';
-  b.style.background = colourOf(s.svc);
+  b.style.background = s.err ? ERR : colourOf(s.svc);
   lane.appendChild(b);
   const d = el('div', 'dur', s.dur >= 0 ? fmt(s.dur) : 'unfinished');
   if (left + width > 80) { d.style.right = (100 - left) + '%'; d.style.paddingRight = '3px'; }
@@ -324,7 +336,8 @@ const wf = vlist($('waterfall'), k => {
   }
   r.appendChild(lane);
   r.title = s.svc + ' / ' + s.op + ' (' + (KIND[s.kind] || s.kind) + ')  ' +
-    (s.dur >= 0 ? fmt(s.dur) : 'unfinished') + (s.status ? '  error ' + s.status : '');
+    (s.dur >= 0 ? fmt(s.dur) : 'unfinished') + (s.err ? '  failed: ' + s.err
+      : s.status ? '  status ' + s.status : '');
   r.onclick = () => { pick = s.k; detail(s); wf.redraw(); };
   return r;
 });
