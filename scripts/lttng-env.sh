@@ -39,11 +39,7 @@ ht_private_world() {
 
 # ht_private_world_end: stops the world's session daemon (if started) and
 # removes its directory.
-ht_private_world_end() {
-  ht_sessiond_release
-  [[ -n ${HT_WORLD_DIR:-} ]] && rm -rf "$HT_WORLD_DIR"
-  HT_WORLD_DIR=""
-}
+ht_private_world_end() { ht_sessiond_release; }
 
 # ht_sessiond_start VAR [LOG]: starts lttng-sessiond as our child (user
 # space only as root) and waits until it answers (at most 20 s); stores
@@ -82,22 +78,31 @@ ht_pid_stop() {
   wait "$pid" 2>/dev/null || true
 }
 
-# ht_sessiond_ensure: the run's session daemon. One that answers here is
-# the run's own (the world's, started by the script that made it: the
-# world holds nobody else's) and is used; else one is started and its pid
-# kept in HT_STARTED_SESSIOND for ht_sessiond_release.
+# ht_sessiond_ensure: a session daemon of the calling script's own, in the
+# world it made first (ht_private_world "$0" "$@"), where nobody else's
+# answers; its pid kept in HT_STARTED_SESSIOND for ht_sessiond_release.
+# A daemon that answers here already is not ours: refused, never used (a
+# daemon someone else may stop under us).
 ht_sessiond_ensure() {
   HT_STARTED_SESSIOND=""
-  lttng --no-sessiond list > /dev/null 2>&1 && return 0
+  if lttng --no-sessiond list > /dev/null 2>&1; then
+    echo "hoptrace: a session daemon that is not this run's answers here: call" \
+         "ht_private_world first (scripts/lttng-env.sh)" >&2
+    return 1
+  fi
   ht_sessiond_start HT_STARTED_SESSIOND
 }
 
-# ht_sessiond_release: stops the daemon ht_sessiond_ensure started, if any.
+# ht_sessiond_release: stops the daemon ht_sessiond_ensure started, if any,
+# and removes the world's directory when this shell made it.
 ht_sessiond_release() {
-  [[ -n ${HT_STARTED_SESSIOND:-} ]] || return 0
-  ht_pid_stop "$HT_STARTED_SESSIOND"
-  echo "hoptrace: stopped lttng-sessiond (pid $HT_STARTED_SESSIOND)" >&2
-  HT_STARTED_SESSIOND=""
+  if [[ -n ${HT_STARTED_SESSIOND:-} ]]; then
+    ht_pid_stop "$HT_STARTED_SESSIOND"
+    echo "hoptrace: stopped lttng-sessiond (pid $HT_STARTED_SESSIOND)" >&2
+    HT_STARTED_SESSIOND=""
+  fi
+  [[ -n ${HT_WORLD_DIR:-} ]] && rm -rf "$HT_WORLD_DIR"
+  HT_WORLD_DIR=""
 }
 
 # ht_port_listening PORT: true when a TCP socket listens on 127.0.0.1:PORT

@@ -7,6 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 source "$root/scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 session="ht-bench-msg-$$-$RANDOM"
 out=$(mktemp -d /tmp/ht-bench-msg-XXXXXX)
 cleanup() {

@@ -6,6 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 source "$root/scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 ht_sessiond_ensure
 trap ht_sessiond_release EXIT
 HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so.0" \

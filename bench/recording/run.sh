@@ -31,6 +31,7 @@ bin_so="$build/bench/recording/bench_recording_shared"
 # per-user buffers, 8 sub-buffers of 2 MiB a CPU, no contexts.
 subbuf=2M nsubbuf=8
 source "$root/scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 out=$(mktemp -d /tmp/ht-bench-rec-XXXXXX)
 session="" n_sessions=0 others=0
 cleanup() {
@@ -139,14 +140,16 @@ for ctx in 0 1; do
     measure "$row" "$ctx"
   done
 done
+measure traced_kv 0
 measure plain 0
-for row in span traced plain; do
+for row in span traced traced_kv plain; do
   measure "$row" 0 "$bin_so" .so
 done
 
 {
   echo "# one hop, span API: a child span of one sampled root: cs, sr, one integer key-value, ss, cr, finish"
   echo "# one hop, messenger: one request and its reply over loopback TCP (client and server spans, both sides), sampling 100 %, one request at a time"
+  echo "# traced_kv: the same hop, the server's handler adding one integer key-value to its span (ht_request_kv_int)"
   echo "# instructions: user space, valgrind --tool=callgrind, only the measured loop of $cg_hops hops (after $warm warm-up), while a session records"
   echo "# (under valgrind each event's clock_gettime and sched_getcpu are system calls, ~10 and ~30 user-space instructions; natively the vDSO and rseq answer them in user space)"
   echo "# events, bytes: one session per row, $hops hops (+$warm warm-up); hoptrace:* events (babeltrace2), stream files without metadata and index/"

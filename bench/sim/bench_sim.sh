@@ -46,6 +46,7 @@ if [[ -n ${HT_BENCH_NS:-} ]]; then
 else
   # A session daemon up for the whole benchmark: one that `hoptrace
   # record` started would stop with each run and take its CPU time with it.
+  ht_private_world "$0" "$@" # not root: a LTTNG_HOME of its own
   ht_sessiond_ensure
 fi
 stop_daemons() {

@@ -9,6 +9,7 @@ set -euo pipefail
 src=$1 prog=$2 provider=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)
 source "$src/scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 
 n=30
 session="ht-worker-reply-$$-$RANDOM"

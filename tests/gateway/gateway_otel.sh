@@ -26,6 +26,7 @@ set -euo pipefail
 trap 'echo "gateway_otel: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 bin=$2 provider=$3 work=$4 src=$5 workload=$6
 source "$src/../../scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 export HT_LTTNG_PROVIDER=$provider
 
 rm -rf "$work" && mkdir -p "$work/receiver" "$work/client" "$work/bin"

@@ -18,6 +18,7 @@ set -euo pipefail
 src=$1 node=$2 hoptrace=$3 provider=$4 work=$5
 here=$(cd "$(dirname "$0")" && pwd)
 source "$src/scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 
 tag=$$
 run_id="ht-msg-$tag-$RANDOM"

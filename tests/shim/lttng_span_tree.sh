@@ -12,6 +12,7 @@ set -euo pipefail
 src=$1 work=$2 driver=$3 provider=$4 shared_driver=$5
 here=$(cd "$(dirname "$0")" && pwd)
 source "$src/scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 
 run_id="ht-span-tree-$$-$RANDOM"
 base="$work/lttng/$run_id"

@@ -14,6 +14,7 @@ set -euo pipefail
 trap 'echo "ship_faults: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 src=$5
 source "$src/../../scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 source "$src/setup.sh"
 ship_setup "$hoptrace" "$provider" "$work" "$src"
 QUEUE_MIB=2

@@ -168,6 +168,7 @@ mid-session) # sessions started while the traced cluster runs: each one
   # gets the processes' name tables (written again when tracing is seen
   # enabled after being disabled), so every span side has its names
   source "$src/scripts/lttng-env.sh"
+  ht_private_world "$0" "$@" # (runs the script again, in a world of its own)
   ht_sessiond_ensure
   sessions=()
   cleanup_mid() {

@@ -10,6 +10,7 @@ set -euo pipefail
 trap 'echo "tool_live: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5
 source "$here/../../scripts/lttng-env.sh"
+ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 rm -rf "$work" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
 session=hoptrace-live-$$
