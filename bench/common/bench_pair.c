@@ -6,11 +6,19 @@
 
 #include "hoptrace/error.h"
 #include "hoptrace/sampler.h"
+#include "hoptrace/traced.h"
 
 static void on_echo(void *arg, ht_request *req, const ht_envelope *msg) {
   (void)arg;
   ht_payload p = {msg->payload, msg->payload_len, NULL, NULL};
   ht_request_reply(req, 0, &p);
+}
+
+/* The echo, with what a storage handler adds to its span: one integer
+ * key-value (the size), as Blkin's hop has. */
+static void on_echo_kv(void *arg, ht_request *req, const ht_envelope *msg) {
+  ht_request_kv_int(req, "size", (int64_t)msg->payload_len);
+  on_echo(arg, req, msg);
 }
 
 static void check(int rc, const char *what) {
@@ -40,6 +48,7 @@ void bench_pair_open(bench_pair *pair, int traced, double ratio) {
   pair->client = make(traced, "bench-client");
   char url[128];
   check(ht_messenger_handle(pair->server, "echo", on_echo, NULL), "handle");
+  check(ht_messenger_handle(pair->server, "echo_kv", on_echo_kv, NULL), "handle");
   check(ht_messenger_listen(pair->server, "tcp://127.0.0.1:0", url, sizeof(url)),
         "listen");
   check(ht_messenger_connect(pair->client, url, &pair->peer), "connect");

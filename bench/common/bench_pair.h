@@ -1,5 +1,6 @@
 /* A client and a server messenger over loopback TCP, plain or traced,
- * the server answering operation "echo" with the request's payload.
+ * the server answering operation "echo" with the request's payload, and
+ * "echo_kv" likewise after adding one integer key-value to its span.
  * Shared by bench/messenger and bench/recording, so that both measure
  * the same pair. */
 #ifndef HT_BENCH_PAIR_H

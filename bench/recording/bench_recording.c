@@ -15,7 +15,7 @@
 #include "table.h"
 
 static int usage(void) {
-  fputs("usage: bench_recording span|traced|plain WARM N\n"
+  fputs("usage: bench_recording span|traced|traced_kv|plain WARM N\n"
         "       bench_recording report FIGURES\n", stderr);
   return 2;
 }
@@ -30,8 +30,9 @@ int main(int argc, char **argv) {
   ht_tracing_init(); /* the static library's constructor is not linked in */
   if (strcmp(argv[1], "span") == 0)
     hops_span(warm, n);
-  else if (strcmp(argv[1], "traced") == 0 || strcmp(argv[1], "plain") == 0)
-    hops_messenger(argv[1][0] == 't', warm, n);
+  else if (strcmp(argv[1], "traced") == 0 || strcmp(argv[1], "plain") == 0 ||
+           strcmp(argv[1], "traced_kv") == 0)
+    hops_messenger(argv[1][0] == 't', strcmp(argv[1], "traced_kv") == 0, warm, n);
   else
     return usage();
   printf("hops %u\nprovider %s\n", warm + n,

@@ -45,6 +45,7 @@ void hops_span(unsigned warm, unsigned n) {
  * as in bench/messenger); the last one wakes the main thread. */
 typedef struct chain {
   ht_peer *peer;
+  const char *op;
   unsigned left;
   int status, done;
   pthread_mutex_t lock;
@@ -56,7 +57,7 @@ static void on_reply(void *arg, int status, const ht_envelope *reply);
 
 static int send_next(chain *c) {
   ht_payload p = {c->payload, PAYLOAD, NULL, NULL};
-  return ht_peer_request(c->peer, "echo", &p, NULL, on_reply, c);
+  return ht_peer_request(c->peer, c->op, &p, NULL, on_reply, c);
 }
 
 static void finish(chain *c, int status) {
@@ -92,10 +93,10 @@ static void run_chain(chain *c, unsigned n) {
   }
 }
 
-void hops_messenger(int traced, unsigned warm, unsigned n) {
+void hops_messenger(int traced, int kv, unsigned warm, unsigned n) {
   bench_pair pair;
   bench_pair_open(&pair, traced, 1.0);
-  chain c = {.peer = pair.peer};
+  chain c = {.peer = pair.peer, .op = kv ? "echo_kv" : "echo"};
   pthread_mutex_init(&c.lock, NULL);
   pthread_cond_init(&c.cond, NULL);
   memset(c.payload, 'x', PAYLOAD);

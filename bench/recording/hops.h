@@ -11,8 +11,9 @@
 void hops_span(unsigned warm, unsigned n);
 
 /* n requests and their replies, one at a time, between a client and a
- * server messenger (traced at sampling 100 %, or plain). Exits on a
+ * server messenger (traced at sampling 100 %, or plain); with kv, the
+ * server's handler adds one integer key-value to its span. Exits on a
  * failed request. */
-void hops_messenger(int traced, unsigned warm, unsigned n);
+void hops_messenger(int traced, int kv, unsigned warm, unsigned n);
 
 #endif

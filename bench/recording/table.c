@@ -19,8 +19,8 @@
 #define GOAL_MSG_EVENTS 2.0
 #define GOAL_MSG_BYTES 130.0
 
-enum { SPAN, TRACED, PLAIN, N_ROWS };
-static const char *const row_names[N_ROWS] = {"span", "traced", "plain"};
+enum { SPAN, TRACED, TRACED_KV, PLAIN, N_ROWS };
+static const char *const row_names[N_ROWS] = {"span", "traced", "traced_kv", "plain"};
 /* the library the hops ran over: libhoptrace.a (rows "span", ...) or
  * libhoptrace.so (rows "span.so", ...), which reaches its thread-local
  * state through the GOT and calls across the PLT, as applications do */
@@ -128,6 +128,16 @@ static void hoptrace_rows(bench_report *rep, int lib) {
              GOAL_MSG_INSTR, GOAL_MSG_EVENTS, GOAL_MSG_BYTES);
     snprintf(label, sizeof(label), "traced messenger above plain%s", lib_labels[lib]);
     row(rep, label, ctx_names[c], above, x->events, x->bytes, goal, result);
+  }
+  /* the same hop with one handler key-value: what the key-value's own
+   * event adds (issue 28: nothing else may) */
+  const figures *kv = &fig[lib][TRACED_KV][0], *bare = &fig[lib][TRACED][0];
+  if (kv->have && plain->have && bare->have) {
+    snprintf(label, sizeof(label), "traced messenger + 1 handler kv, above plain%s",
+             lib_labels[lib]);
+    snprintf(result, sizeof(result), "the kv: +%.0f instr, +%.2f events, +%.1f bytes",
+             kv->instr - bare->instr, kv->events - bare->events, kv->bytes - bare->bytes);
+    row(rep, label, ctx_names[0], kv->instr - plain->instr, kv->events, kv->bytes, "-", result);
   }
   if (plain->have) {
     snprintf(label, sizeof(label), "plain messenger (baseline)%s", lib_labels[lib]);
