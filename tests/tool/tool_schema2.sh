@@ -36,7 +36,7 @@ for s in json.load(open(sys.argv[2])):
     status = int(tags.get("hoptrace.status", "0"))
     if is_error(s["kind"].lower(), status) != ("error" in tags):
         sys.exit("schema 2: span %s: status %d but error tag %r" % (s["id"], status, tags.get("error")))
-    if tags.get("error.type") != (NAMES[status] if "error" in tags else None):
+    if tags.get("error.type") != (NAMES[status] if status else None):
         sys.exit("schema 2: span %s: error %r, error.type %r" % (s["id"], tags.get("error"),
                                                                   tags.get("error.type")))
     got[(s["traceId"].rjust(32, "0"), s["id"])] = (

@@ -89,7 +89,7 @@ void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg) 
   }
   if (s->peer)
     peer_attrs(s, fn, arg);
-  if (o.error) /* low cardinality: the error's name, not its message */
+  if (o.error_type != NULL) /* low cardinality: the error's name, not its message */
     str(fn, arg, SC_ERROR_TYPE, o.error_type);
   if (s->endpoint)
     str(fn, arg, "hoptrace.endpoint", s->endpoint);

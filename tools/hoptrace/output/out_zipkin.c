@@ -102,10 +102,9 @@ static void tags(obuf *out, const trace *t, const span *s) {
     }
   }
   if (s->status != 0) { /* semconv.h: a failure (ERROR) gets Zipkin's "error" */
-    if (oc.error) {
+    if (oc.error)
       tag_str(out, &first, "error", oc.message);
-      tag_str(out, &first, SC_ERROR_TYPE, oc.error_type);
-    }
+    tag_str(out, &first, SC_ERROR_TYPE, oc.error_type);
     if (oc.status_code != NULL)
       tag_str(out, &first, SC_RPC_STATUS_CODE, oc.status_code);
     snprintf(num, sizeof(num), "%d", s->status);

@@ -104,9 +104,13 @@ void span_outcome_get(const span *s, span_outcome *o) {
   o->status_code = status_code(s, o);
   o->error_type = NULL;
   o->message = NULL;
+  if (s->status == 0)
+    return;
+  /* the call failed: its error's class, whichever side's fault (a server
+   * span answering the caller's error stays UNSET, with error.type) */
+  o->error_type = error_type(s, o);
   if (!o->error)
     return;
-  o->error_type = error_type(s, o);
   const code_text *c = code_of(s->status);
   if (s->status_message != NULL && s->status_message[0] != '\0') {
     o->message = s->status_message;

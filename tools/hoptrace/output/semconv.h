@@ -20,7 +20,10 @@
  *   application's own: a server error from 500 up (HTTP's rule), else the
  *   caller's;
  * - an INTERNAL span with a status is ERROR.
- * error.type is the error's name without "HT_" ("ENOTCONN"); a code this
+ * error.type, set whenever the status is not 0 (the call failed, ERROR
+ * or, for the caller's fault on a server span, UNSET: the conventions ask
+ * it of every failed operation), is the error's name without "HT_"
+ * ("ENOTCONN"); a code this
  * build does not know takes the span's "error" key-value ("HT_X" -> "X")
  * or its decimal value. */
 #ifndef HT_TOOL_SEMCONV_H
@@ -48,7 +51,7 @@
  * struct (valid while both are). */
 typedef struct span_outcome {
   bool error;              /* status ERROR; else UNSET (never OK) */
-  const char *error_type;  /* error.type: set iff error */
+  const char *error_type;  /* error.type: set iff the status is not 0 */
   const char *message;     /* the status description: set iff error */
   const char *status_code; /* rpc.status_code ("OK", "EIO", "404"); NULL: none came */
   char type_buf[32], code_buf[32], message_buf[48];
