@@ -87,9 +87,13 @@ static int trace_wire_type(uint64_t field) {
 }
 
 /* Reads one field: its number and value; a length-delimited value is
- * passed over, *value its length, the bytes just before c->p. */
+ * passed over, *value its length, the bytes just before c->p (a fixed32
+ * one's value is 0: no known field has that type). Both outputs are set
+ * on every path, errors included: the callers' switch reads them. */
 static int read_field(cursor *c, int (*wire_type_of)(uint64_t),
                       uint64_t *field, uint64_t *value) {
+  *field = 0;
+  *value = 0;
   uint64_t tag;
   int rc = read_tag(c, &tag);
   if (rc != 0)
