@@ -13,9 +13,11 @@ hoptrace tool's Zipkin export of the real LTTng trace:
  - failed over calls: a client call span (INTERNAL) with one CLIENT child
    per attempt, the failed ones ERROR with the peer tried (remote
    endpoint), the answered one last with its SERVER span; at least one,
-   and as many as the clients counted (failed_over=).
+   and as many as the clients counted (failed_over=);
+ - the handler's key-values (sim.*) on its own span, byte-exact in Zipkin's
+   tags and OTLP's attributes alike.
 
-usage: check_failed_calls.py ZIPKIN LOGDIR CLIENTS_TXT"""
+usage: check_failed_calls.py ZIPKIN LOGDIR CLIENTS_TXT OTLP"""
 import collections
 import glob
 import json
@@ -29,7 +31,7 @@ def fail(msg):
 
 
 def main():
-    zipkin, logdir, clients_txt = sys.argv[1:4]
+    zipkin, logdir, clients_txt = sys.argv[1:4]  # (and OTLP: sys.argv[4])
     spans = json.load(open(zipkin))
     sampled_failed = {}
     for path in glob.glob(logdir + "/osd.*.log"):
@@ -114,6 +116,33 @@ def main():
         fail("no call failed over")
     if shown != counted:
         fail("%d calls failed over, %d traced as attempts under one call" % (counted, shown))
+    # 4. the handler's key-values, the same bytes in both exports
+    otlp = {}
+    for rs in json.load(open(sys.argv[4]))["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for sp in ss["spans"]:
+                otlp[sp["spanId"]] = {a["key"]: a["value"] for a in sp.get("attributes", [])}
+    checked = 0
+    for s in spans:
+        tags = s.get("tags", {})
+        if "sim.object" not in tags or s.get("kind") != "SERVER":
+            continue
+        if not re.fullmatch(r"c\d+\.obj\.\d+", tags["sim.object"]) or \
+                not re.fullmatch(r"1\.[0-9a-f]+", tags["sim.pg"]):
+            fail("a primary's key-values are not what it wrote: %s" % tags)
+        attrs = otlp.get(s["id"])
+        if attrs is None:
+            fail("span %s is not in the OTLP export" % s["id"])
+        for k in ("sim.object", "sim.pg"):
+            if attrs.get(k) != {"stringValue": tags[k]}:
+                fail("%s: Zipkin %r, OTLP %r" % (k, tags[k], attrs.get(k)))
+        for k in ("sim.size", "sim.replicas", "sim.replicas_acked"):
+            if k in tags and attrs.get(k) != {"intValue": tags[k]}:
+                fail("%s: Zipkin %r, OTLP %r" % (k, tags[k], attrs.get(k)))
+        checked += 1
+    print("handler key-values on %d primary spans, the same in Zipkin and OTLP" % checked)
+    if checked == 0:
+        fail("no primary span with its key-values")
     print("check_failed_calls: OK")
 
 

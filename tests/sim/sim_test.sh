@@ -161,8 +161,9 @@ failed-calls) # osd.1 crashes, clients fail over: every call leaves a span
     exit 1
   fi
   timeout 120 "$hoptrace" export --format zipkin -o "$work/zipkin.json" "$work/trace"
+  timeout 120 "$hoptrace" export --format otlp -o "$work/otlp.json" "$work/trace"
   python3 "$src/tests/sim/check_failed_calls.py" "$work/zipkin.json" "$work/c/logs" \
-    "$work/c/clients.txt"
+    "$work/c/clients.txt" "$work/otlp.json"
   ;;
 mid-session) # sessions started while the traced cluster runs: each one
   # gets the processes' name tables (written again when tracing is seen
