@@ -34,10 +34,90 @@ static const char *url_path(const char *url) {
   return slash ? slash : rest + strlen(rest);
 }
 
+static bool host_char(int ch) {
+  return isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '%';
+}
+
+/* What is wrong with a URL, NULL when nothing: checked before anything
+ * starts, since libcurl would only fail each batch as a connection error.
+ * http or https, [user@]host (a name, an IPv4 address or a bracketed IPv6
+ * one), an optional port 1..65535, no space or control byte. */
+static const char *url_problem(const char *url) {
+  for (const char *p = url; *p; p++)
+    if ((unsigned char)*p <= ' ' || *p == 0x7f)
+      return "a space or control byte";
+  const char *rest = strncmp(url, "http://", 7) == 0    ? url + 7
+                     : strncmp(url, "https://", 8) == 0 ? url + 8
+                                                        : NULL;
+  if (rest == NULL)
+    return "not http:// or https://";
+  const char *end = rest + strcspn(rest, "/?#"); /* the authority */
+  const char *host = rest;
+  for (const char *p = rest; p < end; p++)
+    if (*p == '@')
+      host = p + 1;
+  if (host == end)
+    return "no host";
+  const char *after; /* past the host */
+  if (*host == '[') {
+    const char *close = memchr(host, ']', (size_t)(end - host));
+    if (close == NULL)
+      return "'[' without ']' (an IPv6 address is written [::1])";
+    if (close == host + 1)
+      return "no host";
+    bool zone = false; /* past "%25": a zone id (fe80::1%25eth0) */
+    for (const char *p = host + 1; p < close; p++) {
+      zone = zone || *p == '%';
+      if (zone ? !host_char((unsigned char)*p)
+               : !isxdigit((unsigned char)*p) && *p != ':' && *p != '.')
+        return "not an IPv6 address between '[' and ']'";
+    }
+    after = close + 1;
+  } else {
+    after = host;
+    while (after < end && *after != ':') {
+      if (*after == '[' || *after == ']')
+        return "'[' or ']' outside a bracketed IPv6 address";
+      if (!host_char((unsigned char)*after))
+        return "a character not allowed in a host name";
+      after++;
+    }
+    if (after == host)
+      return "no host";
+  }
+  if (after == end)
+    return NULL;
+  if (*after != ':')
+    return "unexpected characters after the host";
+  const char *port = after + 1;
+  if (port == end)
+    return "an empty port";
+  long value = 0;
+  for (const char *p = port; p < end; p++) {
+    if (!isdigit((unsigned char)*p))
+      return "a port that is not a number";
+    if (value <= 65535)
+      value = value * 10 + (*p - '0');
+  }
+  if (value < 1 || value > 65535)
+    return "a port outside 1..65535";
+  return NULL;
+}
+
 static int set_url(ship_config *c, const char *base, const char *add, char *err, size_t cap) {
+  const char *problem = url_problem(base);
   const char *path = url_path(base);
-  if (path == NULL) {
-    snprintf(err, cap, "'%s' is not an http:// or https:// URL", base);
+  if (problem != NULL || path == NULL) {
+    /* the URL as given, its control bytes as '?' (it goes to a terminal) */
+    char shown[256];
+    size_t n = 0;
+    for (const char *p = base; *p && n + 4 < sizeof(shown); p++)
+      shown[n++] = (unsigned char)*p < ' ' || *p == 0x7f ? '?' : *p;
+    if (base[n] != '\0')
+      shown[n++] = '.', shown[n++] = '.', shown[n++] = '.';
+    shown[n] = '\0';
+    snprintf(err, cap, "'%s' is not a valid http:// or https:// URL: %s", shown,
+             problem ? problem : "no host");
     return -1;
   }
   size_t n = strlen(base);
