@@ -23,6 +23,15 @@ void counts_print(FILE *f, const ship_counts *c) {
           c->dropped_retryable, c->dropped_transport, c->dropped_encode, c->dropped_queue,
           c->dropped_shutdown, counts_pending(c), c->batches, c->retries, c->queue_peak_bytes,
           c->queue_peak_batches);
+  if (c->partial_impossible > 0)
+    fprintf(f,
+            ", %" PRIu64 " partial success%s with an impossible rejected count (the collector's"
+            " error; the last: %" PRId64 " of a batch of %" PRIu64 ", counted as %" PRIu64
+            " rejected)",
+            c->partial_impossible, c->partial_impossible == 1 ? "" : "es", c->partial_reported,
+            c->partial_spans, c->partial_counted);
+  if (c->collector_message[0] != '\0')
+    fprintf(f, ", the collector's message: \"%s\"", c->collector_message);
   if (c->replaced > 0) /* as the files' summary says it: a peer's bytes were invalid */
     fprintf(f, ", %" PRIu64 " invalid UTF-8 sequences in the trace's strings written as U+FFFD",
             c->replaced);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ship/partial.h"
+
 typedef struct ship_counts {
   uint64_t read, sent, accepted, rejected;
   uint64_t dropped_status;    /* a reply not worth retrying (400, ...) */
@@ -18,6 +20,13 @@ typedef struct ship_counts {
   uint64_t dropped_shutdown;  /* still queued when the shutdown's time was up */
   uint64_t batches, retries;
   uint64_t replaced; /* invalid UTF-8 sequences of the trace written as U+FFFD */
+  /* Partial successes whose rejected count was impossible (negative, more
+   * than the batch, not a number): the last one's word and what was
+   * counted; the collector's first errorMessage (partial.h: made safe). */
+  uint64_t partial_impossible;
+  int64_t partial_reported;
+  uint64_t partial_spans, partial_counted;
+  char collector_message[PARTIAL_MESSAGE_MAX + 4];
   size_t queue_bytes, queue_peak_bytes, queue_peak_batches;
 } ship_counts;
 
@@ -26,7 +35,9 @@ uint64_t counts_dropped(const ship_counts *c);
  * being posted). */
 uint64_t counts_pending(const ship_counts *c);
 /* "R spans read, S sent, ..." (sent: a server answered; once a batch),
- * then the U+FFFD count when there is one, without a line end. */
+ * then the U+FFFD count when there is one, the impossible partial
+ * successes and the collector's message when there are, without a line
+ * end. */
 void counts_print(FILE *f, const ship_counts *c);
 
 #endif

@@ -13,6 +13,7 @@
 #include "output/mono_wait.h"
 #include "ship/http.h"
 #include "ship/otlp_pb.h"
+#include "ship/partial.h"
 #include "ship/retry.h"
 
 #define SHIP_MESSAGES 10 /* failed batches described; then only counted */
@@ -91,34 +92,31 @@ static void reply_text(const http_result *r, char *buf, size_t cap) {
   buf[n] = '\0';
 }
 
-/* OTLP/JSON's partialSuccess.rejectedSpans ("3" or 3). */
-static int64_t json_rejected(const http_result *r) {
-  const char *p = r->body ? strstr((const char *)r->body, "\"rejectedSpans\"") : NULL;
-  if (p == NULL)
-    return 0;
-  p += strlen("\"rejectedSpans\"");
-  while (*p == ' ' || *p == ':' || *p == '"' || *p == '\t')
-    p++;
-  return strtoll(p, NULL, 10);
-}
-
-/* A 2xx reply: accepted, less the partial success's rejected. mu held. */
+/* A 2xx reply: accepted, less the partial success's rejected (never
+ * more than the batch, never negative: partial.h). mu held. */
 static void accepted(sender *s, const batch *b, const http_result *r) {
-  int64_t rejected = 0;
-  char msg[256] = "";
-  if (s->o.cfg->format == SHIP_OTLP_PROTO &&
-      pb_response_parse(r->body, r->body_len, &rejected, msg, sizeof(msg)) != 0)
+  partial_success ps;
+  partial_success_parse(s->o.cfg->format, r->body, r->body_len, b->spans, &ps);
+  if (ps.unreadable)
     say(s, b->spans, "accepted with a reply that is no ExportTraceServiceResponse", NULL);
-  if (s->o.cfg->format == SHIP_OTLP_JSON)
-    rejected = json_rejected(r);
-  if (rejected < 0 || (uint64_t)rejected > b->spans)
-    rejected = (int64_t)b->spans;
-  s->c.rejected += (uint64_t)rejected;
-  s->c.accepted += b->spans - (uint64_t)rejected;
-  if (rejected > 0) {
-    char why[64];
-    snprintf(why, sizeof(why), "partly rejected (%" PRId64 ")", rejected);
-    say(s, b->spans, why, msg);
+  if (ps.message[0] != '\0' && s->c.collector_message[0] == '\0')
+    memcpy(s->c.collector_message, ps.message, sizeof(ps.message));
+  s->c.rejected += ps.rejected;
+  s->c.accepted += b->spans - ps.rejected;
+  char why[160];
+  if (ps.impossible) {
+    s->c.partial_impossible++;
+    s->c.partial_reported = ps.reported;
+    s->c.partial_spans = b->spans;
+    s->c.partial_counted = ps.rejected;
+    snprintf(why, sizeof(why),
+             "accepted with an impossible partial success (rejected %" PRId64
+             ": the collector's error), counted as %" PRIu64 " rejected",
+             ps.reported, ps.rejected);
+    say(s, b->spans, why, ps.message);
+  } else if (ps.rejected > 0) {
+    snprintf(why, sizeof(why), "partly rejected (%" PRIu64 ")", ps.rejected);
+    say(s, b->spans, why, ps.message);
   }
 }
 
@@ -325,7 +323,7 @@ void sender_finish(sender *s, bool quiet, ship_counts *out) {
   pthread_mutex_unlock(&s->mu);
   pthread_join(s->thread, NULL);
   *out = s->c;
-  if (!quiet || counts_dropped(out) + out->rejected > 0) {
+  if (!quiet || counts_dropped(out) + out->rejected + out->partial_impossible > 0) {
     fprintf(stderr, "hoptrace: pushed to %s: ", s->o.url_shown);
     counts_print(stderr, out);
     fputc('\n', stderr);
