@@ -130,7 +130,7 @@ static void hoptrace_rows(bench_report *rep, int lib) {
     row(rep, label, ctx_names[c], above, x->events, x->bytes, goal, result);
   }
   /* the same hop with one handler key-value: what the key-value's own
-   * event adds (issue 28: nothing else may) */
+   * event adds (nothing else may) */
   const figures *kv = &fig[lib][TRACED_KV][0], *bare = &fig[lib][TRACED][0];
   if (kv->have && plain->have && bare->have) {
     snprintf(label, sizeof(label), "traced messenger + 1 handler kv, above plain%s",

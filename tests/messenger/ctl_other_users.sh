@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `hoptrace ctl` and users other than the process's (issue 27):
+# `hoptrace ctl` and users other than the process's:
 #  1. a socket another user planted in a shared (1777) directory, whose
 #     listener answers "ok" to anything: ctl refuses before sending (exit
 #     2, says the listener's uid and pid); the listener received nothing;

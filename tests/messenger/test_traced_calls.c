@@ -1,5 +1,5 @@
 /* Every call the traced messenger is asked to make leaves a span, and a
- * handler's key-values land on its own span (issue 28): a capture
+ * handler's key-values land on its own span: a capture
  * recorder keeps each span side (kind, status, frames, peer) and each
  * key-value and annotation with the ids it was recorded with. Real
  * messengers over loopback TCP. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every call leaves a span (issue 28), checked on a simulator run where
+"""Every call leaves a span, checked on a simulator run where
 an OSD crashed mid-run and the clients fail over (--failover), from the
 hoptrace tool's Zipkin export of the real LTTng trace:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs side by side on one machine never see each other (issue 27): two
+# Runs side by side on one machine never see each other: two
 # demos (run-sim.sh, what `scripts/demo.sh` runs), two `--hosts 3` demos
 # (run-hosts.sh) started a few seconds apart, and the soak, all at once.
 # Each must pass, and each trace must hold only the processes its own run

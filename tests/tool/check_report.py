@@ -180,7 +180,7 @@ def main():
                                                            str(len(timeouts))]:
         fail("timeouts: %r, want %d" % (row(text, section, "osd.0 -> ? osd_replicate"),
                                         len(timeouts)))
-    # only the hops that failed are listed (issue 28): the client's had none
+    # only the hops that failed are listed: the client's had none
     if not absent_row(text, section, "client -> osd.0 osd_write"):
         fail("client hop listed among the hops with errors")
     hop_lines = text.split("\nclient -> osd.0 osd_read\n", 1)[1].splitlines()[1:5]

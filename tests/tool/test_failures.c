@@ -1,4 +1,4 @@
-/* Failed calls (issue 28): a client span that never reached a server is
+/* Failed calls: a client span that never reached a server is
  * an ERROR span with its peer and error.type, owes no server span and
  * leaves its trace complete; a call answered (error reply or not) with no
  * server span is one its server never recorded; a server span is ERROR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several inputs, one damaged (issue 27): the decoder's error names the
+# Several inputs, one damaged: the decoder's error names the
 # damaged input's trace directory (below the input, so its path too) and
 # never the good one, with one decoder and with two, in either order, and
 # the run fails (exit 1) instead of aborting. Two damages of a committed

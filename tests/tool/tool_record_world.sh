@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `hoptrace record` holds only its own processes and says when a daemon
-# it uses vanishes (issue 27):
+# it uses vanishes:
 #  - two recordings at once, beside the suite's session daemon, and again
 #    in a mount namespace where none runs (root): each exits 0 and its
 #    trace holds only the pids its own command started (the vpids of the

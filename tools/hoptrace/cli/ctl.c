@@ -5,7 +5,7 @@
  * another user's, closes without answering or does not answer in time.
  * Before sending, the listening process's credentials (SO_PEERCRED) must
  * be ctl's own user or root: a socket another user planted in a shared
- * directory gets nothing (issue 27).
+ * directory gets nothing.
  * Connecting, sending and the answer share one deadline (default 5 s).
  * On expiry the connection is closed before ctl reports failure, and the
  * process runs no command whose client has hung up (control_conn.c): a
