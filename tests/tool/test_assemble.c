@@ -122,6 +122,68 @@ static void discards_mark_open_traces(void **state) {
   assembler_free(a);
 }
 
+typedef struct probs {
+  int traces;
+  char p[4][32], invalid[4][32], child_invalid[4][32];
+} probs;
+
+static void on_ready_probs(void *user, const trace *t) {
+  probs *s = user;
+  int i = s->traces++;
+  if (i >= 4)
+    return;
+  const span *root = NULL, *child = NULL;
+  for (size_t k = 0; k < t->n_spans; k++)
+    *(t->spans[k]->parent_id == 0 ? &root : &child) = t->spans[k];
+  char buf[32];
+  const char *v = root ? root_sampling_probability(t, root, buf, sizeof(buf)) : NULL;
+  snprintf(s->p[i], sizeof(s->p[i]), "%s", v ? v : "-");
+  v = root ? root_sampling_probability_invalid(t, root, buf, sizeof(buf)) : NULL;
+  snprintf(s->invalid[i], sizeof(s->invalid[i]), "%s", v ? v : "-");
+  v = child ? root_sampling_probability_invalid(t, child, buf, sizeof(buf)) : NULL;
+  snprintf(s->child_invalid[i], sizeof(s->child_invalid[i]), "%s", v ? v : "-");
+}
+
+/* A root's sampling probability outside (0, 1] (a hostile trace) is
+ * flagged on the root span (hoptrace.sampling.probability.invalid, its
+ * value), never written as the probability, and counted (issue 30). */
+static void impossible_probability_is_flagged(void **state) {
+  (void)state;
+  probs s = {0};
+  assembler *a = assembler_new(on_ready_probs, &s, 10 * MS, 50 * MS);
+  const uint64_t p[4] = {UINT64_C(1) << 33, UINT64_MAX, UINT64_C(1) << 30, UINT64_C(1) << 32};
+  for (uint64_t tr = 1; tr <= 4; tr++) {
+    hop_event root = ev(HOP_SPAN_SIDE, 10, tr, 1, 0);
+    root.start_ns = 1;
+    root.annotation = root.end_annotation = "";
+    root.root_prob = p[tr - 1];
+    add(a, root);
+    hop_event child = ev(HOP_SPAN_SIDE, 9, tr, 2, 1);
+    child.start_ns = 2;
+    child.annotation = child.end_annotation = "";
+    add(a, child);
+    if (tr == 1) { /* a later valid p does not clear the flag */
+      root.root_prob = UINT64_C(1) << 31;
+      root.span_id = 3;
+      add(a, root);
+    }
+  }
+  assembler_flush(a);
+  assert_int_equal(s.traces, 4);
+  assert_string_equal(s.p[0], "-");
+  assert_string_equal(s.invalid[0], "2");
+  assert_string_equal(s.p[1], "-");
+  assert_string_equal(s.invalid[1], "0");
+  assert_string_equal(s.p[2], "0.25");
+  assert_string_equal(s.invalid[2], "-");
+  assert_string_equal(s.p[3], "1");
+  assert_string_equal(s.invalid[3], "-");
+  for (int i = 0; i < 4; i++)
+    assert_string_equal(s.child_invalid[i], "-");
+  assert_int_equal(assembler_get_stats(a)->invalid_prob_traces, 2);
+  assembler_free(a);
+}
+
 /* One span of `trace` recorded on `host`: a schema 2/3 span side, one
  * event at its end. */
 static void side_on(assembler *a, const char *host, int64_t start, int64_t end,
@@ -442,6 +504,7 @@ int main(void) {
       cmocka_unit_test(folded_hop_events_equal_annotation_plus_message),
       cmocka_unit_test(folded_start_and_end_equal_the_separate_events),
       cmocka_unit_test(span_side_equals_the_folded_events),
+      cmocka_unit_test(impossible_probability_is_flagged),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

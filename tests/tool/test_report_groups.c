@@ -100,6 +100,45 @@ static void estimates_weight_by_one_over_p(void **state) {
   report_groups_free(g);
 }
 
+/* A root's probability outside (0, 1] (a hostile trace: p = 2, p =
+ * 4.29e9, p = 0) is unknown, never a weight: 10 traces of p = 2 were
+ * "estimated issued: 5", of p = 4.29e9 "0" (issue 30). */
+static void impossible_probability_is_unknown(void **state) {
+  (void)state;
+  const uint64_t bad[] = {UINT64_C(1) << 33, (uint64_t)(4.29e9 * 4294967296.0), UINT64_MAX};
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    report_groups *g = report_groups_new();
+    two w;
+    for (int i = 0; i < 10; i++) {
+      make(&w, bad[k], "osd.0", 0);
+      assert_int_equal(report_groups_add(g, &w.t), 0);
+    }
+    assert_true(trace_weight(&w.t) == 0);
+    char *text = print(g);
+    assert_non_null(strstr(text, "traces recorded: 10; estimated issued: unknown"));
+    assert_non_null(strstr(text, "impossible sampling probability (outside (0, 1]"));
+    assert_non_null(strstr(text, "taken as unknown): 10\n"));
+    unsigned long long n;
+    char est[16];
+    assert_int_equal(row(text, "client op", &n, est), 2);
+    assert_string_equal(est, "unknown");
+    free(text);
+    report_groups_free(g);
+  }
+  /* with traces of a real p: the impossible ones count once each */
+  report_groups *g = report_groups_new();
+  two w;
+  make(&w, UINT64_C(1) << 31, "osd.0", 0); /* p = 0.5 */
+  assert_int_equal(report_groups_add(g, &w.t), 0);
+  make(&w, UINT64_C(1) << 33, "osd.0", 0);
+  assert_int_equal(report_groups_add(g, &w.t), 0);
+  char *text = print(g);
+  assert_non_null(strstr(text, "estimated issued: at least 3 (2 from the 1 traces of known p"));
+  assert_non_null(strstr(text, "taken as unknown): 1\n"));
+  free(text);
+  report_groups_free(g);
+}
+
 static void unknown_is_never_a_number(void **state) {
   (void)state;
   report_groups *g = report_groups_new();
@@ -300,6 +339,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(estimates_weight_by_one_over_p),
       cmocka_unit_test(unknown_is_never_a_number),
+      cmocka_unit_test(impossible_probability_is_unknown),
       cmocka_unit_test(rows_are_bounded),
       cmocka_unit_test(time_spread_shows_when),
       cmocka_unit_test(hop_rows_carry_estimates),

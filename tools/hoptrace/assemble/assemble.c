@@ -191,6 +191,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.lossy_traces += t->lossy;
     a->stats.missing_spans += t->missing_spans;
     a->stats.timed_out_traces += (uint64_t)timed_out;
+    a->stats.invalid_prob_traces += trace_root_prob_invalid(t);
     a->ready(a->user, t);
     handed_out = a->keep;
   }

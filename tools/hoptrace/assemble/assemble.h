@@ -18,6 +18,7 @@ typedef void (*trace_ready_fn)(void *user, const trace *t);
 typedef struct assembler_stats {
   uint64_t traces, incomplete_traces, spans, orphan_spans, unfinished_spans,
       lossy_traces, timed_out_traces, open_traces_peak, missing_spans;
+  uint64_t invalid_prob_traces; /* roots that recorded a p outside (0, 1] */
 } assembler_stats;
 
 /* grace_ns: quiet time before a complete trace is emitted (a late child

@@ -68,11 +68,27 @@ typedef struct trace {
   bool incomplete;   /* any of the above */
   /* the probability its root was sampled with, * 2^32 (2^32: 1), as the
    * root's span side recorded it; 0: unknown (a rate-limited root, a
-   * recording older than hoptrace 0.2.0, a root never recorded) */
+   * recording older than hoptrace 0.2.0, a root never recorded). It may
+   * be impossible (above ROOT_PROB_ONE: p > 1, or ROOT_PROB_ZERO: p = 0,
+   * from a hostile or corrupt trace): read it through trace_root_prob */
   uint64_t root_prob;
   span **roots;      /* spans without a (present) parent */
   size_t n_roots;
 } trace;
+
+#define ROOT_PROB_ONE (UINT64_C(1) << 32) /* p = 1, * 2^32 */
+#define ROOT_PROB_ZERO UINT64_MAX          /* a root that recorded p = 0 */
+
+/* A root's probability outside (0, 1]: flagged on the root span
+ * (hoptrace.sampling.probability.invalid) and counted, never a weight. */
+static inline bool trace_root_prob_invalid(const trace *t) {
+  return t->root_prob > ROOT_PROB_ONE;
+}
+
+/* The root's probability * 2^32 when possible, else 0 (unknown). */
+static inline uint64_t trace_root_prob(const trace *t) {
+  return trace_root_prob_invalid(t) ? 0 : t->root_prob;
+}
 
 /* Duration in ns, or 0 if the span lacks start or end. Saturates: a
  * corrupt trace's timestamps may lie anywhere in int64. */

@@ -247,7 +247,7 @@ static int apply_side(span_mem *mem, trace *t, span *s, const hop_event *ev) {
     return -1;
   }
   s->start_ns = ev->start_ns;
-  if (ev->root_prob != 0)
+  if (ev->root_prob != 0 && !trace_root_prob_invalid(t)) /* an impossible p stays flagged */
     t->root_prob = ev->root_prob;
   if (ev->annotation != NULL && ev->annotation[0] != '\0' &&
       add_annotation(mem, t, s, ev->start_ns, ev->annotation) != 0)

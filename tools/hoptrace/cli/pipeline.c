@@ -218,6 +218,11 @@ static void summary(const bt_source_stats *src, const assembler_stats *st,
             "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
             "(desc/peer events) are not in this trace\n",
             src->unresolved_names);
+  if (st->invalid_prob_traces > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " traces whose root recorded an impossible sampling probability"
+            " (outside (0, 1]): flagged " SAMPLING_PROBABILITY_INVALID_KEY ", taken as unknown\n",
+            st->invalid_prob_traces);
   if (replaced > 0)
     fprintf(stderr,
             "hoptrace: %llu invalid UTF-8 sequences in the trace's strings written as U+FFFD\n",

@@ -104,6 +104,8 @@ void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg) 
   char p[32];
   if (root_sampling_probability(t, s, p, sizeof(p)) != NULL)
     str(fn, arg, SAMPLING_PROBABILITY_KEY, p);
+  if (root_sampling_probability_invalid(t, s, p, sizeof(p)) != NULL)
+    str(fn, arg, SAMPLING_PROBABILITY_INVALID_KEY, p);
 }
 
 void otlp_resource_attrs(const span *s, otlp_attr_fn fn, void *arg) {

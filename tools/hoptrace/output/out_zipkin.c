@@ -124,6 +124,8 @@ static void tags(obuf *out, const trace *t, const span *s) {
     tag_str(out, &first, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
   if (root_sampling_probability(t, s, num, sizeof(num)) != NULL)
     tag_str(out, &first, SAMPLING_PROBABILITY_KEY, num);
+  if (root_sampling_probability_invalid(t, s, num, sizeof(num)) != NULL)
+    tag_str(out, &first, SAMPLING_PROBABILITY_INVALID_KEY, num);
   ob_putc(out, '}');
 }
 

@@ -7,9 +7,20 @@
 
 const char *root_sampling_probability(const trace *t, const span *s, char *buf,
                                       size_t cap) {
-  if (t->root_prob == 0 || s->parent_id != 0)
+  if (trace_root_prob(t) == 0 || s->parent_id != 0)
     return NULL;
   snprintf(buf, cap, "%.10g", (double)t->root_prob / 4294967296.0);
+  return buf;
+}
+
+const char *root_sampling_probability_invalid(const trace *t, const span *s, char *buf,
+                                              size_t cap) {
+  if (!trace_root_prob_invalid(t) || s->parent_id != 0)
+    return NULL;
+  if (t->root_prob == ROOT_PROB_ZERO)
+    snprintf(buf, cap, "0");
+  else
+    snprintf(buf, cap, "%.10g", (double)t->root_prob / 4294967296.0);
   return buf;
 }
 

@@ -48,5 +48,11 @@ const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap);
 #define SAMPLING_PROBABILITY_KEY "hoptrace.sampling.probability"
 const char *root_sampling_probability(const trace *t, const span *s, char *buf,
                                       size_t cap);
+/* The probability the root recorded when it is impossible (outside
+ * (0, 1]: "2", "0"), on that root only, NULL otherwise: the trace's p is
+ * then unknown (no SAMPLING_PROBABILITY_KEY). buf: 32 bytes. */
+#define SAMPLING_PROBABILITY_INVALID_KEY "hoptrace.sampling.probability.invalid"
+const char *root_sampling_probability_invalid(const trace *t, const span *s, char *buf,
+                                              size_t cap);
 
 #endif

@@ -36,6 +36,7 @@ struct report_groups {
   p_count ps[P_VALUES_MAX];
   size_t n_ps;
   uint64_t p_other, traces, unknown, unplaced; /* unplaced: no span started */
+  uint64_t invalid_p; /* of unknown: roots that recorded a p outside (0, 1] */
   double est, est_other;
   report_spread *spread;
   bool any_time, any_shift;
@@ -71,7 +72,8 @@ void report_groups_free(report_groups *g) {
 }
 
 double trace_weight(const trace *t) {
-  return t->root_prob != 0 ? 4294967296.0 / (double)t->root_prob : 0;
+  uint64_t p = trace_root_prob(t); /* an impossible p is unknown */
+  return p != 0 ? 4294967296.0 / (double)p : 0;
 }
 
 static group *group_for(table *t, const char *label) {
@@ -176,8 +178,9 @@ int report_groups_add(report_groups *g, const trace *t) {
   g->traces++;
   g->est += w;
   g->unknown += w == 0;
+  g->invalid_p += trace_root_prob_invalid(t);
   if (w != 0)
-    count_p(g, t->root_prob, w);
+    count_p(g, trace_root_prob(t), w);
   place(g, t, w);
   int rc = 0;
   int32_t status = 0;
@@ -267,6 +270,11 @@ static void print_issued(const report_groups *g, obuf *out) {
                    " them reads \">=N\", at least N, each of them counted once, or \"unknown\""
                    " when none has a p)\n",
               g->unknown);
+  if (g->invalid_p)
+    ob_printf(out, "  of those, roots that recorded an impossible sampling probability (outside"
+                   " (0, 1], a hostile or corrupt trace; flagged"
+                   " hoptrace.sampling.probability.invalid, taken as unknown): %" PRIu64 "\n",
+              g->invalid_p);
 }
 
 void report_groups_print_source(const report_groups *g, obuf *out, int aligned) {

@@ -83,7 +83,8 @@ typedef struct hop_event {
   const char *end_annotation;
   uint8_t frames; /* 1: the start was a frame, 2: the end was */
   /* a root's sampling probability * 2^32 (hoptrace_schema.h ROOT_P), 0:
-   * unknown or not a root */
+   * unknown or not a root; as recorded, possibly impossible (above 2^32;
+   * UINT64_MAX: p = 0 recorded): model.h's trace_root_prob says */
   uint64_t root_prob;
   /* a span API span side: its "cs", "sr", "ss", "cr" times (0: none), and
    * whether its names came apart (HOP_SPAN_NAMES) rather than by desc_id */

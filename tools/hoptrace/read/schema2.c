@@ -288,7 +288,8 @@ static int side(hop_event *out, const uint64_t *at, const uint32_t *sd,
   out->vtid = HT_SIDE_VTID_IN(sd[HT_SIDE_VTID_FLAGS]);
   out->flags = flags & 0x0fu;
   if (flags & HT_SCHEMA_FLAG_ROOT_P) { /* a root: its p, not a parent */
-    out->root_prob = at[HT_AT_PARENT];
+    /* p = 0 is impossible, not unknown: kept apart (model.h) */
+    out->root_prob = at[HT_AT_PARENT] != 0 ? at[HT_AT_PARENT] : UINT64_MAX;
     out->parent_id = 0;
   }
   out->status = status;
