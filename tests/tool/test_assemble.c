@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "assemble/assemble.h"
+#include "output/otlp_map.h"
 #include "output/output.h"
 
 #define MS 1000000ll
@@ -181,6 +182,72 @@ static void impossible_probability_is_flagged(void **state) {
   for (int i = 0; i < 4; i++)
     assert_string_equal(s.child_invalid[i], "-");
   assert_int_equal(assembler_get_stats(a)->invalid_prob_traces, 2);
+  assembler_free(a);
+}
+
+typedef struct starts {
+  int traces;
+  int64_t otlp_start[4], otlp_end[4], shown[4];
+  char unfinished[4][96];
+  int incomplete[4];
+} starts;
+
+static void on_ready_starts(void *user, const trace *t) {
+  starts *s = user;
+  int i = (int)t->trace_lo - 1;
+  s->traces++;
+  if (i < 0 || i >= 4)
+    return;
+  for (size_t k = 0; k < t->n_spans; k++) {
+    const span *sp = t->spans[k];
+    if (sp->id != 1)
+      continue;
+    otlp_span_fields f;
+    otlp_span_fields_get(sp, &f);
+    s->otlp_start[i] = f.start_ns;
+    s->otlp_end[i] = f.end_ns;
+    s->shown[i] = span_shown_start_ns(sp);
+    const char *u = span_unfinished(sp, s->unfinished[i], sizeof(s->unfinished[i]));
+    if (u == NULL)
+      snprintf(s->unfinished[i], sizeof(s->unfinished[i]), "-");
+  }
+  s->incomplete[i] = t->incomplete;
+}
+
+/* A root never started (only its tags, or only its end, seen) is shown
+ * from the earliest time known for it, never at 0 (1970), and flagged
+ * (issue 30: never-finished roots were exported at timestamp 0). */
+static void unfinished_root_is_not_at_epoch(void **state) {
+  (void)state;
+  starts s = {0};
+  const int64_t T = 1700000000ll * 1000000000ll; /* 2023 */
+  assembler *a = assembler_new(on_ready_starts, &s, 10 * MS, 50 * MS);
+  /* trace 1: the root's tag at T + 5 ms, its child whole from T + 6 ms */
+  add(a, ev(HOP_KV_STR, T + 5 * MS, 1, 1, 0));
+  span_events(a, T + 6 * MS, 1, 2, 1);
+  /* trace 2: an end without a start */
+  add(a, ev(HOP_SPAN_END, T + 7 * MS, 2, 1, 0));
+  /* trace 3: the root's tag after its child started: the child's start */
+  span_events(a, T + 8 * MS, 3, 2, 1);
+  add(a, ev(HOP_KV_STR, T + 9 * MS, 3, 1, 0));
+  /* trace 4: a whole root: its own start, no flag */
+  span_events(a, T + 10 * MS, 4, 1, 0);
+  assembler_flush(a);
+  assert_int_equal(s.traces, 4);
+  assert_true(s.otlp_start[0] == T + 5 * MS);
+  assert_true(s.otlp_end[0] == T + 5 * MS);
+  assert_true(s.shown[0] == T + 5 * MS);
+  assert_string_equal(s.unfinished[0],
+                      "unfinished root: never started: shown from the earliest time known for "
+                      "it; never ended");
+  assert_true(s.otlp_start[1] == T + 7 * MS);
+  assert_string_equal(s.unfinished[1],
+                      "unfinished root: never started: shown from the earliest time known for it");
+  assert_true(s.otlp_start[2] == T + 8 * MS);
+  assert_true(s.otlp_start[3] == T + 10 * MS);
+  assert_string_equal(s.unfinished[3], "-");
+  assert_true(s.incomplete[0] && s.incomplete[1] && s.incomplete[2]);
+  assert_false(s.incomplete[3]);
   assembler_free(a);
 }
 
@@ -505,6 +572,7 @@ int main(void) {
       cmocka_unit_test(folded_start_and_end_equal_the_separate_events),
       cmocka_unit_test(span_side_equals_the_folded_events),
       cmocka_unit_test(impossible_probability_is_flagged),
+      cmocka_unit_test(unfinished_root_is_not_at_epoch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

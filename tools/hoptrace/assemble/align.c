@@ -93,7 +93,7 @@ void align_apply(align_state *a, trace *t) {
     if (host < 0)
       continue;
     int64_t raw_start = s->start_ns, raw_end = s->end_ns;
-    if (s->started)
+    if (s->started || s->start_ns != 0) /* not started: its first event's time */
       s->start_ns = clock_sync_to_reference(a->clock, host, s->start_ns);
     if (s->ended)
       s->end_ns = clock_sync_to_reference(a->clock, host, s->end_ns);

@@ -296,6 +296,10 @@ int assembler_add(assembler *a, const hop_event *ev) {
   }
   t->last_span = s;
   int rc = span_apply_event(a->mem, t, s, ev);
+  /* not started (yet): start_ns keeps the earliest time of its events, so
+   * a span never started is not shown at 0 (model.h span_shown_start_ns) */
+  if (!s->started && (s->start_ns == 0 || ev->ts_ns < s->start_ns))
+    s->start_ns = ev->ts_ns;
   if (a->n_losses > 0 && !t->lossy) /* only once a host lost events */
     mark_late_loss(a, t, s);
   return rc;

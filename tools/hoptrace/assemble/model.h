@@ -90,6 +90,25 @@ static inline uint64_t trace_root_prob(const trace *t) {
   return trace_root_prob_invalid(t) ? 0 : t->root_prob;
 }
 
+/* When a span is shown to start: its start; for a span never started
+ * (only its tags, annotations or end seen) the earliest time known for
+ * it: its first event's (start_ns holds it then: assemble.c), its first
+ * annotation, its end, its children's starts. 0 (1970) only when no
+ * time at all is known. */
+static inline int64_t span_shown_start_ns(const span *s) {
+  if (s->started)
+    return s->start_ns;
+  int64_t at = s->start_ns;
+  if (s->n_annotations && (at == 0 || s->annotations[0].ts_ns < at))
+    at = s->annotations[0].ts_ns;
+  if (s->ended && (at == 0 || s->end_ns < at))
+    at = s->end_ns;
+  for (size_t i = 0; i < s->n_children; i++)
+    if (s->children[i]->started && (at == 0 || s->children[i]->start_ns < at))
+      at = s->children[i]->start_ns;
+  return at;
+}
+
 /* Duration in ns, or 0 if the span lacks start or end. Saturates: a
  * corrupt trace's timestamps may lie anywhere in int64. */
 static inline int64_t span_duration_ns(const span *s) {

@@ -28,8 +28,7 @@ static int otlp_kind(int kind) {
 
 void otlp_span_fields_get(const span *s, otlp_span_fields *f) {
   f->kind = otlp_kind(s->kind);
-  f->start_ns = s->started ? s->start_ns
-                           : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
+  f->start_ns = span_shown_start_ns(s);
   f->end_ns = s->ended ? s->end_ns : f->start_ns;
   span_outcome o;
   span_outcome_get(s, &o);
@@ -101,7 +100,9 @@ void otlp_span_attrs(const trace *t, const span *s, otlp_attr_fn fn, void *arg) 
     char why[INCOMPLETE_REASON_MAX];
     str(fn, arg, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
   }
-  char p[32];
+  char p[96];
+  if (span_unfinished(s, p, sizeof(p)) != NULL)
+    str(fn, arg, UNFINISHED_KEY, p);
   if (root_sampling_probability(t, s, p, sizeof(p)) != NULL)
     str(fn, arg, SAMPLING_PROBABILITY_KEY, p);
   if (root_sampling_probability_invalid(t, s, p, sizeof(p)) != NULL)

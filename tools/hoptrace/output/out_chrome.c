@@ -116,6 +116,11 @@ static void span_event(output *o, const trace *t, const placed *p) {
     ob_puts(o->out, ",\"incomplete\":");
     json_string(o->out, trace_incomplete_reason(t, why, sizeof(why)));
   }
+  char unfinished[96];
+  if (span_unfinished(s, unfinished, sizeof(unfinished)) != NULL) {
+    ob_puts(o->out, ",\"" UNFINISHED_KEY "\":");
+    json_string(o->out, unfinished);
+  }
   ob_puts(o->out, "}}");
   for (size_t i = 0; i < s->n_annotations; i++) {
     sep(o);
@@ -173,7 +178,7 @@ static void chrome_trace(output *o, const trace *t) {
   }
   for (size_t i = 0; i < t->n_spans; i++) {
     const span *s = t->spans[i];
-    int64_t start = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
+    int64_t start = span_shown_start_ns(s);
     int64_t dur = span_duration_ns(s);
     int64_t end = start > 0 && dur > INT64_MAX - start ? INT64_MAX : start + dur;
     p[i] = (placed){s, i, start, end, 0, 0};

@@ -69,7 +69,7 @@ static int64_t trace_start(const trace *t) {
   int64_t start = INT64_MAX;
   for (size_t i = 0; i < t->n_spans; i++) {
     const span *s = t->spans[i];
-    int64_t at = s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : s->end_ns);
+    int64_t at = span_shown_start_ns(s);
     if (at && at < start)
       start = at;
   }
@@ -86,7 +86,8 @@ static int64_t rel_ns(int64_t ns, int64_t base) {
 }
 
 static int64_t span_begin(const span *s, int64_t base) {
-  return s->started ? s->start_ns : (s->n_annotations ? s->annotations[0].ts_ns : base);
+  int64_t at = span_shown_start_ns(s);
+  return at != 0 ? at : base;
 }
 
 /* The fixed keys of what the model holds beside the span's own tags. */
@@ -151,6 +152,9 @@ static void span_tags(output *o, obuf *defs, const span *s) {
     tag_int(o, defs, &n, K_SHIFT, s->clock_shift_ns);
     tag_int(o, defs, &n, K_BOUND, s->clock_bound_ns);
   }
+  char unfinished[96];
+  if (span_unfinished(s, unfinished, sizeof(unfinished)) != NULL)
+    tag_text(o, defs, &n, UNFINISHED_KEY, unfinished);
 }
 
 static void span_texts(output *o, obuf *defs, const span *s) {

@@ -122,6 +122,9 @@ static void tags(obuf *out, const trace *t, const span *s) {
   }
   if (t->incomplete)
     tag_str(out, &first, "hoptrace.incomplete", trace_incomplete_reason(t, why, sizeof(why)));
+  char unfinished[96];
+  if (span_unfinished(s, unfinished, sizeof(unfinished)) != NULL)
+    tag_str(out, &first, UNFINISHED_KEY, unfinished);
   if (root_sampling_probability(t, s, num, sizeof(num)) != NULL)
     tag_str(out, &first, SAMPLING_PROBABILITY_KEY, num);
   if (root_sampling_probability_invalid(t, s, num, sizeof(num)) != NULL)
@@ -130,11 +133,7 @@ static void tags(obuf *out, const trace *t, const span *s) {
 }
 
 static int64_t span_start_ns(const span *s) {
-  if (s->started)
-    return s->start_ns;
-  if (s->n_annotations)
-    return s->annotations[0].ts_ns;
-  return s->end_ns;
+  return span_shown_start_ns(s);
 }
 
 /* Zipkin's microseconds: the start rounded down and the end up, so that

@@ -24,6 +24,15 @@ const char *root_sampling_probability_invalid(const trace *t, const span *s, cha
   return buf;
 }
 
+const char *span_unfinished(const span *s, char *buf, size_t cap) {
+  if (s->started && s->ended)
+    return NULL;
+  snprintf(buf, cap, "%s%s%s", s->parent_id == 0 ? "unfinished root: " : "",
+           !s->started ? "never started: shown from the earliest time known for it" : "",
+           !s->ended ? (!s->started ? "; never ended" : "never ended") : "");
+  return buf;
+}
+
 const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   buf[0] = '\0';
   size_t n = 0;

@@ -51,6 +51,12 @@ const char *root_sampling_probability(const trace *t, const span *s, char *buf,
 /* The probability the root recorded when it is impossible (outside
  * (0, 1]: "2", "0"), on that root only, NULL otherwise: the trace's p is
  * then unknown (no SAMPLING_PROBABILITY_KEY). buf: 32 bytes. */
+/* A span never started or never ended (its trace is incomplete): what
+ * the tag/attribute/arg UNFINISHED_KEY says ("never started: shown from
+ * the earliest time known for it", "never ended", both; a root says
+ * "unfinished root: ..."), NULL for a whole span. buf: 96 bytes. */
+#define UNFINISHED_KEY "hoptrace.unfinished"
+const char *span_unfinished(const span *s, char *buf, size_t cap);
 #define SAMPLING_PROBABILITY_INVALID_KEY "hoptrace.sampling.probability.invalid"
 const char *root_sampling_probability_invalid(const trace *t, const span *s, char *buf,
                                               size_t cap);
