@@ -125,11 +125,15 @@ ht__mkns() { # DIR [HOSTNAME]: mnt (+uts) namespace files with private run dirs
   # with EINVAL (seen inside a run's own mount namespace, under load):
   # tried again, a few times
   local try
-  for try in 1 2 3 4 5; do
+  for try in 1 2 3 4 5 6 7 8 9 10; do
     unshare --mount="$1/mnt" "${uts[@]}" --propagation private sh -c \
       "mkdir -p /var/run/lttng && mount -t tmpfs -o mode=0755 htrun /var/run/lttng &&
-       mount -t tmpfs -o mode=1777 htshm /dev/shm$sethost" 2> "$1/mkns.err" && return 0
-    sleep 0.2
+       mount -t tmpfs -o mode=1777 htshm /dev/shm$sethost" 2>> "$1/mkns.err" && return 0
+    for f in "$1/mnt" ${2:+"$1/uts"}; do # a half-made attempt's files, anew
+      mountpoint -q "$f" 2>/dev/null && umount -l "$f"
+      rm -f "$f" && touch "$f"
+    done
+    sleep "0.$try"
   done
   cat "$1/mkns.err" >&2
   return 1
@@ -305,6 +309,7 @@ ht__down() {
   ht__stop_pids 10 "${pids[@]}"
   for f in "$d"/*/mnt "$d"/*/uts; do
     mountpoint -q "$f" 2>/dev/null && { umount "$f" 2>/dev/null || umount -l "$f"; }
+    mountpoint -q "$f" 2>/dev/null && umount -l "$f" 2>/dev/null # (busy: detached)
   done
   for ns in $(ht__ns_list); do ip netns del "$ns"; done
   rm -rf "$d"
