@@ -1,4 +1,4 @@
-/* config.h: the --to URL checked before anything starts (issue 30: an
+/* config.h: the --to URL checked before anything starts (an
  * unbalanced bracket or port 99999 was accepted, and then every batch
  * failed as a connection error). */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* partial.h: an OTLP partial success read from protobuf and JSON replies
- * (issue 30: rejectedSpans -5 was counted as the whole batch rejected,
+ * (rejectedSpans -5 was counted as the whole batch rejected,
  * and an OTLP/JSON reply's errorMessage was never shown). */
 #include <setjmp.h>
 #include <stdarg.h>

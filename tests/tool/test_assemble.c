@@ -147,7 +147,7 @@ static void on_ready_probs(void *user, const trace *t) {
 
 /* A root's sampling probability outside (0, 1] (a hostile trace) is
  * flagged on the root span (hoptrace.sampling.probability.invalid, its
- * value), never written as the probability, and counted (issue 30). */
+ * value), never written as the probability, and counted. */
 static void impossible_probability_is_flagged(void **state) {
   (void)state;
   probs s = {0};
@@ -216,7 +216,7 @@ static void on_ready_starts(void *user, const trace *t) {
 
 /* A root never started (only its tags, or only its end, seen) is shown
  * from the earliest time known for it, never at 0 (1970), and flagged
- * (issue 30: never-finished roots were exported at timestamp 0). */
+ * (never-finished roots were exported at timestamp 0). */
 static void unfinished_root_is_not_at_epoch(void **state) {
   (void)state;
   starts s = {0};

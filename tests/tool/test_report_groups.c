@@ -102,7 +102,7 @@ static void estimates_weight_by_one_over_p(void **state) {
 
 /* A root's probability outside (0, 1] (a hostile trace: p = 2, p =
  * 4.29e9, p = 0) is unknown, never a weight: 10 traces of p = 2 were
- * "estimated issued: 5", of p = 4.29e9 "0" (issue 30). */
+ * "estimated issued: 5", of p = 4.29e9 "0". */
 static void impossible_probability_is_unknown(void **state) {
   (void)state;
   const uint64_t bad[] = {UINT64_C(1) << 33, (uint64_t)(4.29e9 * 4294967296.0), UINT64_MAX};
