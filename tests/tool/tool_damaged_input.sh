@@ -19,6 +19,12 @@ tool=("$hoptrace")
 cd "$work" # relative paths, as a user types them
 cp -r "$src/data/schema2/trace" good
 "${tool[@]}" export --format zipkin -q -o /dev/null good || fail "the good input does not read"
+# babeltrace2 2.0.4's src.ctf.fs leaks 640 bytes (glib's g_malloc0) on a
+# stream damaged inside an event, the babeltrace2 command too: under
+# LeakSanitizer (scripts/test.sh --sanitize) the damaged runs alone allow
+# leaks allocated by glib, which hoptrace never calls itself
+printf 'leak:libglib-2.0.so\n' > "$work/lsan.supp"
+damaged_lsan="suppressions=$work/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 for off in 6000 3000; do
   bad=bad-at-$off
   cp -r "$src/data/schema1/trace" $bad
@@ -27,7 +33,8 @@ for off in 6000 3000; do
     for d in 1 2; do
       for order in "good $bad" "$bad good"; do
         # shellcheck disable=SC2086
-        status=0; "${tool[@]}" $cmd --decoders $d -o out $order 2> err || status=$?
+        status=0
+        LSAN_OPTIONS=$damaged_lsan "${tool[@]}" $cmd --decoders $d -o out $order 2> err || status=$?
         said=$(grep '^hoptrace: ' err | grep -v '^hoptrace: [0-9]* events' || true)
         [[ $status == 1 ]] || fail "$cmd --decoders $d $order: exit $status: $(cat err)"
         grep -q "^hoptrace: reading $bad/ust/uid/0/64-bit failed: ." <<< "$said" ||
