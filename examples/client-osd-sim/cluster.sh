@@ -221,8 +221,10 @@ if [[ $use_ctl == 1 ]]; then
       failed=()
       for s in "$work"/ctl/*.sock; do
         # bounded (ctl's --timeout); a failure is reported, never hidden
+        # a process that ended (its run over: its socket removed at exit)
+        # is not a failure; one that still has its socket is
         "$hoptrace" ctl --timeout 2 "$s" set "ratio=$r" >/dev/null 2>> "$work/logs/ctl.log" ||
-          failed+=("$(basename "$s" .sock)")
+          { [[ -S $s ]] && failed+=("$(basename "$s" .sock)"); } || true
       done
       if (( ${#failed[@]} > 0 )); then
         echo "cluster: t=${at}s sampling ratio -> $r FAILED for ${failed[*]} (see $work/logs/ctl.log)" >&2
