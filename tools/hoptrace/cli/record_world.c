@@ -257,13 +257,12 @@ int world_daemon_lost(rec_daemon *d, const char *session_name) {
     return 1;
   }
   if (d->pid == 0 && session_name != NULL && strcmp(d->name, "lttng-sessiond") == 0) {
-    static struct timespec last;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 <
-        SHARED_CHECK_MS)
+    if ((now.tv_sec - d->asked_at.tv_sec) * 1000 +
+            (now.tv_nsec - d->asked_at.tv_nsec) / 1000000 < SHARED_CHECK_MS)
       return 0;
-    last = now;
+    d->asked_at = now;
     char *argv[] = {"lttng", "--no-sessiond", "list", (char *)session_name, NULL};
     if (spawn_bounded(argv, 3000, 0) != 0) {
       mark_lost(d, "stopped answering (or lost the session)");

@@ -20,6 +20,7 @@ typedef struct rec_daemon {
   int lost;           /* vanished while the recording ran */
   char how[96];       /* how it vanished ("killed by SIGKILL", "exited 1", ...) */
   struct timespec lost_at; /* wall clock when noticed */
+  struct timespec asked_at; /* another's: when last asked (monotonic) */
 } rec_daemon;
 
 /* Enters a private LTTng world for this process and its children: a
