@@ -1,7 +1,7 @@
 /* A control connection's lines, run as they arrive (see control_conn.h).
  * A command runs only while its client is still connected: a client that
  * gave up (`hoptrace ctl` after its deadline) and reported failure must
- * not see its command applied later (issue 17).
+ * not see its command applied later.
  * Must never: block (every call is non-blocking), run a line of a client
  * that has hung up, or answer into a buffer the client does not read. */
 #include "control/control_conn.h"
