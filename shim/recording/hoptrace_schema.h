@@ -43,6 +43,13 @@
  *   process: schema version, process name, process id
  *   desc:    (id, process id) -> (kind, name, service, endpoint)
  *   peer:    (id, process id) -> the peer's address text
+ *   capture: a trigger fired for the trace (flight recorder, DESIGN.md):
+ *            ids (span id: the span that fired, 0 by hand; parent 0),
+ *            the process, why (HT_CAPTURE_*), hops (0: this process
+ *            fired it; n: a capture notice reached it n hops from the
+ *            one that did), threshold and value (ns for a slow span, the
+ *            status for an error, 0 by hand), origin (the service whose
+ *            trigger fired). The event a host's recorder snapshots on.
  * A span's note, tag, error and frame events come before its span_a
  * (written when it finishes); each carries the span's ids.
  * Field types: X64 hex uint64, U64, U32, U8, I32, I64, STR
@@ -109,6 +116,19 @@
 
 #define HT_SCHEMA_PEER(X) X(U32, id) X(U32, vpid) X(STR, text)
 
+#define HT_SCHEMA_CAPTURE(X)                                                   \
+  HT_SCHEMA_IDS(X) X(U32, vpid) X(U8, why) X(U8, hops) X(U64, threshold)      \
+  X(U64, value) X(STR, origin)
+
+/* capture's why */
+enum {
+  HT_CAPTURE_SLOW_CLIENT = 1, /* a client call slower than its threshold */
+  HT_CAPTURE_ERROR = 2,       /* a span ended in error */
+  HT_CAPTURE_SLOW_SERVER = 3, /* a server span slower than its threshold */
+  HT_CAPTURE_MANUAL = 4,      /* asked by hand (control socket) */
+  HT_CAPTURE_NOTICE = 5       /* a peer's trigger, by a capture notice */
+};
+
 /* E(event name, its field list). The first events get the smallest ids,
  * which LTTng's compact event header needs: the hot ones come first. */
 #define HT_SCHEMA_EVENTS(E)                                                    \
@@ -116,7 +136,7 @@
   E(tag_s, HT_SCHEMA_TAG_S) E(note, HT_SCHEMA_NOTE) E(error, HT_SCHEMA_ERROR)  \
   E(frame, HT_SCHEMA_FRAME) E(span_s, HT_SCHEMA_SPAN_S)                        \
   E(span_n, HT_SCHEMA_SPAN_N) E(process, HT_SCHEMA_PROCESS)                    \
-  E(desc, HT_SCHEMA_DESC) E(peer, HT_SCHEMA_PEER)
+  E(desc, HT_SCHEMA_DESC) E(peer, HT_SCHEMA_PEER) E(capture, HT_SCHEMA_CAPTURE)
 
 /* Events the tool reads and nothing writes any more (no tracepoint): what
  * earlier schemas wrote. R(event, its field list); an event NAME_v2 is

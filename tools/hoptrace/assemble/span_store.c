@@ -310,6 +310,8 @@ int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   case HOP_DESC:
   case HOP_PEER:
     return 0; /* tables: read/names.h keeps them, they never get here */
+  case HOP_CAPTURE:
+    return 0; /* not read yet: the flight recorder's captures */
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
     /* one event for an annotation and a message: both, as if apart */

@@ -373,6 +373,7 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
   case HOP_PROCESS:
   case HOP_DESC:
   case HOP_PEER:
+  case HOP_CAPTURE:
     return -1;
   }
   return -1;

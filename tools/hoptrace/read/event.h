@@ -40,6 +40,11 @@ typedef enum hop_event_kind {
   HOP_PROCESS,
   HOP_DESC,
   HOP_PEER,
+  /* A flight-recorder trigger for the trace (span_id: the span that fired,
+   * 0 by hand): capture_why (HT_CAPTURE_*), capture_hops, threshold and
+   * value (capture_threshold, capture_value), the service that fired in
+   * `service`, the process in vpid. */
+  HOP_CAPTURE,
 } hop_event_kind;
 
 /* Span kinds as the provider writes them. */
@@ -95,6 +100,9 @@ typedef struct hop_event {
   int msg_type;
   uint64_t seq, size;
   const char *peer;
+  /* capture */
+  uint8_t capture_why, capture_hops;
+  uint64_t capture_threshold, capture_value;
 } hop_event;
 
 /* LTTng lost events (ring buffer full) or whole packets of one stream,

@@ -442,6 +442,19 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
     out->peer = r.text;
     return 1;
   }
+  case S2_capture: {
+    ht_rec_capture r;
+    if (read_capture(st, m, &r) != 0)
+      return -1;
+    IDS_OF(HOP_CAPTURE, r);
+    out->vpid = r.vpid;
+    out->capture_why = r.why;
+    out->capture_hops = r.hops;
+    out->capture_threshold = r.threshold;
+    out->capture_value = r.value;
+    out->service = r.origin;
+    return 1;
+  }
   }
   return -1;
 }
