@@ -17,8 +17,8 @@
 extern "C" {
 #endif
 
-/* Record this trace (head-based sampling decision). Same bit as W3C's
- * "sampled" trace flag. */
+/* Record this trace and keep it (head-based sampling decision): recorded
+ * to every session and exported. Same bit as W3C's "sampled" trace flag. */
 #define HT_FLAG_SAMPLED 0x1u
 /* Force recording (Dapper/B3 "debug"). Implies SAMPLED when recorded. */
 #define HT_FLAG_DEBUG 0x2u
@@ -28,9 +28,16 @@ extern "C" {
  * peer that predates it carries it as a reserved bit), inherited by child
  * spans, written back to traceparent; B3 neither carries nor invents it. */
 #define HT_FLAG_RANDOM 0x4u
+/* Recorded in memory by the flight recorder (capture.h), not kept: the
+ * span's events go to the overwrite rings and are exported only when a
+ * trigger captures the trace. Set on every span a process in flight mode
+ * starts; cleared from a remote context by a process not in flight mode
+ * (no peer makes a server record). Never written to traceparent or B3. */
+#define HT_FLAG_RECORDED 0x8u
 /* Every other bit is reserved: carried and preserved unchanged by the
  * binary envelope codec and by child spans, dropped by the text bridges. */
-#define HT_FLAG_KNOWN_MASK (HT_FLAG_SAMPLED | HT_FLAG_DEBUG | HT_FLAG_RANDOM)
+#define HT_FLAG_KNOWN_MASK                                                     \
+  (HT_FLAG_SAMPLED | HT_FLAG_DEBUG | HT_FLAG_RANDOM | HT_FLAG_RECORDED)
 
 typedef struct ht_trace_context {
   uint64_t trace_id_hi;    /* upper 64 bits of the 128-bit trace id; 0 for

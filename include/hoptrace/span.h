@@ -103,9 +103,10 @@ HT_API int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
 HT_API int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
                                 const ht_span_info *info);
 
-/* 1 when the span records events. */
+/* 1 when the span records events: kept (HT_FLAG_SAMPLED) or recorded in
+ * memory by the flight recorder (HT_FLAG_RECORDED). */
 static inline int ht_span_is_sampled(const ht_span *span) {
-  return (span->ctx.flags & HT_FLAG_SAMPLED) != 0;
+  return (span->ctx.flags & (HT_FLAG_SAMPLED | HT_FLAG_RECORDED)) != 0;
 }
 
 /* A timestamped annotation: "cs", "sr", "ss", "cr" (kept in the span for

@@ -113,6 +113,8 @@ typedef struct ht_traced_stats {
   uint64_t requests_failed; /* client spans ended by an error */
   uint64_t kvs_dropped;     /* key-values past HT_SPAN_KVS_MAX (ht_request_kv_*, ...) */
   uint64_t kvs_truncated;   /* string values cut at HT_KV_VALUE_MAX */
+  uint64_t captures_fired;  /* flight-recorder triggers fired here (capture.h) */
+  uint64_t captures_unrecorded; /* ... while no session recorded hoptrace:capture */
 } ht_traced_stats;
 
 /* Fills the fields of *out that out->size covers. HT_EINVAL for NULL or

@@ -4,9 +4,11 @@
  * "error" answer, never a crash or a partial change.
  * Must never: apply part of a command, or echo input unbounded. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hoptrace/capture.h"
 #include "hoptrace/control.h"
 #include "hoptrace/error.h"
 #include "hoptrace/sampler.h"
@@ -116,6 +118,8 @@ static int commit(ht_sampling_config *cfg, answer *a) {
   return 0;
 }
 
+static void put_capture_state(answer *a);
+
 static int cmd_status(answer *a) {
   ht_sampling_stats s = {.size = sizeof(s)};
   ht_traced_stats t = {.size = sizeof(t)};
@@ -147,6 +151,7 @@ static int cmd_status(answer *a) {
       (unsigned long long)t.msgs_sent_sampled,
       (unsigned long long)t.msgs_received_sampled,
       (unsigned long long)t.requests_failed);
+  put_capture_state(a);
   return 0;
 }
 
@@ -185,10 +190,72 @@ static int cmd_change(cmd_line *c, answer *a) {
   return commit(&cfg, a);
 }
 
+/* A 128-bit trace id in 32 hex digits (16: a 64-bit one). */
+static bool parse_trace_id(const char *s, ht_trace_context *ctx) {
+  size_t n = strlen(s);
+  if (n != 16 && n != 32)
+    return false;
+  uint64_t w[2] = {0, 0};
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    unsigned v = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                 : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                 : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                        : 16u;
+    if (v == 16)
+      return false;
+    uint64_t *word = &w[n == 32 && i < 16 ? 0 : 1];
+    *word = *word << 4 | v;
+  }
+  *ctx = (ht_trace_context){.trace_id_hi = w[0], .trace_id_lo = w[1]};
+  return w[0] != 0 || w[1] != 0;
+}
+
+static void put_capture_state(answer *a) {
+  ht_capture_policy p = {.size = sizeof(p)};
+  char text[128];
+  ht_traced_stats t = {.size = sizeof(t)};
+  ht_capture_policy_get(&p);
+  ht_traced_get_stats(&t);
+  if (ht_capture_policy_format(&p, text, sizeof(text)) != 0)
+    text[0] = '\0';
+  put(a, " flight=%s capture=%s captures_fired=%llu captures_unrecorded=%llu",
+      ht_flight_enabled() ? "on" : "off", text,
+      (unsigned long long)t.captures_fired, (unsigned long long)t.captures_unrecorded);
+}
+
+/* flight on|off, capture-policy TEXT, capture [TRACE]. */
+static int cmd_capture(cmd_line *c, answer *a) {
+  const char *cmd = c->tok[0];
+  if (strcmp(cmd, "flight") == 0) {
+    if (c->n != 2 || (strcmp(c->tok[1], "on") != 0 && strcmp(c->tok[1], "off") != 0))
+      return fail(a, HT_EINVAL, "usage: flight on|off", NULL);
+    ht_flight_set(strcmp(c->tok[1], "on") == 0);
+  } else if (strcmp(cmd, "capture-policy") == 0) {
+    ht_capture_policy p;
+    if (c->n != 2)
+      return fail(a, HT_EINVAL, "usage: capture-policy off|slow-client=D,slow-server=D,error", NULL);
+    if (ht_capture_policy_parse(c->tok[1], &p) != 0)
+      return fail(a, HT_EINVAL, "bad capture policy", c->tok[1]);
+    ht_capture_policy_set(&p);
+  } else { /* capture [TRACE] */
+    ht_trace_context ctx;
+    if (c->n > 2)
+      return fail(a, HT_EINVAL, "usage: capture [TRACE_ID]", NULL);
+    if (c->n == 2 && !parse_trace_id(c->tok[1], &ctx))
+      return fail(a, HT_EINVAL, "bad trace id (16 or 32 hex digits)", c->tok[1]);
+    ht_capture_trace(c->n == 2 ? &ctx : NULL);
+  }
+  put(a, "ok");
+  put_capture_state(a);
+  return 0;
+}
+
 static const char help_text[] =
     "ok commands: status | sample RATIO | sampler KIND [key=value ...] |"
-    " set key=value ... | trust-debug on|off [RATE] | help | quit;"
-    " keys: sampler root ratio rate burst trust_remote_debug"
+    " set key=value ... | trust-debug on|off [RATE] | flight on|off |"
+    " capture-policy off|slow-client=D,slow-server=D,error | capture [TRACE] |"
+    " help | quit; keys: sampler root ratio rate burst trust_remote_debug"
     " remote_debug_rate";
 
 int ht_control_execute(const char *line, size_t len, char *reply,
@@ -216,6 +283,9 @@ int ht_control_execute(const char *line, size_t len, char *reply,
     put(&a, "ok bye");
     return 1;
   }
+  if (strcmp(cmd, "flight") == 0 || strcmp(cmd, "capture-policy") == 0 ||
+      strcmp(cmd, "capture") == 0)
+    return cmd_capture(&c, &a);
   if (strcmp(cmd, "sample") == 0 || strcmp(cmd, "sampler") == 0 ||
       strcmp(cmd, "set") == 0 || strcmp(cmd, "trust-debug") == 0)
     return cmd_change(&c, &a);

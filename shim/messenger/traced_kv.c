@@ -12,6 +12,7 @@
 #include "messenger/traced_internal.h"
 #include "propagate/current.h"
 #include "propagate/events.h"
+#include "propagate/flight.h"
 
 enum { KV_STR, KV_INT, KV_NOTE };
 
@@ -90,7 +91,7 @@ static int on_current(int type, const char *key, const char *str, int64_t i64) {
   if (key == NULL || (type == KV_STR && str == NULL))
     return HT_EINVAL;
   ht_trace_context ctx;
-  if (!ht_current_get(&ctx) || !(ctx.flags & HT_FLAG_SAMPLED))
+  if (!ht_current_get(&ctx) || !(ctx.flags & HT_FLAG_RECORDS))
     return 0;
   if (tl_current.span_id != ctx.span_id) {
     tl_current.span_id = ctx.span_id;
@@ -127,7 +128,7 @@ static int on_next_call(int type, const char *key, const char *str, int64_t i64)
   if (!key_ok(key) || (type == KV_STR && str == NULL))
     return HT_EINVAL;
   ht_trace_context ctx;
-  if (ht_current_get(&ctx) && !(ctx.flags & HT_FLAG_SAMPLED) &&
+  if (ht_current_get(&ctx) && !(ctx.flags & HT_FLAG_RECORDS) &&
       HT_HINT_SAMPLE(ht_current_.hint) == HT_SAMPLE_DEFAULT)
     return 0; /* a child of an unsampled span: never recorded */
   if (!(ht_current_.hint & HT_HINT_KVS))

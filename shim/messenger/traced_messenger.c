@@ -38,6 +38,7 @@
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
 #include "control/control_env.h"
+#include "messenger/traced_capture.h"
 #include "messenger/traced_internal.h"
 #include "messenger/traced_names.h"
 #include "transport/hooks.h"
@@ -306,6 +307,9 @@ __attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
   }
   finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
                      (reply != NULL ? HT_SIDE_END_FRAME : 0));
+  ht_shim_capture_check(&span->ctx, true, s->start_ns,
+                   status == HT_EPEERERROR && reply != NULL ? reply->status : status,
+                   s->st->service);
   slot_release(s);
 }
 
@@ -395,6 +399,8 @@ __attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
   }
   /* "ss": the reply was just encoded on this thread */
   finish_side(s, HT_SIDE_START_FRAME | (frame_len > 0 ? HT_SIDE_END_FRAME : 0));
+  ht_shim_capture_check(&s->span.ctx, false, s->start_ns,
+                   status == 1 ? HT_ETIMEDOUT : status, s->st->service);
   slot_release(s);
 }
 

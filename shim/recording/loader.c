@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hoptrace/capture.h"
 #include "hoptrace/sampler.h"
 #include "hoptrace/tracing.h"
 #include "common/clock.h"
@@ -94,9 +95,27 @@ static void warn_bad_sampling_env(void) {
             bad, getenv(bad) ? getenv(bad) : "");
 }
 
+/* HT_FLIGHT (flight mode) and HT_CAPTURE (what fires a capture), as
+ * capture.h says; a bad HT_CAPTURE is reported and ignored, as a bad
+ * sampler is. */
+static void flight_from_env(void) {
+  const char *flight = getenv("HT_FLIGHT");
+  if (flight != NULL && *flight != '\0' && !env_is_off(flight))
+    ht_flight_set(1);
+  const char *policy = getenv("HT_CAPTURE");
+  ht_capture_policy p;
+  if (policy == NULL || *policy == '\0')
+    return;
+  if (ht_capture_policy_parse(policy, &p) == 0)
+    ht_capture_policy_set(&p);
+  else
+    fprintf(stderr, "hoptrace: ignoring HT_CAPTURE=%s (bad value: off kept)\n", policy);
+}
+
 static void do_init(void) {
   ht_events_install(&ht_recorder_ops);
   warn_bad_sampling_env();
+  flight_from_env();
   if (env_is_off(getenv("HT_LTTNG"))) {
     atomic_store(&provider_state, HT_PROVIDER_DISABLED);
     return;

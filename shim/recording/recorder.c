@@ -185,17 +185,38 @@ static inline uint32_t rec_vtid(void) {
  * runs (beside others or not) gets the tables. */
 static _Atomic(const void *) seen_probes;
 
+/* When the process event was last written (tracer clock). */
+static _Atomic uint64_t process_written_at;
+
+static void write_process(void) {
+  char name[17] = "";
+  prctl(PR_GET_NAME, name); /* what LTTng's procname context would say */
+  ht_rec_process r = {HT_SCHEMA_VERSION, name, rec_vpid()};
+  lttng_ust_tracepoint(hoptrace, process, &r);
+}
+
 static uint32_t epoch_now(void) {
   const void *probes = *(const void *volatile *)&lttng_ust_tracepoint_hoptrace___span.probes;
   if (atomic_load_explicit(&seen_probes, memory_order_relaxed) == probes ||
       atomic_exchange_explicit(&seen_probes, probes, memory_order_relaxed) == probes)
     return ht_intern_epoch();
   uint32_t epoch = ht_intern_new_epoch();
-  char name[17] = "";
-  prctl(PR_GET_NAME, name); /* what LTTng's procname context would say */
-  ht_rec_process r = {HT_SCHEMA_VERSION, name, rec_vpid()};
-  lttng_ust_tracepoint(hoptrace, process, &r);
+  write_process();
   return epoch;
+}
+
+/* The process event again when its last writing is HT_INTERN_REFRESH
+ * old, as the names are (intern.h): an overwrite ring (the flight
+ * recorder's) keeps only its last seconds, and a snapshot of it must
+ * still say which process wrote the spans. */
+static void process_due(uint64_t now) {
+  uint64_t last = atomic_load_explicit(&process_written_at, memory_order_relaxed);
+  if ((int64_t)(now - last) < HT_INTERN_REFRESH ||
+      !atomic_compare_exchange_strong_explicit(&process_written_at, &last, now,
+                                               memory_order_relaxed,
+                                               memory_order_relaxed))
+    return;
+  write_process();
 }
 
 /* The trace flags, which ends were frames, and whether the parent's
@@ -226,6 +247,7 @@ static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
 /* A span API span: names from desc, or (desc NULL) a span_n at its
  * start. The caller saw span_a enabled. */
 static void write_span_a(const ht_span_side *s, uint32_t epoch) {
+  process_due(s->start);
   const ht_intern_entry *d = s->desc;
   if (d != NULL)
     write_desc_due(d, epoch, s->start);
@@ -238,6 +260,7 @@ static void write_span_a(const ht_span_side *s, uint32_t epoch) {
 
 static void write_side(const ht_span_side *s) {
   uint32_t epoch = epoch_now();
+  process_due(s->start);
   const ht_intern_entry *p = s->peer;
   const ht_intern_entry *d = s->desc;
   if (d == NULL)
@@ -277,6 +300,16 @@ static void on_span_side(const ht_span_side *s) {
   }
 }
 
+static int on_capture(const ht_trace_context *c, const ht_capture_note *n) {
+  if (!lttng_ust_tracepoint_enabled(hoptrace, capture))
+    return 0;
+  ht_rec_capture r = {{c->trace_id_hi, c->trace_id_lo, c->span_id, 0},
+                      rec_vpid(), n->why, n->hops, n->threshold, n->value,
+                      n->origin};
+  lttng_ust_do_tracepoint(hoptrace, capture, &r);
+  return 1;
+}
+
 /* Interned entries: they live as long as the process. */
 static const void *on_desc_ref(const ht_span_info *i) {
   return ht_intern_desc((uint8_t)i->kind, i->name, i->service, i->endpoint);
@@ -295,4 +328,5 @@ const ht_event_ops ht_recorder_ops = {
     .span_side = on_span_side,
     .desc_ref = on_desc_ref,
     .peer_ref = on_peer_ref,
+    .capture = on_capture,
 };

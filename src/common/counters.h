@@ -31,6 +31,8 @@ typedef enum ht_counter {
   HT_CTR_REQUESTS_FAILED,
   HT_CTR_KVS_DROPPED,   /* application key-values past a span's bound */
   HT_CTR_KVS_TRUNCATED, /* string values cut at their bound */
+  HT_CTR_CAPTURES_FIRED, /* flight-recorder triggers of this process */
+  HT_CTR_CAPTURES_UNRECORDED, /* ... that found no session recording them */
   HT_CTR_COUNT
 } ht_counter;
 

@@ -41,6 +41,16 @@ enum { HT_SIDE_START_FRAME = 1, HT_SIDE_END_FRAME = 2 };
 /* The standard annotations a span API span keeps until it finishes. */
 enum { HT_MARK_CS, HT_MARK_SR, HT_MARK_SS, HT_MARK_CR, HT_MARKS };
 
+/* A capture: why (HT_CAPTURE_* of hoptrace_schema.h), how many notice
+ * hops from the process that fired it (0: this one), the threshold and
+ * the value that crossed it (ns; an error's status as value), and the
+ * service whose trigger fired (never NULL). */
+typedef struct ht_capture_note {
+  uint8_t why, hops;
+  uint64_t threshold, value;
+  const char *origin;
+} ht_capture_note;
+
 /* Every hook gets the span's context; strings are never NULL (propagate
  * substitutes ""). Hooks run on the thread that called the span function.
  * A span is recorded when it finishes (span_side); what happens to it
@@ -72,11 +82,15 @@ typedef struct ht_event_ops {
    * a later span_side; NULL when none can be kept. */
   const void *(*desc_ref)(const ht_span_info *info);
   const void *(*peer_ref)(const char *peer);
+  /* A flight-recorder trigger for ctx's trace (capture.h): 1 when a
+   * session records it, else 0. May be NULL (a recorder that keeps no
+   * captures). */
+  int (*capture)(const ht_trace_context *ctx, const struct ht_capture_note *note);
 } ht_event_ops;
 
 /* Installs the recorder (NULL: record nothing). ops must stay valid for
  * the rest of the process (a static table): a span may still be calling
- * the previous table. Every hook must be non-NULL. */
+ * the previous table. Every hook must be non-NULL but capture. */
 void ht_events_install(const ht_event_ops *ops);
 
 /* events.c's installed table: read inline, every sampled span asks. */

@@ -6,6 +6,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/current.c
   ${CMAKE_CURRENT_LIST_DIR}/epoch.c
   ${CMAKE_CURRENT_LIST_DIR}/events.c
+  ${CMAKE_CURRENT_LIST_DIR}/flight.c
   ${CMAKE_CURRENT_LIST_DIR}/ids.c
   ${CMAKE_CURRENT_LIST_DIR}/sampler.c
   ${CMAKE_CURRENT_LIST_DIR}/sampling_config.c

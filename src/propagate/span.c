@@ -23,7 +23,7 @@ const char *ht_span_kind_name(ht_span_kind kind) {
 /* The recorder for a live sampled span, else NULL. The flags first: a
  * quiet start (span_quiet.h) leaves an unsampled span's state unset. */
 static inline const ht_event_ops *recorder(const ht_span *span) {
-  if (__builtin_expect(!span || !(span->ctx.flags & HT_FLAG_SAMPLED) ||
+  if (__builtin_expect(!span || !(span->ctx.flags & HT_FLAG_RECORDS) ||
                            span->state_ != HT_SPAN_LIVE,
                        1))
     return NULL;
@@ -227,7 +227,7 @@ void ht_span_finish(ht_span *span) {
 void ht_context_record_frame(const ht_trace_context *ctx, int dir,
                              const char *annotation, uint32_t type,
                              uint64_t seq, uint64_t size, const char *peer) {
-  const ht_event_ops *ops = (ctx->flags & HT_FLAG_SAMPLED) ? ht_events_current() : NULL;
+  const ht_event_ops *ops = (ctx->flags & HT_FLAG_RECORDS) ? ht_events_current() : NULL;
   if (ops)
     ops->msg(ctx, dir, str(annotation), type, seq, size, str(peer));
 }

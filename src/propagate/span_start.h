@@ -9,6 +9,7 @@
 
 #include "hoptrace/span.h"
 #include "propagate/active.h"
+#include "propagate/flight.h"
 #include "propagate/ids_impl.h"
 
 enum { HT_SPAN_LIVE = 1 };
@@ -24,7 +25,7 @@ HT_SPAN_INLINE void ht_span_set_(ht_span *span, uint64_t hi, uint64_t lo,
                                 uint64_t id, uint64_t parent, uint32_t flags,
                                 uint64_t prob) {
   span->ctx = (ht_trace_context){hi, lo, id, parent, flags};
-  if (__builtin_expect(!(flags & HT_FLAG_SAMPLED), 1))
+  if (__builtin_expect(!(flags & HT_FLAG_RECORDS), 1))
     return;
   span->state_ = HT_SPAN_LIVE;
   span->status_ = 0;
@@ -43,7 +44,7 @@ HT_SPAN_INLINE void ht_span_root_(ht_span *span, ht_sample_hint hint) {
   ht_ids_draw(ht_ids_state(), w, 2);
   w[1] = ht_ids_nonzero(w[1]);
   ht_root_decision d = ht_active_decide_root(w[0], w[1], hint);
-  ht_span_set_(span, w[0], w[1], w[1], 0, d.flags, d.prob);
+  ht_span_set_(span, w[0], w[1], w[1], 0, d.flags | ht_flight_flag(), d.prob);
 }
 
 /* A child of parent (a local or a remote context) with these flags. */
@@ -53,15 +54,17 @@ HT_SPAN_INLINE void ht_span_child_(ht_span *span,
   uint64_t id;
   ht_ids_draw(ht_ids_state(), &id, 1);
   ht_span_set_(span, parent->trace_id_hi, parent->trace_id_lo,
-               ht_ids_nonzero(id), parent->span_id, flags, 0);
+               ht_ids_nonzero(id), parent->span_id, flags | ht_flight_flag(), 0);
 }
 
-/* A child of a remote context: the local policy decides. */
+/* A child of a remote context: the local policy decides, and a remote
+ * RECORDED counts only in flight mode (ht_span_child_ adds it then). */
 HT_SPAN_INLINE void ht_span_remote_(ht_span *span,
                                    const ht_trace_context *remote) {
   ht_span_child_(span, remote,
-                 ht_active_decide_remote(remote->trace_id_hi,
-                                         remote->trace_id_lo, remote->flags));
+                 ht_active_decide_remote(remote->trace_id_hi, remote->trace_id_lo,
+                                         remote->flags) &
+                     ~HT_FLAG_RECORDED);
 }
 
 #endif /* HT_PROPAGATE_SPAN_START_H */

@@ -1,0 +1,82 @@
+/* The flight recorder: record every request in memory, keep the ones
+ * that went wrong (DESIGN.md "Flight recorder").
+ *
+ * Flight mode: every span this process starts records its events, marked
+ * HT_FLAG_RECORDED, whatever the head sampler decided (HT_FLAG_SAMPLED
+ * still says which traces are kept). The events go to the sessions that
+ * enable them: `hoptrace record --flight` keeps them in LTTng overwrite
+ * rings in memory (a snapshot session) and writes nothing until a
+ * trigger fires. HT_FLIGHT=1 in the environment starts a traced process
+ * in flight mode; the control socket turns it on and off (`flight on`).
+ *
+ * Triggers: a traced messenger's span that ends slower than a threshold
+ * (a client call; a server span) or in error (any span, including a call
+ * refused before it was sent), or a person (ht_capture_trace, control
+ * `capture`), emits an LTTng-UST event hoptrace:capture for the trace;
+ * the host's recorder snapshots its rings on it. Set from the environment
+ * (HT_CAPTURE, ht_capture_policy_parse's text) or at run time (control
+ * `capture-policy TEXT`). Triggers fire only for spans that record.
+ *
+ * All functions are thread-safe and never block; none allocates.
+ */
+#ifndef HOPTRACE_CAPTURE_H
+#define HOPTRACE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoptrace/api.h"
+#include "hoptrace/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Flight mode on (non-zero) or off, for spans started from now on (a
+ * span keeps the flags it started with). Returns 0. */
+HT_API int ht_flight_set(int on);
+
+/* 1 in flight mode, else 0. */
+HT_API int ht_flight_enabled(void);
+
+/* What fires a capture. Grows at the end: set `size` (as
+ * ht_traced_stats). A threshold of 0 is off. */
+typedef struct ht_capture_policy {
+  size_t size;             /* sizeof(ht_capture_policy) */
+  uint64_t slow_client_ns; /* a client call slower than this (cs to cr,
+                              or to its failure) */
+  uint64_t slow_server_ns; /* a server span slower than this (sr to ss) */
+  int errors;              /* non-zero: any span that ends in error */
+} ht_capture_policy;
+
+/* Makes *policy the process's (read, not kept). HT_EINVAL for NULL or a
+ * size below the last field's end. */
+HT_API int ht_capture_policy_set(const ht_capture_policy *policy);
+
+/* Fills the fields of *out that out->size covers. HT_EINVAL as above. */
+HT_API int ht_capture_policy_get(ht_capture_policy *out);
+
+/* Parses "off", or comma-separated words: slow-client=DURATION,
+ * slow-server=DURATION (DURATION: an integer with ns, us, ms or s),
+ * error; into *out (size set to sizeof). HT_EINVAL for NULL, an unknown
+ * word or a bad duration: *out is then untouched. text is only read. */
+HT_API int ht_capture_policy_parse(const char *text, ht_capture_policy *out);
+
+/* Writes the policy as ht_capture_policy_parse reads it ("off" when
+ * nothing fires) into buf (cap bytes, NUL-terminated). HT_ENOSPC when it
+ * does not fit, HT_EINVAL for NULL. */
+HT_API int ht_capture_policy_format(const ht_capture_policy *policy, char *buf,
+                                    size_t cap);
+
+/* Captures by hand: a hoptrace:capture event for ctx's trace (its span id
+ * names the span, 0 for none), or with ctx NULL for no trace in
+ * particular (the recorder snapshots all it holds). ctx is only read.
+ * HT_EBADCONTEXT for a ctx whose trace id is 0. Returns 0 also when no
+ * session records the event (nothing to capture into). */
+HT_API int ht_capture_trace(const ht_trace_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOPTRACE_CAPTURE_H */

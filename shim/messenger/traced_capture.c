@@ -1,0 +1,159 @@
+/* The flight recorder's triggers (include/hoptrace/capture.h): the
+ * policy, read by the traced messenger as each recorded span ends, and
+ * the capture event it fires. Thresholds are plain atomics: a policy
+ * change is seen by the next span that ends, and never half (each
+ * threshold is one word; a span may see the old slow-client beside the
+ * new error switch for the instant of the change).
+ * Must never: block, allocate, or cost a span that records nothing. */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoptrace/capture.h"
+#include "hoptrace/error.h"
+#include "common/clock.h"
+#include "common/counters.h"
+#include "common/sized.h"
+#include "messenger/traced_capture.h"
+#include "propagate/events.h"
+#include "recording/hoptrace_schema.h"
+
+static _Atomic uint64_t slow_client_ns, slow_server_ns;
+static atomic_int errors_fire;
+
+int ht_capture_policy_set(const ht_capture_policy *p) {
+  if (p == NULL || p->size < offsetof(ht_capture_policy, errors) + sizeof(p->errors))
+    return HT_EINVAL;
+  atomic_store_explicit(&slow_client_ns, p->slow_client_ns, memory_order_relaxed);
+  atomic_store_explicit(&slow_server_ns, p->slow_server_ns, memory_order_relaxed);
+  atomic_store_explicit(&errors_fire, p->errors != 0, memory_order_relaxed);
+  return 0;
+}
+
+int ht_capture_policy_get(ht_capture_policy *out) {
+  ht_capture_policy all = {
+      sizeof(all), atomic_load_explicit(&slow_client_ns, memory_order_relaxed),
+      atomic_load_explicit(&slow_server_ns, memory_order_relaxed),
+      atomic_load_explicit(&errors_fire, memory_order_relaxed)};
+  return ht_sized_copy_out(out, &all, sizeof(all),
+                           offsetof(ht_capture_policy, errors) + sizeof(all.errors)) == 0
+             ? 0
+             : HT_EINVAL;
+}
+
+/* "250ms" -> 250000000; false for anything else (no sign, no overflow). */
+static bool parse_duration(const char *s, uint64_t *ns) {
+  static const struct { const char *unit; uint64_t mult; } units[] = {
+      {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+  if (*s < '0' || *s > '9')
+    return false;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+    if (strcmp(end, units[i].unit) == 0) {
+      if (v > UINT64_MAX / units[i].mult)
+        return false;
+      *ns = (uint64_t)v * units[i].mult;
+      return true;
+    }
+  return false;
+}
+
+#define POLICY_TEXT_MAX 256
+
+int ht_capture_policy_parse(const char *text, ht_capture_policy *out) {
+  if (text == NULL || out == NULL)
+    return HT_EINVAL;
+  size_t len = strlen(text);
+  if (len >= POLICY_TEXT_MAX)
+    return HT_EINVAL;
+  ht_capture_policy p = {.size = sizeof(p)};
+  if (strcmp(text, "off") == 0) {
+    *out = p;
+    return 0;
+  }
+  char buf[POLICY_TEXT_MAX];
+  memcpy(buf, text, len + 1);
+  char *save = NULL;
+  int words = 0;
+  for (char *w = strtok_r(buf, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+    words++;
+    if (strcmp(w, "error") == 0)
+      p.errors = 1;
+    else if (strncmp(w, "slow-client=", 12) == 0) {
+      if (!parse_duration(w + 12, &p.slow_client_ns) || p.slow_client_ns == 0)
+        return HT_EINVAL;
+    } else if (strncmp(w, "slow-server=", 12) == 0) {
+      if (!parse_duration(w + 12, &p.slow_server_ns) || p.slow_server_ns == 0)
+        return HT_EINVAL;
+    } else
+      return HT_EINVAL;
+  }
+  if (words == 0)
+    return HT_EINVAL;
+  *out = p;
+  return 0;
+}
+
+int ht_capture_policy_format(const ht_capture_policy *p, char *buf, size_t cap) {
+  if (p == NULL || buf == NULL || cap == 0)
+    return HT_EINVAL;
+  size_t len = 0;
+  int n = 0;
+  buf[0] = '\0';
+  if (p->slow_client_ns != 0)
+    n = snprintf(buf, cap, "slow-client=%lluns", (unsigned long long)p->slow_client_ns);
+  if (n >= 0 && (size_t)n < cap && p->slow_server_ns != 0) {
+    len = (size_t)n;
+    n = snprintf(buf + len, cap - len, "%sslow-server=%lluns", len ? "," : "",
+                 (unsigned long long)p->slow_server_ns);
+    n = n < 0 ? n : n + (int)len;
+  }
+  if (n >= 0 && (size_t)n < cap && p->errors) {
+    len = (size_t)n;
+    n = snprintf(buf + len, cap - len, "%serror", len ? "," : "");
+    n = n < 0 ? n : n + (int)len;
+  }
+  if (n >= 0 && (size_t)n < cap && buf[0] == '\0')
+    n = snprintf(buf, cap, "off");
+  if (n < 0 || (size_t)n >= cap) {
+    buf[0] = '\0';
+    return HT_ENOSPC;
+  }
+  return 0;
+}
+
+void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint64_t threshold,
+                     uint64_t value, const char *origin) {
+  ht_capture_note note = {why, 0, threshold, value, origin != NULL ? origin : ""};
+  const ht_event_ops *ops = ht_events_current();
+  ht_counter_add(HT_CTR_CAPTURES_FIRED, 1);
+  if (ops == NULL || ops->capture == NULL || ops->capture(ctx, &note) == 0)
+    ht_counter_add(HT_CTR_CAPTURES_UNRECORDED, 1);
+}
+
+void ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
+                      int32_t status, const char *service) {
+  if (status != 0 && atomic_load_explicit(&errors_fire, memory_order_relaxed)) {
+    ht_shim_capture_fire(ctx, HT_CAPTURE_ERROR, 0, (uint64_t)(int64_t)status, service);
+    return;
+  }
+  uint64_t limit = atomic_load_explicit(client ? &slow_client_ns : &slow_server_ns,
+                                        memory_order_relaxed);
+  if (limit == 0 || start_ns == 0)
+    return;
+  uint64_t took = ht_clock_now() - start_ns;
+  if ((int64_t)took > 0 && took > limit)
+    ht_shim_capture_fire(ctx, client ? HT_CAPTURE_SLOW_CLIENT : HT_CAPTURE_SLOW_SERVER,
+                    limit, took, service);
+}
+
+int ht_capture_trace(const ht_trace_context *ctx) {
+  ht_trace_context none = {0};
+  if (ctx != NULL && ctx->trace_id_hi == 0 && ctx->trace_id_lo == 0)
+    return HT_EBADCONTEXT;
+  ht_shim_capture_fire(ctx != NULL ? ctx : &none, HT_CAPTURE_MANUAL, 0, 0, "manual");
+  return 0;
+}
