@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libuv1-dev libprotobuf-c-dev protobuf-c-compiler libcmocka-dev
   liblttng-ust-dev lttng-tools babeltrace2 libbabeltrace2-dev
+  liblttng-ctl-dev  # hoptrace record --flight: triggers, notifications, snapshots
   systemtap-sdt-dev python3 valgrind chromium
   faketime iproute2  # simulated hosts (scripts/hosts.sh)
   libnng-dev libzmq3-dev  # bench/transport comparison only

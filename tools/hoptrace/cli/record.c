@@ -25,7 +25,14 @@
  * 3 after reading back what was recorded. Otherwise it exits with
  * COMMAND's status (2: could not set up; 3: a daemon vanished or the
  * session could not be stopped). A non-empty -o DIR is refused (exit 2)
- * unless --force: LTTng would overwrite its trace. */
+ * unless --force: LTTng would overwrite its trace.
+ *
+ * --flight: the host's flight recorder (flight.h). The session is a
+ * snapshot session: every event stays in an overwrite ring in memory
+ * (--flight-size bytes a CPU, per-user buffers) and nothing is written
+ * until a trigger fires (the capture event); then the ring is snapshot
+ * into -o DIR (or to the relay at --relay URL), and DIR/capture.json
+ * counts what fired and what was written. */
 #include "cli/record.h"
 
 #include <dirent.h>
@@ -41,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/flight.h"
 #include "cli/record_world.h"
 #include "cli/spawn.h"
 #include "read/bt_source.h"
@@ -66,6 +74,8 @@ typedef struct record_options {
   int force;      /* record into a non-empty -o DIR */
   int keep_going; /* a vanished daemon does not end COMMAND */
   int shared;     /* the session daemon that answers, not one of our own */
+  int flight;     /* --flight: a snapshot session and its trigger (flight.h) */
+  flight_options fo;
 } record_options;
 
 /* SIGINT/SIGTERM go to the recorded command; before it runs they end
@@ -107,7 +117,15 @@ static void session_filter(const record_options *o, char *buf, size_t cap) {
 static int setup_session(const char *name, const record_options *o, const char *dir,
                          const char *url) {
   char where[PATH_MAX + 32], sess[256], sub[64], num[64], filter[4096], flt[4200];
-  if (url != NULL) {
+  if (o->flight) {
+    /* in memory only; a snapshot goes where the session's output says */
+    if (o->fo.relay_url != NULL)
+      snprintf(where, sizeof(where), "--set-url=%s", o->fo.relay_url);
+    else
+      snprintf(where, sizeof(where), "--output=%s", dir);
+    if (lttng((const char *[]){"create", name, "--snapshot", where, NULL}) != 0)
+      return -1;
+  } else if (url != NULL) {
     snprintf(where, sizeof(where), "--set-url=%s", url);
     if (lttng((const char *[]){"create", name, "--live", where, NULL}) != 0)
       return -1;
@@ -119,10 +137,19 @@ static int setup_session(const char *name, const record_options *o, const char *
   snprintf(sess, sizeof(sess), "--session=%s", name);
   snprintf(sub, sizeof(sub), "--subbuf-size=%s", o->subbuf_size);
   snprintf(num, sizeof(num), "--num-subbuf=%s", o->num_subbuf);
-  /* on disk, a packet a second: what a vanished daemon takes with it */
-  const char *timer = url != NULL ? NULL : "--switch-timer=1000000";
-  if (lttng((const char *[]){"enable-channel", sess, "--userspace", sub, num, "hoptrace",
-                             timer, NULL}) != 0)
+  if (o->flight) {
+    uint64_t sb;
+    unsigned nb;
+    flight_geometry(o->fo.ring_bytes, &sb, &nb);
+    snprintf(sub, sizeof(sub), "--subbuf-size=%llu", (unsigned long long)sb);
+    snprintf(num, sizeof(num), "--num-subbuf=%u", nb);
+  }
+  /* on disk, a packet a second: what a vanished daemon takes with it; a
+   * snapshot flushes the packets itself */
+  const char *timer = url != NULL || o->flight ? NULL : "--switch-timer=1000000";
+  const char *mode = o->flight ? "--overwrite" : NULL;
+  if (lttng((const char *[]){"enable-channel", sess, "--userspace", "--buffers-uid", sub, num,
+                             "hoptrace", mode ? mode : timer, NULL}) != 0)
     return -1;
   if (o->pids[0] != '\0') {
     char vpid[1100];
@@ -207,8 +234,18 @@ static int parse(int argc, char **argv, record_options *o) {
       {"pid", required_argument, NULL, 'p'}, {"procname", required_argument, NULL, 'P'},
       {"keep-going", no_argument, NULL, 'k'},
       {"shared-sessiond", no_argument, NULL, 'S'},
+      {"flight", no_argument, NULL, 'R'}, {"flight-size", required_argument, NULL, 1},
+      {"snapshot-rate", required_argument, NULL, 2},
+      {"coalesce-ms", required_argument, NULL, 3},
+      {"max-defer-ms", required_argument, NULL, 4},
+      {"capture-event", required_argument, NULL, 5}, /* tests: another event */
+      {"relay", required_argument, NULL, 6},
       {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
+  o->fo = (flight_options){.ring_bytes = FLIGHT_DEFAULT_RING, .snapshot_rate = 2,
+                           .coalesce_ms = 20, .max_defer_ms = 1000,
+                           .event = "hoptrace:capture"};
+  char *end;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+o:", longopts, NULL)) != -1) {
@@ -222,6 +259,33 @@ static int parse(int argc, char **argv, record_options *o) {
     case 'F': o->force = 1; break;
     case 'k': o->keep_going = 1; break;
     case 'S': o->shared = 1; break;
+    case 'R': o->flight = 1; break;
+    case 1:
+      if ((o->fo.ring_bytes = flight_parse_size(optarg)) == 0) {
+        fprintf(stderr, "hoptrace: --flight-size wants a size (16M, 512k): %s\n", optarg);
+        return -1;
+      }
+      break;
+    case 2:
+      o->fo.snapshot_rate = strtod(optarg, &end);
+      if (*end != '\0' || !(o->fo.snapshot_rate > 0 && o->fo.snapshot_rate <= 1000)) {
+        fprintf(stderr, "hoptrace: --snapshot-rate wants snapshots a second in (0, 1000]\n");
+        return -1;
+      }
+      break;
+    case 3:
+    case 4: {
+      long ms = strtol(optarg, &end, 10);
+      if (*end != '\0' || ms < 0 || ms > 3600000) {
+        fprintf(stderr, "hoptrace: --%s wants milliseconds\n",
+                c == 3 ? "coalesce-ms" : "max-defer-ms");
+        return -1;
+      }
+      *(c == 3 ? &o->fo.coalesce_ms : &o->fo.max_defer_ms) = (int)ms;
+      break;
+    }
+    case 5: o->fo.event = optarg; break;
+    case 6: o->fo.relay_url = optarg; break;
     case 'p':
       if (add_pids(o, optarg) != 0) {
         fprintf(stderr, "hoptrace: --pid wants PID[,PID...]: %s\n", optarg);
@@ -241,6 +305,14 @@ static int parse(int argc, char **argv, record_options *o) {
   }
   if (optind >= argc)
     return -1;
+  if (o->flight && o->live_url != NULL) {
+    fprintf(stderr, "hoptrace: --flight records in memory: not with --live (use --relay)\n");
+    return -1;
+  }
+  if (!o->flight && o->fo.relay_url != NULL) {
+    fprintf(stderr, "hoptrace: --relay goes with --flight\n");
+    return -1;
+  }
   o->command = argv + optind;
   return 0;
 }
@@ -391,7 +463,9 @@ int record_main(int argc, char **argv) {
     fputs("usage: hoptrace record [-o DIR [--force]] [--live URL] [--name SESSION] "
           "[--pid PID[,PID...]] [--procname NAME]... [--shared-sessiond] [--keep-going] "
           "[--filter EXPR] "
-          "[--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n",
+          "[--subbuf-size SIZE] [--num-subbuf N] [--flight [--flight-size SIZE] "
+          "[--snapshot-rate R] [--coalesce-ms MS] [--max-defer-ms MS] [--relay URL]] "
+          "-- COMMAND [ARG...]\n",
           stderr);
     return 2;
   }
@@ -416,13 +490,20 @@ int record_main(int argc, char **argv) {
     status = interrupted ? interrupted : 2;
     goto out;
   }
+  flight *fl = NULL;
+  if (r.o.flight && (fl = flight_start(r.disk_name, r.dir, &r.o.fo)) == NULL) {
+    lttng((const char *[]){"destroy", r.disk_name, NULL});
+    goto out;
+  }
   status = run_command(&r);
+  if (fl != NULL && flight_finish(fl, r.dir) != 0 && status == 0)
+    status = 2;
   if (end_sessions(&r) != 0 && status != EXIT_DAEMON_LOST)
     status = EXIT_DAEMON_LOST;
   if (r.live)
     fprintf(stderr, "hoptrace: live session %s streamed to %s (read it at "
                     "net://RELAY/host/HOSTNAME/%s)\n", r.live_name, r.o.live_url, r.live_name);
-  if (r.disk)
+  if (r.disk && !r.o.flight)
     report_trace(r.dir);
 out:
   stop_daemons(&r);

@@ -1,0 +1,149 @@
+/* record --flight's snapshot policy (cli/flight_policy.h) on a simulated
+ * clock: triggers within the coalescing window share a snapshot, starts
+ * stay at least 1/R apart whatever the storm, a trigger that would wait
+ * past max-defer is dropped, a failed snapshot's triggers count as
+ * dropped, and fired = snapshots + coalesced + dropped at every quiet
+ * point. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cli/flight_policy.h"
+#include "test_rng.h"
+
+#define MS 1000000LL
+
+/* Runs the snapshot side until nothing is pending: each snapshot takes
+ * write_ns; ok decides its fate. Returns the time after. */
+static int64_t settle(fl_policy *p, int64_t now, int64_t write_ns, int ok, int64_t *starts,
+                      size_t *nstarts) {
+  int64_t wait;
+  while (p->pending) {
+    if (!fl_policy_ready(p, now, &wait)) {
+      now += wait;
+      continue;
+    }
+    fl_batch b = fl_policy_start(p, now);
+    if (starts != NULL)
+      starts[(*nstarts)++] = now;
+    now += write_ns;
+    fl_policy_done(p, &b, ok);
+  }
+  return now;
+}
+
+static void coalesced_within_window(void **state) {
+  (void)state;
+  fl_policy p;
+  fl_policy_init(&p, 20 * MS, 2, 1000 * MS);
+  fl_policy_trigger(&p, 0);
+  fl_policy_trigger(&p, 5 * MS);
+  fl_policy_trigger(&p, 19 * MS);
+  int64_t wait;
+  assert_false(fl_policy_ready(&p, 10 * MS, &wait));
+  assert_int_equal(wait, 10 * MS);
+  settle(&p, 20 * MS, 30 * MS, 1, NULL, NULL);
+  assert_int_equal(p.fired, 3);
+  assert_int_equal(p.snapshots, 1);
+  assert_int_equal(p.coalesced, 2);
+  assert_int_equal(p.rate_limited, 0);
+  assert_int_equal(p.dropped, 0);
+}
+
+/* A trigger while one is being written opens the next, which waits for
+ * the rate limit: counted rate-limited. */
+static void next_waits_for_the_limit(void **state) {
+  (void)state;
+  fl_policy p;
+  fl_policy_init(&p, 20 * MS, 2, 1000 * MS);
+  fl_policy_trigger(&p, 0);
+  int64_t wait;
+  assert_true(fl_policy_ready(&p, 20 * MS, &wait));
+  fl_batch b = fl_policy_start(&p, 20 * MS);
+  fl_policy_trigger(&p, 30 * MS); /* while the first is written */
+  assert_false(fl_policy_ready(&p, 40 * MS, &wait));
+  fl_policy_done(&p, &b, 1);
+  assert_false(fl_policy_ready(&p, 60 * MS, &wait));
+  assert_int_equal(wait, 520 * MS - 60 * MS);
+  settle(&p, 60 * MS, 10 * MS, 1, NULL, NULL);
+  assert_int_equal(p.snapshots, 2);
+  assert_int_equal(p.rate_limited, 1);
+  assert_int_equal(p.fired, p.snapshots + p.coalesced + p.dropped);
+}
+
+/* max-defer below 1/R: a trigger that would wait past it is dropped. */
+static void dropped_past_max_defer(void **state) {
+  (void)state;
+  fl_policy p;
+  fl_policy_init(&p, 20 * MS, 0.5, 500 * MS); /* starts 2 s apart */
+  fl_policy_trigger(&p, 0);
+  int64_t now = settle(&p, 0, 10 * MS, 1, NULL, NULL);
+  fl_policy_trigger(&p, now + 100 * MS); /* next start at 2.02 s: dropped */
+  assert_false(p.pending);
+  fl_policy_trigger(&p, 1600 * MS); /* waits 420 ms: kept, rate-limited */
+  assert_true(p.pending);
+  settle(&p, 1600 * MS, 10 * MS, 1, NULL, NULL);
+  assert_int_equal(p.fired, 3);
+  assert_int_equal(p.snapshots, 2);
+  assert_int_equal(p.dropped, 1);
+  assert_int_equal(p.rate_limited, 1);
+}
+
+static void failed_snapshot_drops_its_triggers(void **state) {
+  (void)state;
+  fl_policy p;
+  fl_policy_init(&p, 20 * MS, 2, 1000 * MS);
+  fl_policy_trigger(&p, 0);
+  fl_policy_trigger(&p, 1 * MS);
+  settle(&p, 0, 10 * MS, 0, NULL, NULL);
+  assert_int_equal(p.failures, 1);
+  assert_int_equal(p.snapshots, 0);
+  assert_int_equal(p.coalesced, 0);
+  assert_int_equal(p.dropped, 2);
+  assert_int_equal(p.fired, p.snapshots + p.coalesced + p.dropped);
+}
+
+/* A random storm: the counts add up after every quiet point, and no two
+ * starts are closer than 1/R (no half-open second holds more than R). */
+static void storm_keeps_the_limit_and_the_counts(void **state) {
+  (void)state;
+  test_rng rng = {29};
+  for (int round = 0; round < 50; round++) {
+    double rate = 0.5 + (double)(test_rng_next(&rng) % 8);
+    fl_policy p;
+    fl_policy_init(&p, (int64_t)(test_rng_next(&rng) % 50) * MS, rate,
+                   (int64_t)(test_rng_next(&rng) % 1500) * MS);
+    static int64_t starts[20000];
+    size_t nstarts = 0;
+    int64_t now = 0, wait;
+    for (int i = 0; i < 5000; i++) {
+      now += (int64_t)(test_rng_next(&rng) % (5 * MS));
+      fl_policy_trigger(&p, now);
+      while (fl_policy_ready(&p, now, &wait)) { /* written at once */
+        fl_batch b = fl_policy_start(&p, now);
+        starts[nstarts++] = now;
+        fl_policy_done(&p, &b, test_rng_next(&rng) % 10 != 0);
+      }
+    }
+    settle(&p, now, 0, 1, starts, &nstarts);
+    assert_int_equal(p.fired, 5000);
+    assert_int_equal(p.fired, p.snapshots + p.coalesced + p.dropped);
+    assert_int_equal(p.snapshots + p.failures, nstarts);
+    for (size_t i = 1; i < nstarts; i++)
+      assert_true(starts[i] - starts[i - 1] >= p.min_gap_ns);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(coalesced_within_window),
+      cmocka_unit_test(next_waits_for_the_limit),
+      cmocka_unit_test(dropped_past_max_defer),
+      cmocka_unit_test(failed_snapshot_drops_its_triggers),
+      cmocka_unit_test(storm_keeps_the_limit_and_the_counts),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

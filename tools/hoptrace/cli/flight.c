@@ -1,0 +1,292 @@
+/* The flight recorder's agent (flight.h): a receiver thread turns the
+ * trigger's notifications into fl_policy triggers, a snapshot thread
+ * takes the snapshots the policy allows. liblttng-ctl's client commands
+ * share one socket per process: register and unregister run before and
+ * after the threads, snapshots on the snapshot thread only. */
+#include "cli/flight.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <lttng/lttng.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/flight_notify.h"
+#include "cli/flight_policy.h"
+#include "cli/flight_report.h"
+
+#define DRAIN_QUIET_MS 300 /* no notification for this long: the last arrived */
+#define DRAIN_MAX_MS 3000
+#define WAKE_SIGNAL SIGURG /* ends the receiver's wait; ignored by default */
+
+struct flight {
+  char session[128], dir[PATH_MAX], where[PATH_MAX];
+  fl_notify *notify;
+  pthread_t receiver, snapshotter;
+  pthread_mutex_t mu;
+  pthread_cond_t cv; /* a trigger arrived, the run ends, the receiver ended */
+  fl_policy policy;
+  fl_log log;
+  int stop_receiver, receiver_done, final;
+  int64_t last_note_ns, started_ns;
+  unsigned seq;
+};
+
+void flight_geometry(uint64_t bytes, uint64_t *subbuf, unsigned *num) {
+  uint64_t s = 4096;
+  while (s * FLIGHT_SUBBUFS < bytes)
+    s <<= 1;
+  *subbuf = s;
+  *num = FLIGHT_SUBBUFS;
+}
+
+uint64_t flight_parse_size(const char *text) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (errno != 0 || end == text || text[0] == '-')
+    return 0;
+  int shift = 0;
+  switch (*end) {
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
+  default: break;
+  }
+  if (*end != '\0' || v > (UINT64_MAX >> shift))
+    return 0;
+  return (uint64_t)v << shift;
+}
+
+static int64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t wall_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Waits on the condition until now + ns (CLOCK_MONOTONIC condvar). */
+static void wait_for(flight *f, int64_t ns) {
+  int64_t until = mono_ns() + ns;
+  struct timespec ts = {.tv_sec = until / 1000000000, .tv_nsec = until % 1000000000};
+  pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+}
+
+static void quiet_thread_signals(void) {
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, WAKE_SIGNAL);
+  pthread_sigmask(SIG_SETMASK, &all, NULL);
+}
+
+static void *receive(void *arg) {
+  flight *f = arg;
+  quiet_thread_signals();
+  for (;;) {
+    int r = fl_notify_next(f->notify);
+    int64_t now = mono_ns();
+    pthread_mutex_lock(&f->mu);
+    if (r == 1) {
+      fl_policy_trigger(&f->policy, now);
+      f->last_note_ns = now;
+    } else if (r == 2) {
+      f->log.daemon_dropped++;
+    } else if (r < 0) {
+      f->log.channel_lost = !f->stop_receiver;
+    }
+    int stop = f->stop_receiver || r < 0;
+    if (stop)
+      f->receiver_done = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    if (stop)
+      return NULL;
+  }
+}
+
+/* The directory LTTng made for snapshot `prefix` (PREFIX-DATETIME-N). */
+static void snapshot_dir(const flight *f, const char *prefix, char *name, size_t cap) {
+  snprintf(name, cap, "%s", prefix);
+  DIR *d = f->dir[0] ? opendir(f->dir) : NULL;
+  if (d == NULL)
+    return;
+  size_t n = strlen(prefix);
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (strncmp(e->d_name, prefix, n) == 0 && e->d_name[n] == '-' &&
+        strlen(e->d_name) < cap) {
+      memcpy(name, e->d_name, strlen(e->d_name) + 1);
+      break;
+    }
+  closedir(d);
+}
+
+/* Takes one snapshot (the lock released meanwhile). */
+static void take(flight *f, const fl_batch *b) {
+  char prefix[32], err[256] = "";
+  snprintf(prefix, sizeof(prefix), "capture-%06u", ++f->seq);
+  fl_snap s = {.at_ns = wall_ns(), .triggers = b->triggers};
+  pthread_mutex_unlock(&f->mu);
+  struct lttng_snapshot_output *out = lttng_snapshot_output_create();
+  int rc = out == NULL ? -LTTNG_ERR_NOMEM : lttng_snapshot_output_set_name(prefix, out);
+  if (rc == 0)
+    rc = lttng_snapshot_record(f->session, out, 1);
+  int64_t done = mono_ns();
+  lttng_snapshot_output_destroy(out);
+  if (rc < 0)
+    snprintf(err, sizeof(err), "%s", lttng_strerror(rc));
+  else
+    snapshot_dir(f, prefix, s.name, sizeof(s.name));
+  s.latency_ms = (double)(done - b->first_ns) / 1e6;
+  pthread_mutex_lock(&f->mu);
+  fl_policy_done(&f->policy, b, rc >= 0);
+  if (rc < 0)
+    snprintf(f->log.last_failure, sizeof(f->log.last_failure), "%s", err);
+  else if (fl_log_add(&f->log, &s) != 0)
+    fprintf(stderr, "hoptrace: flight: out of memory listing snapshot %s\n", s.name);
+}
+
+static void *snapshot(void *arg) {
+  flight *f = arg;
+  quiet_thread_signals();
+  pthread_mutex_lock(&f->mu);
+  for (;;) {
+    int64_t wait;
+    if (fl_policy_ready(&f->policy, mono_ns(), &wait)) {
+      fl_batch b = fl_policy_start(&f->policy, mono_ns());
+      take(f, &b);
+      continue;
+    }
+    if (f->final && !f->policy.pending)
+      break;
+    if (f->policy.pending)
+      wait_for(f, wait);
+    else
+      pthread_cond_wait(&f->cv, &f->mu);
+  }
+  pthread_mutex_unlock(&f->mu);
+  return NULL;
+}
+
+static void on_wake(int sig) { (void)sig; }
+
+flight *flight_start(const char *session, const char *dir, const flight_options *o) {
+  flight *f = calloc(1, sizeof(*f));
+  if (f == NULL)
+    return NULL;
+  snprintf(f->session, sizeof(f->session), "%s", session);
+  snprintf(f->dir, sizeof(f->dir), "%s", o->relay_url ? "" : dir);
+  snprintf(f->where, sizeof(f->where), "%s", o->relay_url ? o->relay_url : dir);
+  fl_policy_init(&f->policy, (int64_t)o->coalesce_ms * 1000000, o->snapshot_rate,
+                 (int64_t)o->max_defer_ms * 1000000);
+  uint64_t subbuf;
+  unsigned num;
+  flight_geometry(o->ring_bytes, &subbuf, &num);
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  f->log.ring_bytes = subbuf * num;
+  f->log.memory_bytes = f->log.ring_bytes * (uint64_t)(cpus > 0 ? cpus : 1);
+  char name[128], err[256];
+  snprintf(name, sizeof(name), "hoptrace-flight-%d-%s", (int)getpid(), session);
+  f->notify = fl_notify_open(name, o->event, err, sizeof(err));
+  if (f->notify == NULL) {
+    fprintf(stderr, "hoptrace: flight recorder: %s\n", err);
+    free(f);
+    return NULL;
+  }
+  struct sigaction sa = {.sa_handler = on_wake}; /* no SA_RESTART: wakes the poll */
+  sigaction(WAKE_SIGNAL, &sa, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&f->cv, &ca);
+  pthread_condattr_destroy(&ca);
+  pthread_mutex_init(&f->mu, NULL);
+  f->started_ns = mono_ns();
+  if (pthread_create(&f->receiver, NULL, receive, f) != 0) {
+    fl_notify_close(f->notify);
+    free(f);
+    fprintf(stderr, "hoptrace: flight recorder: no thread\n");
+    return NULL;
+  }
+  if (pthread_create(&f->snapshotter, NULL, snapshot, f) != 0) {
+    f->final = 1;
+    flight_finish(f, NULL);
+    return NULL;
+  }
+  fprintf(stderr, "hoptrace: flight recorder: trigger %s on %s; snapshots of session %s "
+                  "to %s\n", name, o->event, session, f->where);
+  return f;
+}
+
+/* Notifications still on their way once the command ended are waited
+ * for, until none came for DRAIN_QUIET_MS (at most DRAIN_MAX_MS). */
+static void drain(flight *f) {
+  int64_t began = mono_ns();
+  pthread_mutex_lock(&f->mu);
+  for (;;) {
+    int64_t now = mono_ns(), last = f->last_note_ns > began ? f->last_note_ns : began;
+    int64_t quiet = (int64_t)DRAIN_QUIET_MS * 1000000 - (now - last);
+    if (quiet <= 0 || now - began >= (int64_t)DRAIN_MAX_MS * 1000000 || f->receiver_done)
+      break;
+    wait_for(f, quiet);
+  }
+  pthread_mutex_unlock(&f->mu);
+}
+
+static void stop_receiver(flight *f) {
+  pthread_mutex_lock(&f->mu);
+  f->stop_receiver = 1;
+  pthread_mutex_unlock(&f->mu);
+  /* repeated: a signal landing before the thread waits is lost */
+  for (;;) {
+    pthread_mutex_lock(&f->mu);
+    int done = f->receiver_done;
+    pthread_mutex_unlock(&f->mu);
+    if (done)
+      break;
+    pthread_kill(f->receiver, WAKE_SIGNAL);
+    usleep(10000);
+  }
+  pthread_join(f->receiver, NULL);
+}
+
+int flight_finish(flight *f, const char *out_dir) {
+  int started = !f->final;
+  if (started)
+    drain(f);
+  stop_receiver(f);
+  if (started) {
+    pthread_mutex_lock(&f->mu);
+    f->final = 1;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    pthread_join(f->snapshotter, NULL);
+  }
+  fl_notify_close(f->notify);
+  f->log.seconds = (double)(mono_ns() - f->started_ns) / 1e9;
+  int rc = 0;
+  if (out_dir != NULL) {
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/capture.json", out_dir);
+    if (fl_report_write(path, &f->policy, &f->log) != 0) {
+      fprintf(stderr, "hoptrace: flight recorder: %s: %s\n", path, strerror(errno));
+      rc = -1;
+    }
+    fl_report_summary(stderr, &f->policy, &f->log, f->where);
+  }
+  fl_log_free(&f->log);
+  pthread_cond_destroy(&f->cv);
+  pthread_mutex_destroy(&f->mu);
+  free(f);
+  return rc;
+}

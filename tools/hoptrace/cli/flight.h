@@ -1,0 +1,47 @@
+/* `hoptrace record --flight`: the host's flight recorder. The session is
+ * a snapshot session (record.c sets it up: overwrite channel in memory);
+ * this agent registers a trigger on the capture event, and on each of its
+ * notifications takes a snapshot of the session (lttng_snapshot_record),
+ * coalesced and rate-limited (flight_policy.h), timed from the
+ * notification's receipt to the snapshot written. At the end it writes
+ * capture.json (flight_report.c). Two threads: one blocks on the
+ * notification channel, one takes the snapshots. */
+#ifndef HT_TOOL_FLIGHT_H
+#define HT_TOOL_FLIGHT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct flight_options {
+  uint64_t ring_bytes;   /* --flight-size: ring bytes per CPU, as asked */
+  double snapshot_rate;  /* --snapshot-rate: snapshots a second at most */
+  int coalesce_ms;       /* --coalesce-ms */
+  int max_defer_ms;      /* --max-defer-ms */
+  const char *event;     /* --capture-event: the trigger's event */
+  const char *relay_url; /* --relay: snapshots to a relay, not -o DIR */
+} flight_options;
+
+#define FLIGHT_DEFAULT_RING (8ull << 20)
+#define FLIGHT_SUBBUFS 8 /* overwrite mode loses a whole sub-buffer: 1/8 */
+
+/* The channel's geometry for a ring of `bytes` a CPU: 8 sub-buffers of a
+ * power of two (LTTng's rule), at least a page, holding bytes. */
+void flight_geometry(uint64_t bytes, uint64_t *subbuf, unsigned *num);
+
+/* "16M", "512k", "1G", "65536" -> bytes; 0 on a malformed size. */
+uint64_t flight_parse_size(const char *text);
+
+typedef struct flight flight;
+
+/* Starts the agent for `session` (started); snapshots land in dir (NULL
+ * with a relay). NULL (said why on stderr) when the trigger could not be
+ * set. */
+flight *flight_start(const char *session, const char *dir, const flight_options *o);
+
+/* The run is over: waits until notifications stop (bounded), takes the
+ * pending snapshot once allowed, removes the trigger, and writes
+ * out_dir/capture.json and the stderr summary. Frees f. 0, or -1 when
+ * capture.json could not be written. */
+int flight_finish(flight *f, const char *out_dir);
+
+#endif

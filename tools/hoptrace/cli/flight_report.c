@@ -1,0 +1,123 @@
+/* capture.json and the summary of a flight recording (flight_report.h). */
+#include "cli/flight_report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fl_log_add(fl_log *l, const fl_snap *s) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    fl_snap *grown = realloc(l->snaps, cap * sizeof(*grown));
+    if (grown == NULL)
+      return -1;
+    l->snaps = grown;
+    l->cap = cap;
+  }
+  l->snaps[l->n++] = *s;
+  return 0;
+}
+
+void fl_log_free(fl_log *l) {
+  free(l->snaps);
+  l->snaps = NULL;
+  l->n = l->cap = 0;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* p50, p99, max of the snapshots' latencies (nearest rank); 0 when none. */
+static void quantiles(const fl_log *l, double q[3]) {
+  q[0] = q[1] = q[2] = 0;
+  if (l->n == 0)
+    return;
+  double *v = malloc(l->n * sizeof(*v));
+  if (v == NULL)
+    return;
+  for (size_t i = 0; i < l->n; i++)
+    v[i] = l->snaps[i].latency_ms;
+  qsort(v, l->n, sizeof(*v), by_value);
+  static const double at[2] = {0.50, 0.99};
+  for (int k = 0; k < 2; k++) {
+    size_t rank = (size_t)(at[k] * (double)l->n + 0.999999);
+    q[k] = v[(rank ? rank : 1) - 1];
+  }
+  q[2] = v[l->n - 1];
+  free(v);
+}
+
+/* JSON string body: the names are ours, but the failure text is lttng's. */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return -1;
+  double q[3];
+  quantiles(l, q);
+  fprintf(f,
+          "{\"triggers_fired\":%llu,\"snapshots\":%llu,\"coalesced\":%llu,"
+          "\"rate_limited\":%llu,\"dropped\":%llu,\"daemon_dropped_notifications\":%llu,"
+          "\"snapshot_failures\":%llu,\"last_failure\":",
+          (unsigned long long)p->fired, (unsigned long long)p->snapshots,
+          (unsigned long long)p->coalesced, (unsigned long long)p->rate_limited,
+          (unsigned long long)p->dropped, (unsigned long long)l->daemon_dropped,
+          (unsigned long long)p->failures);
+  json_str(f, l->last_failure);
+  fprintf(f,
+          ",\"notification_channel_lost\":%s,\"seconds\":%.3f,"
+          "\"trigger_to_snapshot_ms\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f},"
+          "\"snapshot_list\":[",
+          l->channel_lost ? "true" : "false", l->seconds, q[0], q[1], q[2]);
+  for (size_t i = 0; i < l->n; i++) {
+    const fl_snap *s = &l->snaps[i];
+    fprintf(f, "%s\n {\"name\":", i ? "," : "");
+    json_str(f, s->name);
+    fprintf(f, ",\"at_ns\":%lld,\"triggers\":%llu,\"latency_ms\":%.3f}", (long long)s->at_ns,
+            (unsigned long long)s->triggers, s->latency_ms);
+  }
+  fprintf(f, "],\n\"ring_bytes_per_cpu\":%llu,\"memory_bytes\":%llu}\n",
+          (unsigned long long)l->ring_bytes, (unsigned long long)l->memory_bytes);
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    if (errno == 0)
+      errno = EIO;
+    return -1;
+  }
+  return 0;
+}
+
+void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char *where) {
+  double q[3];
+  quantiles(l, q);
+  fprintf(f,
+          "hoptrace: flight recorder: %llu triggers fired in %.1f s; %llu snapshots written "
+          "to %s (%llu triggers coalesced into them, %llu waited for the rate limit), "
+          "%llu dropped (waited too long, or their snapshot failed), %llu snapshots "
+          "failed%s%s%s; the daemon dropped notifications %llu times%s; trigger to "
+          "snapshot written p50 %.1f ms, p99 %.1f ms, max %.1f ms; ring %llu bytes a CPU, "
+          "%llu bytes of memory per traced user\n",
+          (unsigned long long)p->fired, l->seconds, (unsigned long long)p->snapshots, where,
+          (unsigned long long)p->coalesced, (unsigned long long)p->rate_limited,
+          (unsigned long long)p->dropped, (unsigned long long)p->failures,
+          l->last_failure[0] ? " (last: " : "", l->last_failure,
+          l->last_failure[0] ? ")" : "", (unsigned long long)l->daemon_dropped,
+          l->channel_lost ? "; the notification channel closed early (daemon gone?)" : "",
+          q[0], q[1], q[2], (unsigned long long)l->ring_bytes,
+          (unsigned long long)l->memory_bytes);
+}

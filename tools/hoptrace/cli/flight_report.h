@@ -1,0 +1,41 @@
+/* What the flight recorder did, kept while it runs and written at the
+ * end: DIR/capture.json and a one-paragraph summary on stderr. */
+#ifndef HT_TOOL_FLIGHT_REPORT_H
+#define HT_TOOL_FLIGHT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/flight_policy.h"
+
+typedef struct fl_snap {
+  char name[96];      /* its directory under DIR (the relay's: its prefix) */
+  int64_t at_ns;      /* wall clock when it started, ns since the epoch */
+  uint64_t triggers;  /* triggers it captured (the first and coalesced) */
+  double latency_ms;  /* first trigger's notification -> written */
+} fl_snap;
+
+typedef struct fl_log {
+  fl_snap *snaps;
+  size_t n, cap;
+  uint64_t daemon_dropped;   /* NOTIFICATIONS_DROPPED statuses seen */
+  int channel_lost;          /* the notification channel closed early */
+  char last_failure[256];    /* lttng's text for the last failed snapshot */
+  uint64_t ring_bytes;       /* per CPU, as set up */
+  uint64_t memory_bytes;     /* ring x CPUs (per traced user ID) */
+  double seconds;            /* how long the agent ran */
+} fl_log;
+
+/* Adds a written snapshot; -1 when out of memory (then not listed). */
+int fl_log_add(fl_log *l, const fl_snap *s);
+
+void fl_log_free(fl_log *l);
+
+/* Writes path (capture.json). 0, or -1 (errno set). */
+int fl_report_write(const char *path, const fl_policy *p, const fl_log *l);
+
+/* The one-paragraph summary. */
+void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char *where);
+
+#endif
