@@ -15,6 +15,7 @@ packages=(
   libcurl4-openssl-dev zlib1g-dev  # hoptrace export --to: HTTP(S), gzip
   libmicrohttpd-dev  # examples/client-osd-sim: sim-gateway (HTTP)
   nodejs  # tests/ship/receiver, tests/gateway, tests/tool/view (npm ci)
+  lintian file  # scripts/package.sh: lintian; cpack's dpkg-shlibdeps step runs file
 )
 # npm (the receivers' OpenTelemetry packages, playwright-core for the view
 # test): Debian's package, unless the nodejs installed (e.g. NodeSource's,

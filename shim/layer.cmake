@@ -43,6 +43,8 @@ target_include_directories(hoptrace_tp PRIVATE ${CMAKE_CURRENT_LIST_DIR}
   ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(hoptrace_tp PRIVATE PkgConfig::LTTNG_UST ${CMAKE_DL_LIBS})
 ht_target_warnings(hoptrace_tp)
-install(TARGETS hoptrace_tp LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Loaded by its SONAME (recording/loader.c), never linked: no .so link.
+install(TARGETS hoptrace_tp LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tp
+        NAMELINK_SKIP)
 # Tests and benchmarks find the provider here.
 set(HT_PROVIDER_PATH $<TARGET_FILE:hoptrace_tp>)
