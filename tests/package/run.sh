@@ -2,11 +2,12 @@
 # The Debian packages as a user gets them: scripts/package.sh builds them
 # (lintian: no error), dpkg-deb -x unpacks all four into a fresh root, and
 # a consumer program from outside the tree (consumer/, copied out) is
-# built against that root twice, with find_package (CMAKE_PREFIX_PATH) and
-# with pkg-config (PKG_CONFIG_PATH), plus once linked statically. Each
-# runs traced in a real LTTng session, with LD_LIBRARY_PATH into the root
-# (the packaged libhoptrace and, beside it, libhoptrace-tp), and the
-# packaged `hoptrace export` must give every span of each.
+# built against that root with find_package (CMAKE_PREFIX_PATH), with
+# pkg-config (PKG_CONFIG_PATH; with PKG_CONFIG_SYSROOT_DIR too, built
+# only) and statically. Each runs traced in a real LTTng session, with
+# LD_LIBRARY_PATH into the root (the packaged libhoptrace and, beside it,
+# libhoptrace-tp), and the packaged `hoptrace export` must give every span
+# of each.
 # Run by .ci/run as its own stage (too long for ctest beside the suite).
 #   tests/package/run.sh [BUILD_DIR]    packages built in BUILD_DIR (build-pkg)
 set -euo pipefail
@@ -58,6 +59,11 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
   { echo "FAIL: pkg-config libdir $(pkg-config --variable=libdir hoptrace), want $libdir" >&2; exit 1; }
 cc -std=c11 -Wall -Wextra -Werror -o "$work/consumer_pc" "$work/src/main.c" \
   $(pkg-config --cflags --libs hoptrace)
+# A sysroot build's view (PKG_CONFIG_SYSROOT_DIR): the paths, already
+# inside the root, are not prefixed again.
+flags=$(PKG_CONFIG_SYSROOT_DIR=$root pkg-config --cflags --libs hoptrace)
+[[ $flags != *"$root$root"* ]] || { echo "FAIL: sysroot prefixed twice: $flags" >&2; exit 1; }
+cc -std=c11 -Wall -Wextra -Werror -o "$work/consumer_sysroot" "$work/src/main.c" $flags
 
 echo "== package test: running them traced"
 ht_sessiond_ensure
