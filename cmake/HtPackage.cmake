@@ -34,6 +34,23 @@ foreach(pair "runtime;${HT_DEB_LIB}" "dev;libhoptrace-dev" "tp;${HT_DEB_TP}"
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})
 endforeach()
 
+# hoptrace(1), made at build time from the command's own --help (so it
+# never lists an option the command lacks), for the hoptrace package. Not
+# in sanitizer, fuzzing or cross builds, where running the command while
+# building is not wanted or not possible.
+if(NOT HT_SANITIZE AND NOT HT_FUZZ AND NOT CMAKE_CROSSCOMPILING)
+  set(HT_MANPAGE ${HT_DEB_DIR}/hoptrace.1.gz)
+  add_custom_command(OUTPUT ${HT_MANPAGE}
+    COMMAND ${CMAKE_COMMAND} -DTOOL=$<TARGET_FILE:hoptrace_cli>
+            -DVERSION=${PROJECT_VERSION} -DOUT=${HT_DEB_DIR}/hoptrace.1
+            -P ${CMAKE_CURRENT_LIST_DIR}/deb/manpage.cmake
+    COMMAND gzip -9nf ${HT_DEB_DIR}/hoptrace.1
+    DEPENDS hoptrace_cli ${CMAKE_CURRENT_LIST_DIR}/deb/manpage.cmake
+    COMMENT "Manual page hoptrace(1) from hoptrace --help" VERBATIM)
+  add_custom_target(hoptrace_manpage ALL DEPENDS ${HT_MANPAGE})
+  install(FILES ${HT_MANPAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT tool)
+endif()
+
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME hoptrace)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
