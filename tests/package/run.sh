@@ -7,7 +7,8 @@
 # only) and statically. Each runs traced in a real LTTng session, with
 # LD_LIBRARY_PATH into the root (the packaged libhoptrace and, beside it,
 # libhoptrace-tp), and the packaged `hoptrace export` must give every span
-# of each.
+# of each. dpkg-shlibdeps on the consumer must give the library package
+# at this version or later (its shlibs file).
 # Run by .ci/run as its own stage (too long for ctest beside the suite).
 #   tests/package/run.sh [BUILD_DIR]    packages built in BUILD_DIR (build-pkg)
 set -euo pipefail
@@ -64,6 +65,18 @@ cc -std=c11 -Wall -Wextra -Werror -o "$work/consumer_pc" "$work/src/main.c" \
 flags=$(PKG_CONFIG_SYSROOT_DIR=$root pkg-config --cflags --libs hoptrace)
 [[ $flags != *"$root$root"* ]] || { echo "FAIL: sysroot prefixed twice: $flags" >&2; exit 1; }
 cc -std=c11 -Wall -Wextra -Werror -o "$work/consumer_sysroot" "$work/src/main.c" $flags
+
+# A program built against the packages depends on the library package
+# through its shlibs file, as a Debian package of that program would.
+lib_deb=$(ls "$build"/packages/libhoptrace[0-9]*_*.deb)
+lib_pkg=$(dpkg-deb -f "$lib_deb" Package) lib_ver=$(dpkg-deb -f "$lib_deb" Version)
+mkdir -p "$work/shlibs/debian/$lib_pkg"
+dpkg-deb -e "$lib_deb" "$work/shlibs/debian/$lib_pkg/DEBIAN"
+printf 'Source: consumer\n\nPackage: consumer\nArchitecture: any\n' >"$work/shlibs/debian/control"
+deps=$(cd "$work/shlibs" && dpkg-shlibdeps -O -l"$libdir" "$work/cmake/consumer_cmake" 2>/dev/null)
+echo "consumer: $deps"
+[[ $deps == *"$lib_pkg (>= $lib_ver)"* ]] ||
+  { echo "FAIL: dpkg-shlibdeps gives no $lib_pkg (>= $lib_ver) for the consumer" >&2; exit 1; }
 
 echo "== package test: running them traced"
 ht_sessiond_ensure
