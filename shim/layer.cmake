@@ -15,6 +15,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_messenger.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_stats.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_capture.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_crumbs.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_kv.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_cmd.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_conn.c

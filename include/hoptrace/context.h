@@ -34,10 +34,14 @@ extern "C" {
  * starts; cleared from a remote context by a process not in flight mode
  * (no peer makes a server record). Never written to traceparent or B3. */
 #define HT_FLAG_RECORDED 0x8u
+/* On a reply only: the server (or a process below it) captured the trace
+ * (flight recorder): the caller captures its part too. */
+#define HT_FLAG_CAPTURE 0x10u
 /* Every other bit is reserved: carried and preserved unchanged by the
  * binary envelope codec and by child spans, dropped by the text bridges. */
 #define HT_FLAG_KNOWN_MASK                                                     \
-  (HT_FLAG_SAMPLED | HT_FLAG_DEBUG | HT_FLAG_RANDOM | HT_FLAG_RECORDED)
+  (HT_FLAG_SAMPLED | HT_FLAG_DEBUG | HT_FLAG_RANDOM | HT_FLAG_RECORDED |           \
+   HT_FLAG_CAPTURE)
 
 typedef struct ht_trace_context {
   uint64_t trace_id_hi;    /* upper 64 bits of the 128-bit trace id; 0 for

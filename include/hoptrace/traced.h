@@ -115,6 +115,11 @@ typedef struct ht_traced_stats {
   uint64_t kvs_truncated;   /* string values cut at HT_KV_VALUE_MAX */
   uint64_t captures_fired;  /* flight-recorder triggers fired here (capture.h) */
   uint64_t captures_unrecorded; /* ... while no session recorded hoptrace:capture */
+  /* Capture notices (capture.h): sent down to peers this process called
+   * for the trace, or not (past the rate, queue full, peer gone);
+   * received (a notice, or a reply's HT_FLAG_CAPTURE) and honoured, or
+   * refused (a trace this process took no part in, past the rate). */
+  uint64_t notices_sent, notices_dropped, notices_received, notices_refused;
 } ht_traced_stats;
 
 /* Fills the fields of *out that out->size covers. HT_EINVAL for NULL or

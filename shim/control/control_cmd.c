@@ -219,9 +219,13 @@ static void put_capture_state(answer *a) {
   ht_traced_get_stats(&t);
   if (ht_capture_policy_format(&p, text, sizeof(text)) != 0)
     text[0] = '\0';
-  put(a, " flight=%s capture=%s captures_fired=%llu captures_unrecorded=%llu",
+  put(a, " flight=%s capture=%s captures_fired=%llu captures_unrecorded=%llu"
+      " notices_sent=%llu notices_dropped=%llu notices_received=%llu"
+      " notices_refused=%llu",
       ht_flight_enabled() ? "on" : "off", text,
-      (unsigned long long)t.captures_fired, (unsigned long long)t.captures_unrecorded);
+      (unsigned long long)t.captures_fired, (unsigned long long)t.captures_unrecorded,
+      (unsigned long long)t.notices_sent, (unsigned long long)t.notices_dropped,
+      (unsigned long long)t.notices_received, (unsigned long long)t.notices_refused);
 }
 
 /* flight on|off, capture-policy TEXT, capture [TRACE]. */

@@ -125,35 +125,41 @@ int ht_capture_policy_format(const ht_capture_policy *p, char *buf, size_t cap) 
   return 0;
 }
 
-void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint64_t threshold,
-                     uint64_t value, const char *origin) {
-  ht_capture_note note = {why, 0, threshold, value, origin != NULL ? origin : ""};
+void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint8_t hops,
+                          uint64_t threshold, uint64_t value, const char *origin) {
+  ht_capture_note note = {why, hops, threshold, value, origin != NULL ? origin : ""};
   const ht_event_ops *ops = ht_events_current();
   ht_counter_add(HT_CTR_CAPTURES_FIRED, 1);
   if (ops == NULL || ops->capture == NULL || ops->capture(ctx, &note) == 0)
     ht_counter_add(HT_CTR_CAPTURES_UNRECORDED, 1);
 }
 
-void ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
-                      int32_t status, const char *service) {
+bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
+                           int32_t status, const char *service) {
   if (status != 0 && atomic_load_explicit(&errors_fire, memory_order_relaxed)) {
-    ht_shim_capture_fire(ctx, HT_CAPTURE_ERROR, 0, (uint64_t)(int64_t)status, service);
-    return;
+    ht_shim_capture_fire(ctx, HT_CAPTURE_ERROR, 0, 0, (uint64_t)(int64_t)status, service);
+    return true;
   }
   uint64_t limit = atomic_load_explicit(client ? &slow_client_ns : &slow_server_ns,
                                         memory_order_relaxed);
   if (limit == 0 || start_ns == 0)
-    return;
+    return false;
   uint64_t took = ht_clock_now() - start_ns;
-  if ((int64_t)took > 0 && took > limit)
-    ht_shim_capture_fire(ctx, client ? HT_CAPTURE_SLOW_CLIENT : HT_CAPTURE_SLOW_SERVER,
-                    limit, took, service);
+  if ((int64_t)took <= 0 || took <= limit)
+    return false;
+  ht_shim_capture_fire(ctx, client ? HT_CAPTURE_SLOW_CLIENT : HT_CAPTURE_SLOW_SERVER, 0,
+                       limit, took, service);
+  return true;
+}
+
+void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops) {
+  ht_shim_capture_fire(ctx, HT_CAPTURE_NOTICE, (uint8_t)(hops > 255 ? 255 : hops), 0, 0, "");
 }
 
 int ht_capture_trace(const ht_trace_context *ctx) {
   ht_trace_context none = {0};
   if (ctx != NULL && ctx->trace_id_hi == 0 && ctx->trace_id_lo == 0)
     return HT_EBADCONTEXT;
-  ht_shim_capture_fire(ctx != NULL ? ctx : &none, HT_CAPTURE_MANUAL, 0, 0, "manual");
+  ht_shim_capture_fire(ctx != NULL ? ctx : &none, HT_CAPTURE_MANUAL, 0, 0, 0, "manual");
   return 0;
 }

@@ -9,16 +9,20 @@
 
 #include "hoptrace/context.h"
 
-/* A recorded span of ctx ended (client: a call; else a server span),
- * started at start_ns (tracer clock; 0: never started, e.g. a call
- * refused before it was sent: only its status can fire), with status
- * (0: ok): fires a capture when the policy says so. service: the
- * messenger's, named as the capture's origin. */
-void ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
-                      int32_t status, const char *service);
+/* A recorded span of ctx ends (client: a call; else a server span),
+ * started at start_ns (tracer clock; 0: never started), with status (0:
+ * ok): fires a capture when the policy says so, and says whether it
+ * did. service: the messenger's, named as the capture's origin. */
+bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
+                           int32_t status, const char *service);
 
-/* Fires a capture of ctx's trace: the event, and the counters. */
-void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint64_t threshold,
-                     uint64_t value, const char *origin);
+/* Fires a capture of ctx's trace (hops: 0 here, else how far from the
+ * process that fired it a notice came): the event, and the counters. */
+void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint8_t hops,
+                          uint64_t threshold, uint64_t value, const char *origin);
+
+/* A capture notice (or a reply's HT_FLAG_CAPTURE) reached this process
+ * for ctx's trace, hops from the one that fired: its capture event. */
+void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops);
 
 #endif /* HT_SHIM_TRACED_CAPTURE_H */

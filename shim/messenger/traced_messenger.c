@@ -39,6 +39,7 @@
 #include "propagate/span_quiet.h"
 #include "control/control_env.h"
 #include "messenger/traced_capture.h"
+#include "messenger/traced_crumbs.h"
 #include "messenger/traced_internal.h"
 #include "messenger/traced_names.h"
 #include "transport/hooks.h"
@@ -72,6 +73,8 @@ typedef struct ts_slot {
 #define TS_SPARES_MAX 64u
 
 struct ts_state {
+  _Atomic(ht_messenger *) m; /* ours (set once built): notices go through it */
+  ts_crumbs *crumbs; /* the flight recorder's breadcrumbs */
   char *service;
   uint64_t serial; /* names it among the process's messengers */
   ht_spin lock; /* the live list and the spares */
@@ -235,6 +238,68 @@ __attribute__((noinline)) static void start_untraced_root(ht_span *span) {
   ht_span_start_root_quiet(span, HT_SAMPLE_DEFAULT);
 }
 
+/* --- capture across processes (traced_crumbs.h) */
+
+/* Marks the open server spans of ctx's trace: their replies carry
+ * HT_FLAG_CAPTURE up to the caller. */
+static void flag_open_servers(ts_state *st, const ht_trace_context *ctx) {
+  ht_spin_lock(&st->lock);
+  for (ts_slot *s = st->live.next; s != &st->live; s = s->next)
+    if (!s->owned && s->span.ctx.trace_id_lo == ctx->trace_id_lo &&
+        s->span.ctx.trace_id_hi == ctx->trace_id_hi)
+      s->span.ctx.flags |= HT_FLAG_CAPTURE;
+  ht_spin_unlock(&st->lock);
+}
+
+/* ctx's trace was captured here (hops from the process that fired it):
+ * the first time, a notice to each peer called for it, and the flag on
+ * the replies of its open server spans. */
+static void spread_capture(ts_state *st, const ht_trace_context *ctx, int rc,
+                           const char **urls, int n, unsigned hops) {
+  ht_messenger *m = atomic_load_explicit(&st->m, memory_order_acquire);
+  if (rc != 1 || m == NULL)
+    return;
+  ht_trace_context notice = *ctx;
+  notice.flags &= ~HT_FLAG_CAPTURE;
+  for (int i = 0; i < n; i++) {
+    bool sent = ht_shim_crumbs_rate(st->crumbs, 0, ht_clock_now()) &&
+                ht_transport_notice(m, urls[i], &notice, (int32_t)hops + 1) == 0;
+    ht_counter_add(sent ? HT_CTR_NOTICES_SENT : HT_CTR_NOTICES_DROPPED, 1);
+  }
+  flag_open_servers(st, ctx);
+}
+
+/* A trigger fired here for ctx's trace. */
+static void captured_here(ts_state *st, const ht_trace_context *ctx) {
+  const char *urls[TS_CRUMB_PEERS];
+  int n = 0;
+  int rc = st->crumbs != NULL ? ht_shim_crumbs_claim(st->crumbs, ctx, false, urls, &n) : -1;
+  spread_capture(st, ctx, rc, urls, n, 0);
+}
+
+/* Another process captured ctx's trace and told us (a notice from a
+ * caller, hops away; or a reply's flag, known_only false: we called it):
+ * captured here too, once, if it is ours and within the rate. */
+static void captured_there(ts_state *st, const ht_trace_context *ctx, unsigned hops,
+                           bool known_only) {
+  const char *urls[TS_CRUMB_PEERS];
+  int n = 0;
+  if (st->crumbs == NULL || !ht_shim_crumbs_rate(st->crumbs, 1, ht_clock_now())) {
+    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
+    return;
+  }
+  int rc = ht_shim_crumbs_claim(st->crumbs, ctx, known_only, urls, &n);
+  if (rc < 0) {
+    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
+    return;
+  }
+  ht_counter_add(HT_CTR_NOTICES_RECEIVED, 1);
+  if (rc == 0)
+    return; /* captured here already: no loop */
+  ht_shim_capture_noticed(ctx, hops);
+  spread_capture(st, ctx, rc, urls, n, hops);
+}
+
 /* --- client side */
 
 /* A sampled client or producer span starts (span: the caller's, on its
@@ -267,6 +332,8 @@ __attribute__((noinline)) static void encode_sampled(ts_state *st,
   s->oneway = oneway;
   s->peer_text = peer;
   slot_name(s, &info, NULL);
+  if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
+    ht_shim_crumbs_note(st->crumbs, &span->ctx, peer);
   *slot = s;
 }
 
@@ -307,9 +374,13 @@ __attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
   }
   finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
                      (reply != NULL ? HT_SIDE_END_FRAME : 0));
-  ht_shim_capture_check(&span->ctx, true, s->start_ns,
-                   status == HT_EPEERERROR && reply != NULL ? reply->status : status,
-                   s->st->service);
+  if (ht_shim_capture_check(&span->ctx, true, s->start_ns,
+                            status == HT_EPEERERROR && reply != NULL ? reply->status
+                                                                      : status,
+                            s->st->service))
+    captured_here(s->st, &span->ctx);
+  else if (reply != NULL && reply->has_trace && (reply->trace.flags & HT_FLAG_CAPTURE))
+    captured_there(s->st, &span->ctx, 1, false);
   slot_release(s);
 }
 
@@ -348,6 +419,8 @@ __attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
   slot_init(s, st);
   s->start_ns = now;
   s->peer = ts_conn_peer_ref(span, from);
+  if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
+    ht_shim_crumbs_note(st->crumbs, &span->ctx, NULL);
   slot_name(s, &info, ht_transport_op_memo(from));
 }
 
@@ -399,9 +472,33 @@ __attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
   }
   /* "ss": the reply was just encoded on this thread */
   finish_side(s, HT_SIDE_START_FRAME | (frame_len > 0 ? HT_SIDE_END_FRAME : 0));
-  ht_shim_capture_check(&s->span.ctx, false, s->start_ns,
-                   status == 1 ? HT_ETIMEDOUT : status, s->st->service);
+  /* answered: checked before its reply was encoded (h_before_reply) */
+  if (frame_len == 0 &&
+      ht_shim_capture_check(&s->span.ctx, false, s->start_ns,
+                            status == 1 ? HT_ETIMEDOUT : status, s->st->service))
+    captured_here(s->st, &s->span.ctx);
   slot_release(s);
+}
+
+/* A recorded server span is about to be answered: a trigger fires now,
+ * so that the reply carries HT_FLAG_CAPTURE to the caller. */
+static void h_before_reply(void *arg, void *dispatch_slot, int32_t status) {
+  ts_slot *s = dispatch_slot;
+  if (ht_span_is_sampled(&s->span) &&
+      ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service))
+    captured_here(arg, &s->span.ctx);
+}
+
+/* A capture notice from a process that called this one: its trace, and
+ * the hops it came (the envelope's status). Honoured only for a trace
+ * this messenger took part in, within the rate. */
+static void h_on_notice(void *arg, const ht_envelope *env, const ht_hook_origin *from) {
+  (void)from;
+  if (!env->has_trace || env->status < 1) {
+    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
+    return;
+  }
+  captured_there(arg, &env->trace, (unsigned)env->status, true);
 }
 
 /* A sampled server span's request ends (before_dispatch left no slot for
@@ -457,6 +554,7 @@ static void h_destroy(void *arg) {
     st->spares = s->next;
     free(s);
   }
+  ht_shim_crumbs_free(st->crumbs);
   free(st->service);
   free(st);
   ht_shim_control_env_release();
@@ -469,6 +567,8 @@ static const ht_transport_hooks traced_hooks = {
     .request_done = h_request_done,
     .on_reply = h_on_reply,
     .on_message = h_on_message,
+    .before_reply = h_before_reply,
+    .on_notice = h_on_notice,
     .destroy = h_destroy,
     .dispatch_slot_size = sizeof(ts_slot),
     .count_frames = true,
@@ -485,7 +585,9 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
       opts->size >= offsetof(ht_messenger_options, name) + sizeof(opts->name))
     name = opts->name;
   st->service = strdup(name != NULL ? name : "hoptrace");
-  if (st->service == NULL) {
+  st->crumbs = ht_shim_crumbs_new();
+  if (st->service == NULL || st->crumbs == NULL) {
+    ht_shim_crumbs_free(st->crumbs);
     free(st->service);
     free(st);
     return HT_ENOMEM;
@@ -495,7 +597,10 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
   st->live.next = st->live.prev = &st->live;
   atomic_init(&st->lock.held, false);
   ht_shim_control_env_acquire(); /* released by h_destroy, even on failure */
-  return ht_transport_messenger_new(out, opts, &traced_hooks, st);
+  int rc = ht_transport_messenger_new(out, opts, &traced_hooks, st);
+  if (rc == 0)
+    atomic_store_explicit(&st->m, *out, memory_order_release); /* before any peer */
+  return rc;
 }
 
 ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count) {

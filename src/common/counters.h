@@ -33,6 +33,10 @@ typedef enum ht_counter {
   HT_CTR_KVS_TRUNCATED, /* string values cut at their bound */
   HT_CTR_CAPTURES_FIRED, /* flight-recorder triggers of this process */
   HT_CTR_CAPTURES_UNRECORDED, /* ... that found no session recording them */
+  HT_CTR_NOTICES_SENT,     /* capture notices sent to peers called */
+  HT_CTR_NOTICES_DROPPED,  /* ... not sent (rate, queue full, peer gone) */
+  HT_CTR_NOTICES_RECEIVED, /* capture notices and reply flags honoured */
+  HT_CTR_NOTICES_REFUSED,  /* ... refused: a trace not ours, or past the rate */
   HT_CTR_COUNT
 } ht_counter;
 

@@ -78,8 +78,18 @@ void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len) {
     if (deliver_reply(c, env, frame_len))
       return;
     break;
-  case HT_MSG_REQUEST:
   case HT_MSG_ONEWAY:
+    if (ht_tr_is_notice(env)) { /* the transport's own: no handler sees it */
+      if (m->has_hooks) {
+        ht_tr_count_received(m, frame_len);
+        if (m->hooks.on_notice != NULL)
+          m->hooks.on_notice(m->hooks_arg, env, &c->origin);
+      }
+      return;
+    }
+    deliver_request(c, env, frame_len);
+    return;
+  case HT_MSG_REQUEST:
     deliver_request(c, env, frame_len);
     return;
   default:

@@ -116,6 +116,17 @@ typedef struct ht_transport_hooks {
   void (*on_message)(void *arg, ht_hook_dir dir, const ht_envelope *env,
                      size_t frame_len, const char *peer, void *slot);
 
+  /* The thread that answers, for a request with a dispatch slot, before
+   * its reply or error (status as ht_request_reply's) is encoded: the
+   * hook may still change the context *reply_trace points at (the
+   * reply's flags, say). Not for a request dropped unanswered. */
+  void (*before_reply)(void *arg, void *dispatch_slot, int32_t status);
+
+  /* Loop thread: a notice (a one-way of operation HT_NOTICE_OP, sent by
+   * ht_transport_notice) arrived from `from`. No handler sees it; a plain
+   * messenger drops it. Untrusted like any frame. */
+  void (*on_notice)(void *arg, const ht_envelope *env, const ht_hook_origin *from);
+
   /* Called once from ht_messenger_close after the loop stopped, and on a
    * failed construction. */
   void (*destroy)(void *arg);
@@ -141,6 +152,20 @@ typedef struct ht_transport_hooks {
 } ht_transport_hooks;
 
 #define HT_HOOK_SLOT_MAX 256u
+
+/* The operation of the transport's notices: reserved (a handler
+ * registered for it never runs). */
+#define HT_NOTICE_OP "hoptrace.notice"
+
+/* Sends a notice: a one-way of operation HT_NOTICE_OP carrying ctx
+ * (copied) and `value` (in the envelope's status), to the outgoing peer of
+ * m whose URL is peer_url, over its connection, past no hook. Any thread,
+ * also from inside a hook (it calls none, and never blocks: from another
+ * thread the send is queued to the loop). HT_ENOENT when no peer has that
+ * URL, HT_ENOTCONN / HT_EQUEUEFULL as a send; from another thread 0 once
+ * queued (the outcome is then not known). */
+int ht_transport_notice(ht_messenger *m, const char *peer_url,
+                        const ht_trace_context *ctx, int32_t value);
 
 /* Builds a messenger with the hook table `hooks` (copied; NULL: plain) and
  * its argument. On failure hooks->destroy(hooks_arg) has been called.

@@ -37,7 +37,8 @@ typedef struct ht_tr_listener ht_tr_listener;
 typedef enum ht_tr_cmd_kind {
   TR_CMD_OUT = 1,     /* a ht_tr_out to submit */
   TR_CMD_CALL = 2,    /* run a function on the loop, wake the caller */
-  TR_CMD_SHUTDOWN = 3 /* final close (from ht_messenger_close) */
+  TR_CMD_SHUTDOWN = 3, /* final close (from ht_messenger_close) */
+  TR_CMD_NOTICE = 4    /* a ht_tr_notice to send (notice.c) */
 } ht_tr_cmd_kind;
 
 typedef struct ht_tr_cmd {
@@ -305,6 +306,14 @@ void ht_tr_peer_release_budget(ht_peer *p, size_t bytes);
 void ht_tr_peer_conn_lost(ht_peer *p, ht_tr_conn *c);
 void ht_tr_peer_close_on_loop(ht_peer *p, int reason);
 int ht_tr_submit_out(ht_messenger *m, ht_tr_out *out);
+/* A one-way of the transport's own (a notice, hooks.h) to p, past no
+ * hook: within p's write budget (HT_EQUEUEFULL), on the loop thread. */
+int ht_tr_peer_send_own(ht_peer *p, const ht_envelope *env);
+
+/* notice.c: a queued notice, run (sent or dropped) and freed on the loop */
+void ht_tr_notice_run(ht_messenger *m, ht_tr_cmd *cmd, int fail);
+/* Whether env is a notice (HT_NOTICE_OP one-way): the transport's own */
+bool ht_tr_is_notice(const ht_envelope *env);
 
 /* listener.c */
 void ht_tr_listener_close(ht_tr_listener *l);

@@ -9,6 +9,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/listener.c
   ${CMAKE_CURRENT_LIST_DIR}/log.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger.c
+  ${CMAKE_CURRENT_LIST_DIR}/notice.c
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/out.c
   ${CMAKE_CURRENT_LIST_DIR}/peer.c

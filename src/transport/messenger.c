@@ -121,6 +121,9 @@ static void run_cmd(ht_messenger *m, ht_tr_cmd *cmd, int fail) {
     if (fail == 0)
       final_close(m);
     break;
+  case TR_CMD_NOTICE:
+    ht_tr_notice_run(m, cmd, fail);
+    break;
   }
 }
 

@@ -270,6 +270,29 @@ int ht_tr_submit_out(ht_messenger *m, ht_tr_out *o) {
   return rc;
 }
 
+int ht_tr_peer_send_own(ht_peer *p, const ht_envelope *env) {
+  ht_messenger *m = p->m;
+  if (atomic_load(&p->closing) || !atomic_load(&p->usable))
+    return HT_ENOTCONN;
+  ht_tr_out *o = NULL;
+  int rc = ht_tr_out_new(env, NULL, &o);
+  if (rc != 0)
+    return rc;
+  if ((rc = reserve_budget(p, o->frame_len)) != 0) {
+    ht_tr_out_discard(o);
+    return rc;
+  }
+  o->kind = TR_OUT_ONEWAY;
+  o->peer = p;
+  atomic_fetch_add(&p->refs, 1);
+  o->seq = env->sequence;
+  if (m->has_hooks)
+    ht_tr_count_sent(m, o->frame_len);
+  if ((rc = ht_tr_submit_out(m, o)) != 0)
+    ht_tr_out_discard(o);
+  return rc;
+}
+
 /* --- send calls (any thread) */
 
 /* Cheap refusals, before anything is encoded or copied (the hooks have

@@ -84,6 +84,8 @@ static int build_reply(ht_request *req, int32_t status,
     env.payload = payload->data;
     env.payload_len = payload->len;
   }
+  if (req->slot != NULL && req->m->hooks.before_reply != NULL)
+    req->m->hooks.before_reply(req->m->hooks_arg, req->slot, status);
   if (req->reply_trace != NULL) {
     env.has_trace = true;
     env.trace = *req->reply_trace;

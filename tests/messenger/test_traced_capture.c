@@ -21,87 +21,9 @@
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
-#include "propagate/events.h"
 #include "recording/hoptrace_schema.h"
 
-/* --- a recorder of span sides and captures */
-
-typedef struct side {
-  ht_trace_context ctx;
-  ht_span_kind kind;
-  char name[64];
-} side;
-
-typedef struct capture {
-  ht_trace_context ctx;
-  ht_capture_note note;
-  char origin[64];
-} capture;
-
-#define MAX 256
-static side sides[MAX];
-static capture captures[MAX];
-static size_t n_sides, n_captures;
-static int captures_recorded = 1; /* what the recorder says: a session records them */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void r_span_start(const ht_trace_context *c, const ht_span_info *i, const void *d) {
-  (void)c, (void)i, (void)d;
-}
-static void r_annotate(const ht_trace_context *c, const char *n, int in) { (void)c, (void)n, (void)in; }
-static void r_kv_str(const ht_trace_context *c, const char *k, const char *v) { (void)c, (void)k, (void)v; }
-static void r_kv_int(const ht_trace_context *c, const char *k, int64_t v) { (void)c, (void)k, (void)v; }
-static void r_kvs(const ht_trace_context *c, const ht_kv *k, size_t n) { (void)c, (void)k, (void)n; }
-static void r_status(const ht_trace_context *c, int32_t s, const char *m) { (void)c, (void)s, (void)m; }
-static void r_msg(const ht_trace_context *c, int d, const char *a, uint32_t t, uint64_t s,
-                  uint64_t z, const char *p) {
-  (void)c, (void)d, (void)a, (void)t, (void)s, (void)z, (void)p;
-}
-static void r_side(const ht_span_side *s) {
-  pthread_mutex_lock(&lock);
-  if (n_sides < MAX) {
-    side *d = &sides[n_sides++];
-    d->ctx = *s->ctx;
-    d->kind = s->info.kind;
-    snprintf(d->name, sizeof(d->name), "%s", s->info.name);
-  }
-  pthread_mutex_unlock(&lock);
-}
-static const void *r_desc_ref(const ht_span_info *i) { (void)i; return NULL; }
-static const void *r_peer_ref(const char *p) { (void)p; return NULL; }
-static int r_capture(const ht_trace_context *c, const ht_capture_note *n) {
-  pthread_mutex_lock(&lock);
-  if (n_captures < MAX) {
-    capture *d = &captures[n_captures++];
-    d->ctx = *c;
-    d->note = *n;
-    snprintf(d->origin, sizeof(d->origin), "%s", n->origin);
-  }
-  pthread_mutex_unlock(&lock);
-  return captures_recorded;
-}
-static const ht_event_ops recorder = {r_span_start, r_annotate, r_kv_str, r_kv_int,
-                                      r_kvs,        r_status,   r_msg,    r_side,
-                                      r_desc_ref,   r_peer_ref, r_capture};
-
-static void reset(void) {
-  pthread_mutex_lock(&lock);
-  n_sides = n_captures = 0;
-  pthread_mutex_unlock(&lock);
-}
-
-static size_t count_locked(size_t *n) {
-  pthread_mutex_lock(&lock);
-  size_t v = *n;
-  pthread_mutex_unlock(&lock);
-  return v;
-}
-
-/* Waits (at most 5 s) until at least n captures (sides) are recorded. */
-static void wait_for(size_t *counter, size_t n) {
-  for (int i = 0; i < 500 && count_locked(counter) < n; i++)
-    usleep(10000);
-}
+#include "capture_recorder.h"
 
 /* --- a client and a server */
 
@@ -145,7 +67,7 @@ static void set_sampling(const char *sampler, const char *ratio) {
 
 static int setup(void **state) {
   ht_tracing_init();
-  ht_events_install(&recorder);
+  ht_events_install(&capture_recorder);
   pair *p = calloc(1, sizeof(*p));
   p->client = traced("client");
   p->server = traced("server");
@@ -201,16 +123,16 @@ static void test_flight_mode_records_what_is_not_kept(void **state) {
   set_sampling("never", NULL);
   ht_capture_policy off = {.size = sizeof(off)};
   assert_int_equal(ht_capture_policy_set(&off), 0);
-  reset();
+  recorder_reset();
   ht_flight_set(0);
   call(p, "fast");
   usleep(50000);
-  assert_int_equal(count_locked(&n_sides), 0);
+  assert_int_equal(recorder_count(&n_sides), 0);
 
   ht_flight_set(1);
   assert_int_equal(ht_flight_enabled(), 1);
   call(p, "fast");
-  wait_for(&n_sides, 2);
+  recorder_wait(&n_sides, 2);
   assert_int_equal(n_sides, 2);
   for (size_t i = 0; i < 2; i++) {
     assert_true(sides[i].ctx.flags & HT_FLAG_RECORDED);
@@ -251,7 +173,7 @@ static void test_an_error_fires_a_capture(void **state) {
   assert_int_equal(ht_capture_policy_set(&pol), 0);
   ht_traced_stats before = {.size = sizeof(before)}, after = {.size = sizeof(after)};
   assert_int_equal(ht_traced_get_stats(&before), 0);
-  reset();
+  recorder_reset();
   assert_int_equal(ht_peer_request(p->to_nowhere, "refused", NULL, NULL, never_called, NULL),
                    HT_ENOTCONN);
   assert_int_equal(n_captures, 1);
@@ -262,7 +184,7 @@ static void test_an_error_fires_a_capture(void **state) {
   assert_int_equal(n_sides, 1);
   assert_memory_equal(&captures[0].ctx, &sides[0].ctx, sizeof(ht_trace_context));
   call(p, "fast"); /* ok: fires nothing */
-  wait_for(&n_sides, 3);
+  recorder_wait(&n_sides, 3);
   assert_int_equal(n_captures, 1);
   assert_int_equal(ht_traced_get_stats(&after), 0);
   assert_int_equal(after.captures_fired - before.captures_fired, 1);
@@ -279,13 +201,13 @@ static void test_slow_spans_fire_captures(void **state) {
   assert_int_equal(pol.slow_client_ns, 10000000);
   assert_int_equal(pol.slow_server_ns, 10000000);
   assert_int_equal(ht_capture_policy_set(&pol), 0);
-  reset();
+  recorder_reset();
   call(p, "fast");
-  wait_for(&n_sides, 2);
-  assert_int_equal(count_locked(&n_captures), 0);
-  reset();
+  recorder_wait(&n_sides, 2);
+  assert_int_equal(recorder_count(&n_captures), 0);
+  recorder_reset();
   call(p, "slow");
-  wait_for(&n_captures, 2);
+  recorder_wait(&n_captures, 2);
   assert_int_equal(n_captures, 2);
   int client = 0, server = 0;
   for (size_t i = 0; i < 2; i++) {
@@ -309,7 +231,7 @@ static void test_slow_spans_fire_captures(void **state) {
 /* By hand: a trace, or none; what no session records is counted. */
 static void test_a_capture_by_hand(void **state) {
   (void)state;
-  reset();
+  recorder_reset();
   ht_trace_context t = {0, 0x42, 0, 0, 0};
   assert_int_equal(ht_capture_trace(&t), 0);
   assert_int_equal(ht_capture_trace(NULL), 0);

@@ -102,7 +102,8 @@ static void destroy(void *arg) {
 
 static const ht_transport_hooks table = {
     before_encode, before_dispatch, after_dispatch, request_done,
-    on_reply,      on_message,      destroy,        0,
+    on_reply,      on_message,      NULL,           NULL,
+    destroy,       0,
     false};
 
 /* --- slot storage kept by the transport (dispatch_slot_size) */

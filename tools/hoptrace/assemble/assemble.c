@@ -3,7 +3,9 @@
  * trace twice or keep one after emitting it. */
 #include "assemble/assemble.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,8 @@ struct assembler {
   void *user;
   trace_check_fn check; /* NULL: none */
   void *check_user;
+  trace_keep_fn keep_fn; /* NULL: every trace */
+  void *keep_user;
   int64_t grace_ns, timeout_ns;
   idmap traces; /* (hi, lo) -> open_trace */
   idmap spans;  /* (trace address, span id) -> span, big traces only */
@@ -128,6 +132,132 @@ static int in_cycle(const span *s, size_t n_spans) {
   return p != NULL; /* longer than the trace: a cycle above s */
 }
 
+const char *capture_reason(uint8_t why) {
+  switch (why) {
+  case HOP_CAPTURE_SLOW_CLIENT: return "slow-client";
+  case HOP_CAPTURE_ERROR: return "error";
+  case HOP_CAPTURE_SLOW_SERVER: return "slow-server";
+  case HOP_CAPTURE_MANUAL: return "manual";
+  case HOP_CAPTURE_NOTICE: return "notice";
+  default: return "unknown";
+  }
+}
+
+/* A capture event: the trace's, never a span (its span id names the span
+ * that fired, 0 by hand). */
+static int add_capture(assembler *a, trace *t, const hop_event *ev) {
+  capture_info *c = t->capture;
+  if (c == NULL) {
+    if ((c = trace_alloc(a->mem, t, sizeof(*c))) == NULL)
+      return -1;
+    memset(c, 0, sizeof(*c));
+    t->capture = c;
+  }
+  c->events++;
+  const char *host = trace_str(a->mem, t, ev->hostname);
+  if (host == NULL)
+    return -1;
+  int32_t pid = ev->vpid < 0 ? -1 : ev->vpid > INT32_MAX ? INT32_MAX : (int32_t)ev->vpid;
+  if (ev->capture_hops == 0 && ev->capture_why != HOP_CAPTURE_NOTICE) {
+    c->triggers++;
+    a->stats.triggers[ev->capture_why < HOP_CAPTURE_WHY_MAX ? ev->capture_why : 0]++;
+    if (c->triggers == 1) { /* the first trigger is why it was captured */
+      c->why = ev->capture_why;
+      c->threshold = ev->capture_threshold;
+      c->value = ev->capture_value;
+      c->host = host;
+      c->pid = pid;
+      if ((c->origin = trace_str(a->mem, t, ev->service)) == NULL)
+        return -1;
+    }
+    return 0;
+  }
+  a->stats.notices++;
+  for (uint32_t i = 0; i < c->n_procs; i++)
+    if (c->procs[i].pid == pid && strcmp(c->procs[i].host, host) == 0)
+      return 0;
+  c->answered++;
+  if (c->n_procs < CAPTURE_MAX_PROCS)
+    c->procs[c->n_procs++] = (capture_proc){host, pid, false};
+  return 0;
+}
+
+static bool same_process(const span *s, const char *host, int32_t pid) {
+  return s->vpid == pid && strcmp(s->hostname != NULL ? s->hostname : "", host) == 0;
+}
+
+static bool has_server_child(const span *s) {
+  for (uint32_t i = 0; i < s->n_children; i++)
+    if (s->children[i]->kind == HOP_KIND_SERVER)
+      return true;
+  return false;
+}
+
+bool capture_partial(const trace *t) {
+  const capture_info *c = t->capture;
+  return c != NULL && (t->n_spans == 0 || c->procs_gone > 0 || c->servers_gone > 0);
+}
+
+static int tag_root(assembler *a, trace *t, span *root) {
+  const capture_info *c = t->capture;
+  char text[320];
+  if (span_add_tag(a->mem, t, root, "hoptrace.capture.reason", false, 0,
+                   c->triggers > 0 ? capture_reason(c->why)
+                                   : "unknown: only capture notices, the process that fired"
+                                     " is not in the input") != 0)
+    return -1;
+  if (c->triggers > 0 && (c->why == HOP_CAPTURE_SLOW_CLIENT || c->why == HOP_CAPTURE_SLOW_SERVER)) {
+    snprintf(text, sizeof(text), "%.3f", (double)c->threshold / 1e6);
+    if (span_add_tag(a->mem, t, root, "hoptrace.capture.threshold_ms", false, 0, text) != 0)
+      return -1;
+    snprintf(text, sizeof(text), "%.3f", (double)c->value / 1e6);
+    if (span_add_tag(a->mem, t, root, "hoptrace.capture.value_ms", false, 0, text) != 0)
+      return -1;
+  }
+  if (c->triggers > 0 && c->why == HOP_CAPTURE_ERROR &&
+      span_add_tag(a->mem, t, root, "hoptrace.capture.status", true,
+                   (int64_t)(int32_t)(uint32_t)c->value, NULL) != 0)
+    return -1;
+  if (c->triggers > 0) {
+    snprintf(text, sizeof(text), "%s (host %s, pid %" PRId32 ")",
+             c->origin[0] ? c->origin : "?", c->host[0] ? c->host : "?", c->pid);
+    if (span_add_tag(a->mem, t, root, "hoptrace.capture.by", false, 0, text) != 0)
+      return -1;
+  }
+  return span_add_tag(a->mem, t, root, "hoptrace.capture.hosts", true, c->answered, NULL);
+}
+
+/* A captured trace at emission: which processes the notice reached hold
+ * none of its spans (their rings overwrote them before the notice came),
+ * which answered calls have no server span; the root tagged with why. */
+static int settle_capture(assembler *a, trace *t) {
+  capture_info *c = t->capture;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    for (uint32_t k = 0; k < c->n_procs; k++)
+      if (!c->procs[k].has_spans && same_process(s, c->procs[k].host, c->procs[k].pid))
+        c->procs[k].has_spans = true;
+    /* host_health's check names the host when it knows the address: the
+     * same gap is not counted twice */
+    if (t->missing_spans == 0 && s->kind == HOP_KIND_CLIENT && s->ended &&
+        span_reached_server(s) && span_annotation_ns(s, "cr") != 0 && !has_server_child(s) &&
+        c->servers_gone++ == 0)
+      c->servers_gone_peer = s->peer != NULL ? s->peer : "";
+  }
+  for (uint32_t k = 0; k < c->n_procs; k++)
+    if (!c->procs[k].has_spans && c->procs_gone++ == 0) {
+      c->gone_host = c->procs[k].host;
+      c->gone_pid = c->procs[k].pid;
+    }
+  span *root = NULL;
+  for (size_t i = 0; i < t->n_roots && root == NULL; i++)
+    if (t->roots[i]->parent_id == 0)
+      root = t->roots[i];
+  if (root == NULL && t->n_roots > 0)
+    root = t->roots[0];
+  return root != NULL ? tag_root(a, t, root) : 0;
+}
+
 /* Links parents and children; counts what is missing. A span in a parent
  * cycle is cut loose and counted as an orphan, so it still shows up. */
 static int resolve(assembler *a, trace *t) {
@@ -172,7 +302,10 @@ static int resolve(assembler *a, trace *t) {
     }
   if (a->check != NULL)
     a->check(a->check_user, t);
-  t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out || t->missing_spans;
+  if (t->capture != NULL && settle_capture(a, t) != 0)
+    return -1;
+  t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out || t->missing_spans ||
+                  (t->capture != NULL && capture_partial(t));
   return 0;
 }
 
@@ -182,7 +315,15 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
   idmap_remove(&a->traces, t->trace_hi, t->trace_lo);
   t->timed_out = timed_out;
   bool handed_out = false;
-  if (resolve(a, t) == 0) {
+  int resolved = resolve(a, t);
+  if (resolved == 0 && a->keep_fn != NULL && !a->keep_fn(a->keep_user, t)) {
+    a->stats.declined_traces++;
+  } else if (resolved == 0) {
+    if (t->capture != NULL) {
+      a->stats.captured_traces++;
+      a->stats.captured_complete += !t->incomplete;
+      a->stats.captured_partial += t->incomplete;
+    }
     a->stats.traces++;
     a->stats.spans += t->n_spans;
     a->stats.orphan_spans += t->orphans;
@@ -288,6 +429,8 @@ int assembler_add(assembler *a, const hop_event *ev) {
     unlink_open(a, o);
     append_open(a, o);
   }
+  if (ev->kind == HOP_CAPTURE)
+    return add_capture(a, t, ev);
   span *s = find_span(a, t, ev->span_id);
   if (s == NULL) {
     s = trace_add_span(a->mem, t, ev->span_id, ev->parent_id);
@@ -397,6 +540,11 @@ int64_t assembler_now(const assembler *a) { return a->now_ns; }
 void assembler_keep_traces(assembler *a) { a->keep = true; }
 
 void assembler_release(assembler *a, trace *t) { trace_free(a->mem, t); }
+
+void assembler_set_keep(assembler *a, trace_keep_fn keep, void *user) {
+  a->keep_fn = keep;
+  a->keep_user = user;
+}
 
 void assembler_set_check(assembler *a, trace_check_fn check, void *user) {
   a->check = check;

@@ -19,6 +19,14 @@ typedef struct assembler_stats {
   uint64_t traces, incomplete_traces, spans, orphan_spans, unfinished_spans,
       lossy_traces, timed_out_traces, open_traces_peak, missing_spans;
   uint64_t invalid_prob_traces; /* roots that recorded a p outside (0, 1] */
+  /* traces the keep callback declined (assembler_set_keep): not handed
+   * out, not counted above */
+  uint64_t declined_traces;
+  /* flight recorder: traces with a capture event, of them complete and
+   * partial (model.h capture_info); the triggers (hops 0) by why
+   * (HOP_CAPTURE_*, 0: a why this build does not know) and the notices */
+  uint64_t captured_traces, captured_complete, captured_partial;
+  uint64_t triggers[HOP_CAPTURE_WHY_MAX], notices;
 } assembler_stats;
 
 /* grace_ns: quiet time before a complete trace is emitted (a late child
@@ -54,6 +62,20 @@ void assembler_flush(assembler *a);
  * its completeness is settled: may set t->missing_spans / missing_host. */
 typedef void (*trace_check_fn)(void *user, trace *t);
 void assembler_set_check(assembler *a, trace_check_fn check, void *user);
+
+/* Called on every trace about to be handed out, settled: false keeps it
+ * from the ready callback (counted in declined_traces, nothing else). */
+typedef bool (*trace_keep_fn)(void *user, const trace *t);
+void assembler_set_keep(assembler *a, trace_keep_fn keep, void *user);
+
+/* The words of a capture's why: "slow-client", "error", "slow-server",
+ * "manual", "notice"; "unknown" for another number. */
+const char *capture_reason(uint8_t why);
+
+/* A captured trace some part of which is not in the input: no span at
+ * all, a process the capture notice reached with none of its spans, or an
+ * answered call with no server span (settled at emission). */
+bool capture_partial(const trace *t);
 
 /* From now on an emitted trace stays valid after the ready callback
  * until it is handed back with assembler_release (on the assembler's

@@ -49,6 +49,38 @@ struct span {
 
 typedef struct trace_chunk trace_chunk;
 
+/* A process a capture notice reached (hops > 0), and whether any span of
+ * the trace was recorded by it. */
+typedef struct capture_proc {
+  const char *host; /* "" when the stream names none */
+  int32_t pid;
+  bool has_spans;
+} capture_proc;
+
+#define CAPTURE_MAX_PROCS 32 /* past this, answering processes are counted only */
+
+typedef struct capture_info {
+  uint32_t events;   /* capture events of the trace (triggers and notices) */
+  uint32_t triggers; /* of them, with hops 0: a trigger fired in that process */
+  /* the first trigger (why 0: none seen, only notices) */
+  uint8_t why; /* HT_CAPTURE_* */
+  uint64_t threshold, value;
+  const char *origin, *host; /* the service whose trigger fired, its host */
+  int32_t pid;
+  /* processes that answered a notice (distinct host and pid) */
+  uint32_t answered, n_procs;
+  capture_proc procs[CAPTURE_MAX_PROCS];
+  /* completeness, at emission: processes it reached with no span of the
+   * trace (their part overwritten before the notice came), the first one;
+   * and client calls answered whose server span is absent, the first
+   * one's peer */
+  uint32_t procs_gone;
+  const char *gone_host;
+  int32_t gone_pid;
+  uint32_t servers_gone;
+  const char *servers_gone_peer;
+} capture_info;
+
 typedef struct trace {
   uint64_t trace_hi, trace_lo;
   span **spans;
@@ -74,6 +106,11 @@ typedef struct trace {
   uint64_t root_prob;
   span **roots;      /* spans without a (present) parent */
   size_t n_roots;
+  /* Flight recorder: the capture events of this trace (read/event.h
+   * HOP_CAPTURE). The trigger is the first event with hops 0 (the process
+   * that fired); the others with hops > 0 are the processes a capture
+   * notice reached. Set as the events come; the checks at emission. */
+  capture_info *capture; /* NULL: not captured */
 } trace;
 
 #define ROOT_PROB_ONE (UINT64_C(1) << 32) /* p = 1, * 2^32 */
@@ -107,6 +144,21 @@ static inline int64_t span_shown_start_ns(const span *s) {
     if (s->children[i]->started && (at == 0 || s->children[i]->start_ns < at))
       at = s->children[i]->start_ns;
   return at;
+}
+
+/* Recorded by a flight-mode process and not kept by its head sampler:
+ * some span carries the trace's RECORDED flag and none SAMPLED (a
+ * flight-only trace in a recording beside a head-sampled session). */
+#define TRACE_FLAG_SAMPLED 0x1u
+#define TRACE_FLAG_RECORDED 0x8u
+static inline bool trace_recorded_not_kept(const trace *t) {
+  bool recorded = false;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    if (t->spans[i]->flags & TRACE_FLAG_SAMPLED)
+      return false;
+    recorded |= (t->spans[i]->flags & TRACE_FLAG_RECORDED) != 0;
+  }
+  return recorded;
 }
 
 /* Duration in ns, or 0 if the span lacks start or end. Saturates: a

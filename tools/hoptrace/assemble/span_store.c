@@ -182,6 +182,15 @@ static int add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_in
   return 0;
 }
 
+const char *trace_str(span_mem *mem, trace *t, const char *s) {
+  return share_str(mem, t, s != NULL ? s : "");
+}
+
+int span_add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_int,
+                 int64_t int_value, const char *str_value) {
+  return add_tag(mem, t, s, key, is_int, int_value, str_value);
+}
+
 static int apply_context(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   if (s->vpid < 0 && ev->vpid >= 0) { /* Linux ids fit 32 bits; clamp a corrupt one */
     s->vpid = ev->vpid > INT32_MAX ? INT32_MAX : (int32_t)ev->vpid;
@@ -311,7 +320,7 @@ int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   case HOP_PEER:
     return 0; /* tables: read/names.h keeps them, they never get here */
   case HOP_CAPTURE:
-    return 0; /* not read yet: the flight recorder's captures */
+    return 0; /* the trace's, not a span's: assemble.c keeps it */
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:
     /* one event for an annotation and a message: both, as if apart */

@@ -25,6 +25,12 @@ void trace_free(span_mem *mem, trace *t);
 span *trace_add_span(span_mem *mem, trace *t, uint64_t id, uint64_t parent_id);
 /* Memory from the trace's chunks (16-byte aligned), NULL out of memory. */
 void *trace_alloc(span_mem *mem, trace *t, size_t size);
+/* A string kept as long as t (shared when the name table takes it),
+ * NULL out of memory. */
+const char *trace_str(span_mem *mem, trace *t, const char *s);
+/* Adds a tag to s (the key shared, the value copied). 0, or -1. */
+int span_add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_int,
+                 int64_t int_value, const char *str_value);
 /* Applies one event's content to its span. 0, or -1 out of memory. */
 int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev);
 

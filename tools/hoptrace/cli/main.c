@@ -57,6 +57,9 @@ static void usage(FILE *out) {
         "                      (default: the one with the most RPC partners)\n"
         "  --warmup SECONDS    live: traces wait at least this long for the first clock fit,\n"
         "                      until it aligns every host seen or 4x as long (default 5)\n"
+        "  --all               flight-recorder snapshots: every trace they hold, not only\n"
+        "                      the captured ones; a recording: also the traces recorded\n"
+        "                      by a flight-mode process and not kept by its sampler\n"
         "  -q, --quiet         no summary on stderr\n"
         "  --to URL|env        export: push the spans (OTLP/HTTP; `env`: OTEL_EXPORTER_OTLP_*)\n"
         "  --to-format otlp|otlp-json|zipkin  what --to sends (default otlp: protobuf)\n"
@@ -315,7 +318,7 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"grace", required_argument, NULL, 'g'}, {"timeout", required_argument, NULL, 'T'},
       {"decoders", required_argument, NULL, 'D'}, {"quiet", no_argument, NULL, 'q'},
       {"align", required_argument, NULL, 'A'}, {"align-reference", required_argument, NULL, 'R'},
-      {"warmup", required_argument, NULL, 'W'},
+      {"warmup", required_argument, NULL, 'W'}, {"all", no_argument, NULL, 'a'},
       {"to", required_argument, NULL, 'U'}, {"to-format", required_argument, NULL, 'P'},
       {"headers-file", required_argument, NULL, 'H'},
       {"allow-drops", no_argument, NULL, 'Y'}, {"queue-mib", required_argument, NULL, 'M'},
@@ -373,6 +376,7 @@ static int run_reader(int argc, char **argv, const char *command) {
       break;
     }
     case 'q': o.quiet = true; break;
+    case 'a': o.all = true; break;
     case 'U': push.to = optarg; break;
     case 'P': push.format = optarg; break;
     case 'H': push.headers_file = optarg; break;

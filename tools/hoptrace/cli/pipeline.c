@@ -19,12 +19,15 @@
 #include "output/writer.h"
 #include "read/bt_hosts.h"
 #include "read/bt_source.h"
+#include "read/capture_json.h"
 #include "read/trace_dirs.h"
 
 #define TICK_EVERY 4096u
 
 typedef struct run {
   const pipeline_options *opts;
+  bool flight; /* the input is flight-recorder snapshots */
+  uint64_t not_captured, not_kept; /* traces not written without --all */
   assembler *asm_;
   output *out;
   obuf *buf;
@@ -194,6 +197,22 @@ static void on_discarded(void *user, const hop_loss *loss) {
 
 static void check_trace(void *user, trace *t) { host_health_check(((run *)user)->hosts, t); }
 
+/* Without --all: of flight snapshots only the captured traces, of a
+ * recording only the kept ones (a flight-mode process records every
+ * request; its sampler's SAMPLED flag says which are kept). */
+static bool keep_trace(void *user, const trace *t) {
+  run *r = user;
+  if (r->flight && t->capture == NULL) {
+    r->not_captured++;
+    return false;
+  }
+  if (!r->flight && trace_recorded_not_kept(t)) {
+    r->not_kept++;
+    return false;
+  }
+  return true;
+}
+
 static void on_idle(void *user) {
   run *r = user;
   /* live: the trace's time runs on from its last event's, at the
@@ -202,6 +221,28 @@ static void on_idle(void *user) {
   assembler_idle(r->asm_, mono_ns());
   if (r->writer != NULL)
     writer_collect(r->writer, release_trace, r);
+}
+
+static void capture_summary(const run *r, const assembler_stats *st) {
+  uint64_t triggers = 0;
+  for (int i = 0; i < HOP_CAPTURE_WHY_MAX; i++)
+    triggers += st->triggers[i];
+  if (r->flight || st->captured_traces > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " captured traces (%" PRIu64 " complete, %" PRIu64
+            " partial), %" PRIu64 " triggers, %" PRIu64 " capture notices answered\n",
+            st->captured_traces, st->captured_complete, st->captured_partial,
+            triggers, st->notices);
+  if (r->not_captured > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " traces of the snapshots not captured: not written"
+            " (--all writes them)\n",
+            r->not_captured);
+  if (r->not_kept > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " traces recorded, not kept (a flight-mode process recorded"
+            " them, its sampler did not keep them): not written (--all writes them)\n",
+            r->not_kept);
 }
 
 static void summary(const bt_source_stats *src, const assembler_stats *st,
@@ -213,6 +254,11 @@ static void summary(const bt_source_stats *src, const assembler_stats *st,
           src->hop_events, st->traces, st->incomplete_traces, st->orphan_spans,
           st->unfinished_spans, st->lossy_traces, src->discarded_events,
           src->discarded_packets, src->malformed_events);
+  if (src->flight)
+    fprintf(stderr,
+            "hoptrace: flight-recorder snapshots: %" PRIu64 " copies of events that more than"
+            " one overlapping snapshot held skipped (each event read once)\n",
+            src->duplicate_events);
   if (src->unresolved_names > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
@@ -286,6 +332,8 @@ static align_state *start_alignment(const pipeline_options *opts, int *hosts, in
  * input's last: twice the grace period, at least 5 s (a host of a busy
  * cluster is never quiet that long; an idle one is said to be, honestly). */
 static int64_t host_stall_ns(const pipeline_options *opts) {
+  if (opts->grace_ns > INT64_MAX / 2) /* flight snapshots: windows of their own */
+    return INT64_MAX;
   return 2 * opts->grace_ns > 5000000000 ? 2 * opts->grace_ns : 5000000000;
 }
 
@@ -312,8 +360,17 @@ static void align_summary(const align_state *al, int hosts) {
   to_stderr(print_clock, al);
 }
 
-static int run_pipeline(const pipeline_options *opts) {
-  run r = {.opts = opts};
+static int run_pipeline(const pipeline_options *given) {
+  /* Flight snapshots are read whole before any trace is written: a
+   * capture (a person's, minutes later) may come long after the trace's
+   * spans, and a snapshot's size is its rings', so holding every trace
+   * until the end is bounded by them. */
+  pipeline_options held = *given;
+  const pipeline_options *opts = &held;
+  run r = {.opts = opts, .flight = !given->follow &&
+                                   bt_inputs_are_flight(given->inputs, given->n_inputs)};
+  if (r.flight)
+    held.grace_ns = held.timeout_ns = INT64_MAX;
   /* before the decoders start: a SIGINT or SIGTERM from then on ends the
    * run through its cleanup (decoders stopped, link directories gone) */
   pipeline_catch_signals();
@@ -324,6 +381,10 @@ static int run_pipeline(const pipeline_options *opts) {
   r.align_live = r.align != NULL && opts->follow;
   output_info info = {.align = r.align, .n_hosts = hosts, .stall_ns = host_stall_ns(opts),
                       .follow = opts->follow};
+  capture_files *captures = r.flight ? malloc(sizeof(*captures)) : NULL;
+  if (captures != NULL)
+    capture_files_find(opts->inputs, opts->n_inputs, captures);
+  info.captures = captures;
   /* decoder processes next: they fork, before any thread starts */
   bt_source *source = bt_source_open(opts->inputs, opts->n_inputs, opts->decoders);
   r.hosts = host_health_new();
@@ -332,6 +393,8 @@ static int run_pipeline(const pipeline_options *opts) {
                              : NULL;
   if (r.asm_ != NULL)
     assembler_set_check(r.asm_, check_trace, &r);
+  if (r.asm_ != NULL && !opts->all)
+    assembler_set_keep(r.asm_, keep_trace, &r);
   r.buf = r.asm_ ? obuf_new(opts->out) : NULL;
   r.out = r.buf ? opts->format->open(r.buf, &info) : NULL;
   if (r.out == NULL) {
@@ -341,6 +404,7 @@ static int run_pipeline(const pipeline_options *opts) {
     bt_source_close(source);
     align_free(r.align);
     host_health_free(r.hosts);
+    free(captures);
     return 2;
   }
   /* a writer thread when one can start; else this thread writes */
@@ -378,6 +442,7 @@ static int run_pipeline(const pipeline_options *opts) {
   obuf_free(r.buf);
   if (!opts->quiet) {
     summary(&src, st, replaced);
+    capture_summary(&r, st);
     if (host_health_count(r.hosts) > 1)
       to_stderr(print_health, &r);
     if (r.align != NULL)
@@ -386,6 +451,7 @@ static int run_pipeline(const pipeline_options *opts) {
   assembler_free(r.asm_);
   align_free(r.align);
   host_health_free(r.hosts);
+  free(captures);
   if (rc != 0)
     return 1;
   if (write_rc != 0 && !interrupted) {

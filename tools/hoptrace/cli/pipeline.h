@@ -21,6 +21,11 @@ typedef struct pipeline_options {
   int64_t timeout_ns;
   bool quiet;         /* no summary on stderr */
   unsigned decoders;  /* processes decoding a trace directory (bt_source.h) */
+  /* Every trace: flight-recorder snapshots' uncaptured ones, and a
+   * recording's traces recorded and not kept (model.h
+   * trace_recorded_not_kept). Without it only captured traces of
+   * snapshots, and a recording's kept ones, are written. */
+  bool all;
   /* Clock alignment when the input holds several hosts (align.h): a
    * first pass over a file input fits the clocks, the second writes; a
    * live input fits from the first `align_warmup_ns` of events on and

@@ -14,6 +14,7 @@
 #include "hoptrace/error.h"
 #include "output/latency_hist.h"
 #include "output/output.h"
+#include "output/report_capture.h"
 #include "output/report_degraded.h"
 #include "output/report_groups.h"
 #include "output/utf8.h"
@@ -68,6 +69,7 @@ struct output {
   const output_info *info;
   report_groups *groups;
   report_degraded *degraded;
+  report_capture *captures;
   uint64_t unmatched_client_spans;
   uint64_t unsent_client_spans; /* of those: never reached a server */
   uint64_t unrecorded_samples; /* out of memory: said in the report */
@@ -78,8 +80,10 @@ struct output {
 static output *report_open(obuf *out, const output_info *info) {
   output *o = calloc(1, sizeof(*o));
   if (o != NULL && ((o->groups = report_groups_new()) == NULL ||
-                    (o->degraded = report_degraded_new()) == NULL)) {
+                    (o->degraded = report_degraded_new()) == NULL ||
+                    (o->captures = report_capture_new()) == NULL)) {
     report_groups_free(o->groups);
+    report_degraded_free(o->degraded);
     free(o);
     return NULL;
   }
@@ -316,6 +320,7 @@ static void report_trace(output *o, const trace *t) {
       measure_fanout(o, s, w);
   }
   keep_if_slow(o, t);
+  report_capture_add(o->captures, t);
   if (report_groups_add(o->groups, t) != 0 || report_degraded_add(o->degraded, t, w) != 0)
     o->unrecorded_samples++;
 }
@@ -493,6 +498,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
     print_gaps(out, &o->slowest[i]);
   }
   print_hosts(o);
+  report_capture_print(o->captures, out, st, o->info != NULL ? o->info->captures : NULL);
   ob_printf(out, "\nCompleteness\n");
   ob_printf(out, "  traces: %" PRIu64 " complete, %" PRIu64 " incomplete\n",
           st->traces - st->incomplete_traces, st->incomplete_traces);
@@ -521,6 +527,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   free(o->pairs);
   report_groups_free(o->groups);
   report_degraded_free(o->degraded);
+  report_capture_free(o->captures);
   free(o);
   return rc;
 }

@@ -48,6 +48,18 @@ const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   if (t->missing_spans && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "%u server span(s) missing from host %s; ",
                           t->missing_spans, t->missing_host ? t->missing_host : "?");
+  const capture_info *c = t->capture;
+  if (c != NULL && t->n_spans == 0 && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "captured, but no span of it in the snapshots (overwritten); ");
+  if (c != NULL && c->procs_gone && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "%u process(es) the capture notice reached hold none of its spans"
+                          " (overwritten before the notice came), first host %s pid %d; ",
+                          c->procs_gone, c->gone_host[0] ? c->gone_host : "?", (int)c->gone_pid);
+  if (c != NULL && c->servers_gone && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n, "%u server span(s) missing (peer %s); ",
+                          c->servers_gone, c->servers_gone_peer[0] ? c->servers_gone_peer : "?");
   if (n >= 2 && n < cap)
     buf[n - 2] = '\0';
   return buf;

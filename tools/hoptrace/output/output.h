@@ -21,6 +21,9 @@ typedef struct output_info {
   const host_health *hosts; /* per host: events, losses, missing spans */
   int64_t stall_ns;         /* a host quiet this long before the end stalled */
   bool follow;              /* live: the output is read while it grows */
+  /* flight snapshots: the capture.json files beside them (NULL: none
+   * looked for) */
+  const struct capture_files *captures;
 } output_info;
 
 typedef struct output_format {
@@ -40,7 +43,7 @@ extern const output_format output_html;
 /* Shared by the formats: why a trace is incomplete ("" when complete).
  * buf: INCOMPLETE_REASON_MAX bytes hold every reason with two host
  * names (Linux's 64 bytes each); longer ones are cut. */
-#define INCOMPLETE_REASON_MAX 320
+#define INCOMPLETE_REASON_MAX 640
 const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap);
 /* The tag/attribute a trace's root span carries: the probability its
  * trace was sampled with (decimal text, "0.25"), NULL when s is not

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "read/bt_parallel.h"
+#include "read/dedupe.h"
 #include "read/names.h"
 #include "read/stream_split.h"
 #include "read/trace_dirs.h"
@@ -25,6 +26,7 @@ struct bt_source {
   uint64_t trace_dirs;
   char **dirs; /* the trace directories split, by the user's path: t<i> is dirs[i] */
   size_t n_dirs;
+  bool flight; /* overlapping snapshots: each event once (dedupe.h) */
 };
 
 /* Decoder processes for a trace directory with several stream files. A
@@ -68,6 +70,7 @@ bt_source *bt_source_open(const char *const *inputs, size_t n_inputs, unsigned d
     }
     s->n_inputs++;
   }
+  s->flight = bt_inputs_are_flight(inputs, n_inputs);
   if (decoders > 1 && strncmp(inputs[0], "net://", 6) != 0)
     start_decoders(s, decoders);
   return s;
@@ -105,6 +108,7 @@ static void name_input(const bt_source *s, char *err, size_t err_len) {
  * decoders. */
 typedef struct naming {
   names *names;
+  event_dedupe *dedupe; /* NULL: not flight snapshots */
   const bt_source_callbacks *cb;
   void *user;
   bool out_of_memory;
@@ -117,6 +121,8 @@ static int pass_on(void *arg, const hop_event *ev) {
 
 static int named_event(void *arg, const hop_event *ev) {
   naming *w = arg;
+  if (w->dedupe != NULL && event_dedupe_is_copy(w->dedupe, ev))
+    return 0;
   hop_event named = *ev;
   int rc = names_apply(w->names, &named);
   if (rc < 0) {
@@ -147,7 +153,8 @@ static void named_idle(void *arg) {
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
                    bt_source_stats *stats, atomic_int *stop, char *err,
                    size_t err_len) {
-  naming w = {names_new(), callbacks, user, false};
+  event_dedupe dedupe = {0};
+  naming w = {names_new(), s->flight ? &dedupe : NULL, callbacks, user, false};
   if (w.names == NULL) {
     snprintf(err, err_len, "out of memory");
     return -1;
@@ -166,6 +173,9 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
   if (rc == 0) /* the end: whatever still waits, named or not */
     rc = names_release(w.names, 0, true, pass_on, &w);
   stats->unresolved_names = names_unresolved(w.names);
+  stats->duplicate_events = dedupe.duplicates;
+  stats->flight = s->flight;
+  event_dedupe_free(&dedupe);
   if (w.out_of_memory) {
     snprintf(err, err_len, "out of memory for the name tables");
     rc = -1;

@@ -12,6 +12,7 @@
 #define HT_TOOL_BT_SOURCE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "read/event.h"
@@ -25,6 +26,10 @@ typedef struct bt_source_stats {
   uint64_t trace_dirs;        /* CTF traces found (file input) */
   uint64_t unresolved_names;  /* span sides whose name or peer id had no
                                  table entry (names.h) */
+  uint64_t duplicate_events;  /* flight snapshots: copies of an event that
+                                 overlapping snapshots both held, skipped
+                                 (dedupe.h) */
+  bool flight;                /* the input is flight-recorder snapshots */
 } bt_source_stats;
 
 typedef struct bt_source_callbacks {

@@ -47,6 +47,10 @@ typedef enum hop_event_kind {
   HOP_CAPTURE,
 } hop_event_kind;
 
+/* capture_why: hoptrace_schema.h's HT_CAPTURE_* */
+enum { HOP_CAPTURE_SLOW_CLIENT = 1, HOP_CAPTURE_ERROR, HOP_CAPTURE_SLOW_SERVER,
+       HOP_CAPTURE_MANUAL, HOP_CAPTURE_NOTICE, HOP_CAPTURE_WHY_MAX };
+
 /* Span kinds as the provider writes them. */
 enum { HOP_KIND_INTERNAL, HOP_KIND_CLIENT, HOP_KIND_SERVER, HOP_KIND_PRODUCER,
        HOP_KIND_CONSUMER };

@@ -111,3 +111,66 @@ int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth) {
   walk w = {dirs, n, 0};
   return find(&w, path, depth);
 }
+
+static bool digits(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+  return true;
+}
+
+bool bt_is_snapshot_name(const char *name) {
+  /* from the end: -N (digits), -HHMMSS, -YYYYMMDD, and a name before */
+  size_t len = strlen(name), i = len;
+  while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+    i--;
+  if (i == len || i < 1 + 7 + 9 + 1 || name[i - 1] != '-')
+    return false;
+  const char *hms = name + i - 1 - 6, *ymd = hms - 1 - 8;
+  return hms[-1] == '-' && digits(hms, 6) && ymd[-1] == '-' && digits(ymd, 8) &&
+         ymd - 1 > name;
+}
+
+/* A component of path (from `prefix` characters on) named as a
+ * snapshot: the input may be one snapshot's directory itself. */
+static bool below_a_snapshot(const char *path, size_t prefix) {
+  char part[256];
+  const char *p = path + prefix;
+  while (*p != '\0') {
+    while (*p == '/')
+      p++;
+    size_t n = strcspn(p, "/");
+    if (n > 0 && n < sizeof(part)) {
+      memcpy(part, p, n);
+      part[n] = '\0';
+      if (bt_is_snapshot_name(part))
+        return true;
+    }
+    p += n;
+  }
+  return false;
+}
+
+bool bt_inputs_are_flight(const char *const *inputs, size_t n_inputs) {
+  bool flight = false;
+  for (size_t i = 0; !flight && i < n_inputs; i++) {
+    if (strncmp(inputs[i], "net://", 6) == 0)
+      return false;
+    char file[4096];
+    struct stat sb;
+    snprintf(file, sizeof(file), "%s/capture.json", inputs[i]);
+    if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode)) {
+      flight = true;
+      break;
+    }
+    char **dirs = NULL;
+    size_t n = 0;
+    if (bt_find_trace_dirs(inputs[i], &dirs, &n, 0) == 0)
+      for (size_t k = 0; !flight && k < n; k++)
+        flight = below_a_snapshot(dirs[k], 0);
+    for (size_t k = 0; k < n; k++)
+      free(dirs[k]);
+    free(dirs);
+  }
+  return flight;
+}

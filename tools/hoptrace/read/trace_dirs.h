@@ -3,6 +3,7 @@
 #define HT_TOOL_TRACE_DIRS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The bounds of a walk: a trace deeper than this below the input is not
@@ -27,6 +28,18 @@ int bt_find_trace_dirs(const char *path, char ***dirs, size_t *n, int depth);
 /* From now on every walk ends (TRACE_DIRS_STOPPED) once *flag is
  * non-zero: the reader's interruption flag. */
 void bt_trace_dirs_stop_on(atomic_int *flag);
+
+/* A directory named as LTTng names a snapshot's output:
+ * NAME-YYYYMMDD-HHMMSS-N (`lttng snapshot record`, a trigger's
+ * snapshot-session action). */
+bool bt_is_snapshot_name(const char *name);
+
+/* Flight-recorder snapshots: some input holds a capture.json (what
+ * `hoptrace record --flight` writes beside its snapshots) or a trace
+ * below it lies in a directory named as a snapshot. Their traces overlap
+ * (each snapshot is the whole ring at its moment) and only the captured
+ * ones are exported by default. Live inputs never are. */
+bool bt_inputs_are_flight(const char *const *inputs, size_t n_inputs);
 
 /* What a TRACE_DIRS_* error means, for a message. */
 const char *bt_trace_dirs_error(int rc);
