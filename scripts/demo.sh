@@ -8,6 +8,11 @@
 #
 #   scripts/demo.sh [--slow-osd [ID]] [--kill-osd ID@SEC] [--out DIR] ...
 #   (every option of examples/client-osd-sim/run-sim.sh; --help lists them)
+#   scripts/demo.sh --flight [--capture SPEC] [--flight-size SIZE] ...
+#   (flight recorder: every request recorded in memory, snapshots written
+#   when a capture trigger fires, slow-client=10ms,error by default; the
+#   outputs are made from OUT/snapshots, OUT/snapshots/capture.json counts
+#   what fired; single host only for now)
 #   scripts/demo.sh --hosts N [--skew SPEC] [--kill-sessiond HOST@SEC] ...
 #   (root: the cluster over N simulated hosts, each with its own session
 #   daemon and skewed clock, one relay: examples/client-osd-sim/run-hosts.sh)
@@ -37,8 +42,8 @@ cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptra
 if [[ -n $to ]]; then
   out=./sim-out prev=""
   for arg in "$@"; do
-    [[ $arg == --hosts || $arg == --gateway ]] &&
-      { echo "demo: --to goes without --hosts and --gateway" >&2; exit 2; }
+    [[ $arg == --hosts || $arg == --gateway || $arg == --flight ]] &&
+      { echo "demo: --to goes without --hosts, --gateway and --flight" >&2; exit 2; }
     [[ $prev == --out ]] && out=$arg
     prev=$arg
   done
@@ -92,6 +97,15 @@ if [[ -n $to ]]; then
   echo "demo: push to $to exit $push_status (log: $out/push.log)" >&2
   ((status != 0)) && exit $status
   exit $push_status
+fi
+flight=0 hosts=0
+for arg in "$@"; do
+  [[ $arg == --flight ]] && flight=1
+  [[ $arg == --hosts ]] && hosts=1
+done
+if ((flight && hosts)); then
+  echo "demo: --hosts N --flight is not there yet: run scripts/demo.sh --flight (one host)" >&2
+  exit 2
 fi
 for arg in "$@"; do
   if [[ $arg == --gateway ]]; then

@@ -14,10 +14,16 @@
 #              [--messenger traced|plain] [--ratio R]
 #              [--ratio-schedule SEC:R,...] [--no-record]
 #              [--live URL --live-name NAME [--start-after FILE]]
+#              [--flight [--capture SPEC] [--flight-size SIZE]]
 #
 # --live: the recording also streams live to the relay at URL (session
 # NAME); --start-after: the cluster starts once FILE exists (at most 60 s
 # later), e.g. once a live follower is attached.
+# --flight: every request recorded in memory (HT_FLIGHT=1), the processes'
+# capture triggers set by SPEC (HT_CAPTURE; default slow-client=10ms,error),
+# recorded by `hoptrace record --flight` (a ring of SIZE a CPU): only the
+# snapshots its triggers took are written (snapshots/, capture.json), and
+# the outputs are made from them.
 #
 # Never: kill a process it did not start; leave one behind.
 set -euo pipefail
@@ -27,6 +33,7 @@ root=$(cd "$here/../.." && pwd)
 out="" build="$root/build" duration=20 osds=4 clients=3 rate=250 inflight=16
 slow_osd="" slow_ms=10 kill_spec="" drop_ms=0 messenger=traced ratio=0.1 restart_spec=""
 schedule="" record=1 live_url="" live_name="" start_after=""
+flight=0 capture="slow-client=10ms,error" flight_size=""
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -50,6 +57,9 @@ while [[ $# -gt 0 ]]; do
     --live) live_url=$2; shift ;;
     --live-name) live_name=$2; shift ;;
     --start-after) start_after=$2; shift ;;
+    --flight) flight=1 ;;
+    --capture) capture=$2; shift ;;
+    --flight-size) flight_size=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-sim: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -88,7 +98,7 @@ if [[ $record == 0 || $messenger == plain ]]; then
   exit $status
 fi
 
-rm -rf "$out/trace"
+rm -rf "$out/trace" "$out/snapshots"
 live=()
 [[ -n $live_url ]] && live=(--live "$live_url" --name "${live_name:?--live wants --live-name}")
 cluster=(bash "$here/cluster.sh" "${args[@]}")
@@ -99,22 +109,35 @@ fi
 # 4 MiB x 8 sub-buffers a CPU: ~300,000 hop events of headroom. record's
 # own session daemon: the trace holds this cluster's processes only,
 # whatever else runs on the machine.
-"$hoptrace" record -o "$out/trace" --subbuf-size 4M --num-subbuf 8 "${live[@]}" -- \
-  "${cluster[@]}" || status=$?
+trace=$out/trace
+if ((flight)); then
+  [[ -z $live_url ]] || { echo "run-sim: --flight records in memory: not with --live" >&2; exit 2; }
+  trace=$out/snapshots
+  export HT_FLIGHT=1 HT_CAPTURE=$capture
+  echo "run-sim: flight mode: every request recorded in memory, captured on $capture" >&2
+  "$hoptrace" record --flight -o "$trace" ${flight_size:+--flight-size "$flight_size"} -- \
+    "${cluster[@]}" || status=$?
+  unset HT_FLIGHT HT_CAPTURE
+else
+  "$hoptrace" record -o "$trace" --subbuf-size 4M --num-subbuf 8 "${live[@]}" -- \
+    "${cluster[@]}" || status=$?
+fi
 
 echo "run-sim: converting the trace" >&2
-"$hoptrace" export --format zipkin -q -o "$out/zipkin.json" "$out/trace"
-"$hoptrace" export --format otlp -q -o "$out/otlp.json" "$out/trace"
-"$hoptrace" export --format chrome -q -o "$out/chrome-trace.json" "$out/trace"
-"$hoptrace" report -o "$out/report.txt" "$out/trace" 2> "$out/report.log" || cat "$out/report.log" >&2
-"$hoptrace" view -q -o "$out/waterfall.html" "$out/trace"
+"$hoptrace" export --format zipkin -q -o "$out/zipkin.json" "$trace"
+"$hoptrace" export --format otlp -q -o "$out/otlp.json" "$trace"
+"$hoptrace" export --format chrome -q -o "$out/chrome-trace.json" "$trace"
+"$hoptrace" report -o "$out/report.txt" "$trace" 2> "$out/report.log" || cat "$out/report.log" >&2
+"$hoptrace" view -q -o "$out/waterfall.html" "$trace"
 
+trace_line="  trace/              the LTTng CTF trace      babeltrace2 $out/trace | less"
+((flight)) && trace_line="  snapshots/          LTTng snapshots (CTF), overlapping, and capture.json: what fired, what was written"
 cat <<TXT
 
 == hoptrace simulator: $(cat "$out/cluster/summary.txt" 2>/dev/null | sed 's/^cluster: //')
 
 Outputs in $out:
-  trace/              the LTTng CTF trace      babeltrace2 $out/trace | less
+$trace_line
   zipkin.json         Zipkin v2 spans          POST to a Zipkin/Jaeger collector, or open in its UI
   otlp.json           OTLP/JSON spans          any OpenTelemetry collector (otlphttp, json)
   chrome-trace.json   Chrome trace events      https://ui.perfetto.dev or chrome://tracing
@@ -124,6 +147,19 @@ Outputs in $out:
 
 TXT
 python3 "$here/sim_summary.py" "$out/zipkin.json" "$out/cluster/pids" "$schedule" "$ratio" || true
+if ((flight)); then
+  python3 - "$trace/capture.json" <<'PY' || true
+import json, sys
+c = json.load(open(sys.argv[1]))
+q = c["trigger_to_snapshot_ms"]
+print("\nFlight recorder: %d captures fired (%s); %d snapshots written, %d triggers coalesced "
+      "into them, %d waited for the rate limit, %d dropped; trigger to snapshot written p50 "
+      "%.0f ms, p99 %.0f ms; ring %d MiB a CPU, %d MiB in all"
+      % (c["triggers_fired"], sys.argv[1], c["snapshots"], c["coalesced"], c["rate_limited"],
+         c["dropped"], q["p50"], q["p99"], c["ring_bytes_per_cpu"] >> 20,
+         c["memory_bytes"] >> 20))
+PY
+fi
 echo
 sed -n '/^Slowest traces/,/^$/p' "$out/report.txt" | head -n 16 || true  # head may cut sed off (SIGPIPE)
 if [[ -n $slow_osd ]]; then

@@ -272,6 +272,7 @@ int flight_finish(flight *f, const char *out_dir) {
     pthread_mutex_unlock(&f->mu);
     pthread_join(f->snapshotter, NULL);
   }
+  f->log.tracer_discarded = fl_notify_tracer_discarded(f->notify);
   fl_notify_close(f->notify);
   f->log.seconds = (double)(mono_ns() - f->started_ns) / 1e9;
   int rc = 0;

@@ -90,6 +90,31 @@ static int ours(const fl_notify *n, struct lttng_notification *note) {
   return name != NULL && strcmp(name, n->name) == 0;
 }
 
+long long fl_notify_tracer_discarded(fl_notify *n) {
+  struct lttng_error_query *q = lttng_error_query_condition_create(n->trigger);
+  struct lttng_error_query_results *res = NULL;
+  long long total = -1;
+  unsigned count = 0;
+  if (q != NULL &&
+      lttng_error_query_execute(q, lttng_session_daemon_command_endpoint, &res) == LTTNG_OK &&
+      lttng_error_query_results_get_count(res, &count) == LTTNG_ERROR_QUERY_RESULTS_STATUS_OK) {
+    total = 0;
+    for (unsigned i = 0; i < count; i++) {
+      const struct lttng_error_query_result *r = NULL;
+      uint64_t v = 0;
+      if (lttng_error_query_results_get_result(res, &r, i) ==
+              LTTNG_ERROR_QUERY_RESULTS_STATUS_OK &&
+          lttng_error_query_result_get_type(r) == LTTNG_ERROR_QUERY_RESULT_TYPE_COUNTER &&
+          lttng_error_query_result_counter_get_value(r, &v) ==
+              LTTNG_ERROR_QUERY_RESULT_STATUS_OK)
+        total += (long long)v;
+    }
+  }
+  lttng_error_query_results_destroy(res);
+  lttng_error_query_destroy(q);
+  return total;
+}
+
 int fl_notify_next(fl_notify *n) {
   struct lttng_notification *note = NULL;
   enum lttng_notification_channel_status st =

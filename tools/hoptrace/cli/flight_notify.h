@@ -19,6 +19,12 @@ fl_notify *fl_notify_open(const char *name, const char *event, char *err, size_t
  * closed or failed (the daemon went away). */
 int fl_notify_next(fl_notify *n);
 
+/* What the tracers discarded of our trigger's notifications (an
+ * application's notification pipe was full): the condition's error
+ * counter, summed; -1 when the daemon could not say. Not while another
+ * thread uses liblttng-ctl's client commands. */
+long long fl_notify_tracer_discarded(fl_notify *n);
+
 /* Unsubscribes, removes our trigger (only ours, by the object we
  * registered) and frees. */
 void fl_notify_close(fl_notify *n);

@@ -73,11 +73,12 @@ int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
   fprintf(f,
           "{\"triggers_fired\":%llu,\"snapshots\":%llu,\"coalesced\":%llu,"
           "\"rate_limited\":%llu,\"dropped\":%llu,\"daemon_dropped_notifications\":%llu,"
+          "\"tracer_discarded_notifications\":%lld,"
           "\"snapshot_failures\":%llu,\"last_failure\":",
           (unsigned long long)p->fired, (unsigned long long)p->snapshots,
           (unsigned long long)p->coalesced, (unsigned long long)p->rate_limited,
           (unsigned long long)p->dropped, (unsigned long long)l->daemon_dropped,
-          (unsigned long long)p->failures);
+          l->tracer_discarded, (unsigned long long)p->failures);
   json_str(f, l->last_failure);
   fprintf(f,
           ",\"notification_channel_lost\":%s,\"seconds\":%.3f,"
@@ -109,7 +110,8 @@ void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char 
           "hoptrace: flight recorder: %llu triggers fired in %.1f s; %llu snapshots written "
           "to %s (%llu triggers coalesced into them, %llu waited for the rate limit), "
           "%llu dropped (waited too long, or their snapshot failed), %llu snapshots "
-          "failed%s%s%s; the daemon dropped notifications %llu times%s; trigger to "
+          "failed%s%s%s; the daemon dropped notifications %llu times, the tracers "
+          "discarded %lld%s; trigger to "
           "snapshot written p50 %.1f ms, p99 %.1f ms, max %.1f ms; ring %llu bytes a CPU, "
           "%llu bytes of memory per traced user\n",
           (unsigned long long)p->fired, l->seconds, (unsigned long long)p->snapshots, where,
@@ -117,6 +119,7 @@ void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char 
           (unsigned long long)p->dropped, (unsigned long long)p->failures,
           l->last_failure[0] ? " (last: " : "", l->last_failure,
           l->last_failure[0] ? ")" : "", (unsigned long long)l->daemon_dropped,
+          l->tracer_discarded,
           l->channel_lost ? "; the notification channel closed early (daemon gone?)" : "",
           q[0], q[1], q[2], (unsigned long long)l->ring_bytes,
           (unsigned long long)l->memory_bytes);

@@ -20,6 +20,7 @@ typedef struct fl_log {
   fl_snap *snaps;
   size_t n, cap;
   uint64_t daemon_dropped;   /* NOTIFICATIONS_DROPPED statuses seen */
+  long long tracer_discarded; /* the trigger's tracer-side discards; -1 unknown */
   int channel_lost;          /* the notification channel closed early */
   char last_failure[256];    /* lttng's text for the last failed snapshot */
   uint64_t ring_bytes;       /* per CPU, as set up */

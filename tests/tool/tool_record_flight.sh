@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# `hoptrace record --flight` end to end, against real session daemons: a
+# process in flight mode captures N traces by hand (flight_fire: N
+# hoptrace:capture events at a known pace); the recorder's trigger fires
+# N times, its snapshots are written and read by babeltrace2 (each holds
+# capture events), capture.json's counts add up exactly (fired =
+# snapshots + coalesced + dropped = N; the listed snapshots' triggers =
+# snapshots + coalesced) and the rate limit held (starts >= 1/R apart, no
+# second holding more than R). A storm past --max-defer-ms drops
+# triggers, still counted exactly. With --shared-sessiond the trigger is
+# removed at the end (only ours). --flight with --live is refused.
+# usage: tool_record_flight.sh HOPTRACE FLIGHT_FIRE PROVIDER WORKDIR SRCDIR
+set -euo pipefail
+src=$(cd "$5" && pwd)
+source "$src/../../scripts/lttng-env.sh"
+ht_private_world "$0" "$@"
+trap ht_private_world_end EXIT
+hoptrace=$1 fire=$2 provider=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+export HT_LTTNG_PROVIDER=$provider
+
+# check DIR N RATE: capture.json of a run whose command fired N captures
+check() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, os, subprocess, sys
+d, n, rate = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+c = json.load(open(os.path.join(d, "capture.json")))
+print("capture.json:", {k: v for k, v in c.items() if k != "snapshot_list"})
+assert c["daemon_dropped_notifications"] == 0, "the daemon dropped notifications"
+assert c["tracer_discarded_notifications"] == 0, "the tracer discarded notifications"
+assert c["triggers_fired"] == n, "fired %d, the command captured %d" % (c["triggers_fired"], n)
+assert c["triggers_fired"] == c["snapshots"] + c["coalesced"] + c["dropped"], "counts"
+snaps = c["snapshot_list"]
+assert len(snaps) == c["snapshots"] > 0
+assert sum(s["triggers"] for s in snaps) == c["snapshots"] + c["coalesced"]
+assert c["snapshot_failures"] == 0, c["last_failure"]
+starts = [s["at_ns"] for s in snaps]
+gap = 1e9 / rate
+for a, b in zip(starts, starts[1:]):  # wall clock: 1 ms of slack
+    assert b - a >= gap - 1e6, "snapshots %.1f ms apart, limit %.1f" % ((b - a) / 1e6, gap / 1e6)
+for i, a in enumerate(starts):
+    assert sum(1 for b in starts[i:] if b < a + 1e9) <= max(1, rate), "more than R in a second"
+for s in snaps:
+    path = os.path.join(d, s["name"])
+    assert os.path.isdir(os.path.join(path, "ust", "uid")), path
+    out = subprocess.run(["babeltrace2", path], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "hoptrace:capture" in out.stdout, "no capture event in " + path
+q = c["trigger_to_snapshot_ms"]
+assert 0 < q["p50"] <= q["p99"] <= q["max"]
+print("ok: %d snapshots, %d coalesced, %d rate-limited, %d dropped; p50 %.1f ms p99 %.1f ms"
+      % (c["snapshots"], c["coalesced"], c["rate_limited"], c["dropped"], q["p50"], q["p99"]))
+PY
+}
+
+# --- paced: 20 captures 100 ms apart, the default limit of 2 a second
+timeout 120 "$hoptrace" record --flight -o "$work/paced" -- "$fire" 20 100000 \
+  > "$work/paced.out" 2> "$work/paced.log" || { cat "$work/paced.log" >&2; exit 1; }
+grep -q '^fired 20$' "$work/paced.out"
+grep 'flight recorder:' "$work/paced.log"
+check "$work/paced" 20 2
+python3 -c "import json,sys; c=json.load(open(sys.argv[1])); assert c['rate_limited'] > 0" \
+  "$work/paced/capture.json"
+
+# --- a storm: 600 captures 2 ms apart, 1 snapshot a second, at most 300
+# ms of waiting: the triggers between are dropped, each counted
+timeout 120 "$hoptrace" record --flight -o "$work/storm" --snapshot-rate 1 \
+  --max-defer-ms 300 --coalesce-ms 5 -- "$fire" 600 2000 \
+  > "$work/storm.out" 2> "$work/storm.log" || { cat "$work/storm.log" >&2; exit 1; }
+grep -q '^fired 600$' "$work/storm.out"
+check "$work/storm" 600 1
+python3 -c "import json,sys; c=json.load(open(sys.argv[1])); assert c['dropped'] > 0 and c['coalesced'] > 0, c" \
+  "$work/storm/capture.json"
+
+# --- the world's own daemon (--shared-sessiond): our trigger is gone after
+ht_sessiond_ensure
+timeout 120 "$hoptrace" record --flight --shared-sessiond -o "$work/shared" -- "$fire" 3 300000 \
+  > "$work/shared.out" 2> "$work/shared.log" || { cat "$work/shared.log" >&2; exit 1; }
+check "$work/shared" 3 2
+lttng list-triggers > "$work/triggers.txt" 2>&1
+if grep -q 'hoptrace-flight' "$work/triggers.txt"; then
+  cat "$work/triggers.txt" >&2
+  echo "the recorder's trigger is still registered" >&2
+  exit 1
+fi
+
+# --- misuse
+rc=0
+"$hoptrace" record --flight --live net://127.0.0.1 -- true 2> "$work/live.log" || rc=$?
+[[ $rc == 2 ]] && grep -q -- '--relay' "$work/live.log"
+echo "tool_record_flight: ok"
