@@ -8,7 +8,8 @@
 # snapshots + coalesced) and the rate limit held (starts >= 1/R apart, no
 # second holding more than R). A storm past --max-defer-ms drops
 # triggers, still counted exactly. With --shared-sessiond the trigger is
-# removed at the end (only ours). --flight with --live is refused.
+# removed at the end (only ours). Snapshots to a relay land there. --flight
+# with --live is refused.
 # usage: tool_record_flight.sh HOPTRACE FLIGHT_FIRE PROVIDER WORKDIR SRCDIR
 set -euo pipefail
 src=$(cd "$5" && pwd)
@@ -83,6 +84,25 @@ if grep -q 'hoptrace-flight' "$work/triggers.txt"; then
   echo "the recorder's trigger is still registered" >&2
   exit 1
 fi
+
+# --- to a relay (--relay): the relay writes HOST/SESSION-DATE/capture-N-DATE-K
+ht_relay_own "$work"
+trap 'ht_live_session_end; ht_private_world_end' EXIT
+timeout 120 "$hoptrace" record --flight --relay "net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" \
+  -o "$work/to-relay" -- "$fire" 4 300000 > "$work/relay.out" 2> "$work/relay.log" ||
+  { cat "$work/relay.log" "$work/relayd.log" >&2; exit 1; }
+python3 - "$work/to-relay/capture.json" "$work/relay" <<'PY'
+import glob, json, os, subprocess, sys
+c = json.load(open(sys.argv[1]))
+assert c["triggers_fired"] == 4 == c["snapshots"] + c["coalesced"] + c["dropped"], c
+for s in c["snapshot_list"]:
+    found = glob.glob(os.path.join(sys.argv[2], "*", "*", s["name"] + "-*"))
+    assert len(found) == 1, (s["name"], found)
+    out = subprocess.run(["babeltrace2", found[0]], capture_output=True, text=True)
+    assert out.returncode == 0 and "hoptrace:capture" in out.stdout, found[0]
+print("relay: %d snapshots at the relay" % c["snapshots"])
+PY
+ht_live_session_end
 
 # --- misuse
 rc=0
