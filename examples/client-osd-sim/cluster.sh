@@ -7,7 +7,7 @@
 #   cluster.sh --bin DIR --work DIR [--osds 4] [--clients 3] [--duration 20]
 #              [--messenger plain|traced] [--inflight N] [--rate R]
 #              [--objects N] [--sample-ratio R] [--ratio-schedule SEC:R,...]
-#              [--hoptrace PATH] [--slow-osd ID] [--slow-ms MS]
+#              [--hoptrace PATH] [--slow-osd ID] [--slow-ms MS] [--slow-pct P]
 #              [--kill-osd ID@SEC] [--drop-conn-ms MS] [--corrupt-reads N]
 #              [--restart-osds PERIOD[:DOWN]] [--no-repair] [--data-dir DIR] [--unix] [--ctl]
 #              [--client-arg ARG]... [--osd-arg ARG]...
@@ -20,6 +20,11 @@
 # process as `CMD HOST PROGRAM ARGS` (simulated hosts: CMD is
 # "bash scripts/hosts.sh --prefix P exec", which execs the program, so its
 # pid is the one waited for); unnamed processes start as usual.
+#
+# --slow-pct P: the slow OSD slows only P percent of its writes, at random.
+# SIM_TRUTH=FILE (and SIM_TRUTH_SLOW_MS): every process writes what went
+# wrong, with its trace id, to FILE (sim_truth.h): the ground truth of the
+# flight recorder's tests.
 #
 # --restart-osds: every PERIOD seconds one OSD (round-robin, never the slow
 # one) is SIGKILLed by this script and restarted DOWN seconds later (default
@@ -49,7 +54,7 @@
 set -euo pipefail
 
 bin="" work="" osds=4 clients=3 duration=20 messenger="" inflight=8 rate=0
-objects=256 ratio="" schedule="" hoptrace="" slow_osd="" slow_ms=20
+objects=256 ratio="" schedule="" hoptrace="" slow_osd="" slow_ms=20 slow_pct=100
 kill_spec="" drop_ms=0 corrupt=0 unix=0 data_dir="" restart_spec="" repair_flag=--recovering ctl_all=0
 client_args=() osd_args=() osd_exe="" client_exe="" map_file="" host_exec="" host_of=""
 while [[ $# -gt 0 ]]; do
@@ -68,6 +73,7 @@ while [[ $# -gt 0 ]]; do
     --hoptrace) hoptrace=$2; shift ;;
     --slow-osd) slow_osd=$2; shift ;;
     --slow-ms) slow_ms=$2; shift ;;
+    --slow-pct) slow_pct=$2; shift ;;
     --kill-osd) kill_spec=$2; shift ;;
     --drop-conn-ms) drop_ms=$2; shift ;;
     --corrupt-reads) corrupt=$2; shift ;;
@@ -160,7 +166,7 @@ if [[ -n $kill_spec ]]; then kill_id=${kill_spec%@*}; kill_at=${kill_spec#*@}; f
 start_osd() { # start_osd ID [--recovering]: sets pids[ID]; the log is appended to
   local i=$1 args
   args=(--id "$i" --map "$work/cluster.map" --ready-file "$work/ready.$i" "${common[@]}")
-  [[ $i == "$slow_osd" ]] && args+=(--slow-ms "$slow_ms")
+  [[ $i == "$slow_osd" ]] && args+=(--slow-ms "$slow_ms" --slow-pct "$slow_pct")
   [[ $i == "$kill_id" ]] && args+=(--crash-after "$kill_at")
   [[ $i == 0 && $corrupt != 0 ]] && args+=(--corrupt-reads "$corrupt")
   [[ -n $data_dir ]] && mkdir -p "$data_dir" && args+=(--data "$data_dir/osd.$i")

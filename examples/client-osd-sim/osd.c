@@ -31,7 +31,7 @@
 
 typedef struct osd_args {
   const char *map_path, *data_dir, *ready_file;
-  long id, workers, slow_ms, replica_timeout_ms, corrupt_every;
+  long id, workers, slow_ms, slow_pct, replica_timeout_ms, corrupt_every;
   double crash_after; /* 0: never */
   int recovering;
   sim_common_opts common;
@@ -42,6 +42,7 @@ static void usage(FILE *f) {
              "  --data DIR                 store objects as files (default: memory)\n"
              "  --workers N                disk worker threads (default 4)\n"
              "  --slow-ms MS               add MS to every disk write (a slow OSD)\n"
+             "  --slow-pct P               ... to P percent of them only, at random (default 100)\n"
              "  --crash-after SEC          SIGKILL itself after SEC seconds\n"
              "  --ready-file F             touch F once serving and connected\n"
              "  --replica-timeout-ms MS    replica request timeout (default 1000)\n"
@@ -58,6 +59,7 @@ static int parse_args(int argc, char **argv, osd_args *a) {
                                        {"data", required_argument, NULL, 'd'},
                                        {"workers", required_argument, NULL, 'w'},
                                        {"slow-ms", required_argument, NULL, 's'},
+                                       {"slow-pct", required_argument, NULL, 'P'},
                                        {"crash-after", required_argument, NULL, 'c'},
                                        {"ready-file", required_argument, NULL, 'r'},
                                        {"replica-timeout-ms", required_argument, NULL, 't'},
@@ -70,6 +72,7 @@ static int parse_args(int argc, char **argv, osd_args *a) {
   a->id = -1;
   a->crash_after = 0;
   a->workers = 4;
+  a->slow_pct = 100;
   a->replica_timeout_ms = 1000;
   int c, bad = 0;
   double d;
@@ -82,6 +85,7 @@ static int parse_args(int argc, char **argv, osd_args *a) {
     case 'd': a->data_dir = optarg; break;
     case 'w': bad |= sim_parse_long(W, "workers", optarg, 1, 256, &a->workers); break;
     case 's': bad |= sim_parse_long(W, "slow-ms", optarg, 0, 600000, &a->slow_ms); break;
+    case 'P': bad |= sim_parse_long(W, "slow-pct", optarg, 0, 100, &a->slow_pct); break;
     case 'c':
       bad |= sim_parse_double(W, "crash-after", optarg, 0, 86400, &d);
       a->crash_after = d;
@@ -227,6 +231,7 @@ int main(int argc, char **argv) {
   }
   o.id = (unsigned)a.id;
   o.slow_ms = (unsigned)a.slow_ms;
+  o.slow_pct = (unsigned)a.slow_pct;
   o.corrupt_every = (unsigned)a.corrupt_every;
   o.replica_timeout_ms = (uint32_t)a.replica_timeout_ms;
   snprintf(o.name, sizeof(o.name), "osd.%u", o.id);

@@ -21,7 +21,8 @@ typedef struct osd {
   ht_peer *peers[SIM_MAX_OSDS]; /* NULL for self; fixed after start-up */
   sim_store *store;
   sim_workers *workers;
-  unsigned slow_ms;            /* added to every disk write */
+  unsigned slow_ms;            /* added to a disk write ... */
+  unsigned slow_pct;           /* ... to this percent of them, at random */
   unsigned corrupt_every;      /* flip a byte of every Nth read (fault) */
   uint32_t replica_timeout_ms;
   sim_log log; /* the messenger's warnings and the OSD's own, rate-limited */

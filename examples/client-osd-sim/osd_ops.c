@@ -18,6 +18,7 @@
 #include "osd.h"
 #include "osd_repair.h"
 #include "sim_proto.h"
+#include "sim_truth.h"
 
 /* A request kept beyond its handler: the message copy and the token. */
 typedef struct held {
@@ -57,16 +58,27 @@ static void release(held *h) {
   free(h);
 }
 
-static void slow_disk(const osd *o) {
+/* A slow disk: every write, or slow_pct percent of them at random (each
+ * written to the simulator's truth with its trace). */
+static void slow_disk(const held *h) {
+  static _Thread_local unsigned seed;
+  const osd *o = h->o;
   if (o->slow_ms == 0)
     return;
+  if (seed == 0)
+    seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)&seed;
+  if (o->slow_pct < 100 && (unsigned)(rand_r(&seed) % 10000) >= o->slow_pct * 100u)
+    return;
+  ht_trace_context t;
+  if (ht_request_context(h->req, &t) == 0)
+    sim_truth("slow_disk", &t, o->name, o->slow_ms);
   struct timespec ts = {o->slow_ms / 1000, (long)(o->slow_ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
 }
 
 /* Worker thread: applies a write or delete; 0, or HT_EIO. */
 static int apply(held *h) {
-  slow_disk(h->o);
+  slow_disk(h);
   int rc = h->is_delete ? sim_store_delete(h->o->store, h->r.name, h->r.name_len, h->r.version)
                         : sim_store_put(h->o->store, h->r.name, h->r.name_len, h->r.version,
                                         h->r.data, h->r.data_len);
@@ -125,7 +137,10 @@ static void local_apply_job(void *arg) {
 
 /* A replica send that failed, counted apart for sampled writes (each of
  * those must be an ERROR span in the write's trace). */
-static void replica_failed(held *h) {
+static void replica_failed(held *h, int status) {
+  ht_trace_context t;
+  if (sim_truth_on() && ht_request_context(h->req, &t) == 0)
+    sim_truth("replica_failed", &t, h->o->name, status);
   atomic_fetch_add(&h->o->replica_failed, 1);
   if (h->sampled)
     atomic_fetch_add(&h->o->replica_failed_sampled, 1);
@@ -135,7 +150,7 @@ static void on_replica_reply(void *arg, int status, const ht_envelope *reply) {
   held *h = arg;
   (void)reply;
   if (status != 0)
-    replica_failed(h);
+    replica_failed(h, status);
   else
     atomic_fetch_add(&h->acked, 1);
   write_part_done(h, status == 0);
@@ -184,8 +199,9 @@ static void on_client_mutation(osd *o, ht_request *req, const ht_envelope *msg, 
       continue;
     atomic_fetch_add(&h->pending, 1);
     ht_payload pl = {h->msg->payload, h->msg->payload_len, NULL, NULL};
-    if (ht_peer_request(o->peers[set[i]], op, &pl, &ro, on_replica_reply, h) != 0) {
-      replica_failed(h); /* refused at once: a span all the same */
+    int rc = ht_peer_request(o->peers[set[i]], op, &pl, &ro, on_replica_reply, h);
+    if (rc != 0) {
+      replica_failed(h, rc); /* refused at once: a span all the same */
       atomic_fetch_sub(&h->pending, 1); /* never called back */
     }
   }

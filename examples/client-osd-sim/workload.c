@@ -19,6 +19,7 @@
 #include "hoptrace/span.h"
 #include "hoptrace/traced.h"
 #include "sim_proto.h"
+#include "sim_truth.h"
 
 typedef struct op {
   client *c;
@@ -205,9 +206,27 @@ static int retryable(const op *o, int status) {
   return (o->kind == OP_READ || o->kind == OP_STAT) && status == HT_ECONNRESET;
 }
 
+/* The simulator's own log (sim_truth.h): a failed attempt or op, or one
+ * slower than the truth's threshold, with its trace (the call's under
+ * --failover, else the reply's, if any). */
+static void truth_of(const client *c, const op *o, int status, const ht_envelope *reply) {
+  const ht_trace_context *t = c->cfg.failover ? &o->call.ctx
+                              : reply != NULL && reply->has_trace ? &reply->trace
+                                                                  : NULL;
+  uint64_t ns = sim_now_ns() - o->start_ns, slow = sim_truth_slow_ns();
+  if (status == HT_EPEERERROR && reply != NULL)
+    status = reply->status;
+  if (status != 0)
+    sim_truth("failed", t, c->name, status);
+  else if (slow != 0 && ns > slow)
+    sim_truth("slow", t, c->name, (long long)ns);
+}
+
 static void on_reply(void *arg, int status, const ht_envelope *reply) {
   op *o = arg;
   client *c = o->c;
+  if (sim_truth_on())
+    truth_of(c, o, status, reply);
   if (c->cfg.failover && status != 0 && retryable(o, status) && o->next < o->nset) {
     c->st.attempts_failed++;
     if (attempt(c, o) == 0)
@@ -244,6 +263,7 @@ static int attempt(client *c, op *o) {
     ht_context_restore(&prev);
     if (rc == 0)
       return 0;
+    sim_truth("failed", &o->call.ctx, c->name, rc);
     if (o->next < o->nset)
       c->st.attempts_failed++; /* refused at once: the next one */
   }

@@ -145,6 +145,19 @@ static void count(const ht_trace_context *t, int why, int *fired, int *noticed) 
   }
 }
 
+/* Notices travel on their own: waits (at most 3 s) until `field` of the
+ * stats (an offset) is at least `want`, so that the counts are final. */
+static void wait_stat(size_t field, uint64_t want) {
+  ht_traced_stats now = {.size = sizeof(now)};
+  for (int i = 0; i < 300; i++) {
+    ht_traced_get_stats(&now);
+    if (*(const uint64_t *)((const char *)&now + field) >= want)
+      return;
+    usleep(10000);
+  }
+}
+#define WAIT_STAT(name, want) wait_stat(offsetof(ht_traced_stats, name), (want))
+
 static void set_policy(const char *text) {
   ht_capture_policy p;
   assert_int_equal(ht_capture_policy_parse(text, &p), 0);
@@ -169,6 +182,7 @@ static void test_a_capture_goes_up_by_replies(void **state) {
   count(&t, HT_CAPTURE_SLOW_SERVER, &fired, &noticed);
   assert_int_equal(fired, 2);   /* replica and primary */
   assert_int_equal(noticed, 2); /* primary (by the replica's reply), client */
+  WAIT_STAT(notices_received, before.notices_received + 4);
   ht_traced_get_stats(&after);
   /* Each process that captured tells the peers it called, also the one
    * whose reply told it (which counts a repeat): the primary the
@@ -201,21 +215,12 @@ static void test_a_capture_goes_down_by_notices(void **state) {
     if (captures[i].note.why == HT_CAPTURE_NOTICE && captures[i].note.hops == 1)
       replica_noticed++;
   assert_int_equal(replica_noticed, 1);
+  WAIT_STAT(notices_received, before.notices_received + 2);
   ht_traced_get_stats(&after);
   /* down to the replica (honoured), and the client's to the primary (a
    * repeat: the primary fired first) */
   assert_int_equal(after.notices_sent - before.notices_sent, 2);
   assert_int_equal(after.notices_received - before.notices_received, 2);
-}
-
-static void wait_refused(uint64_t base) {
-  ht_traced_stats now = {.size = sizeof(now)};
-  for (int i = 0; i < 300; i++) {
-    ht_traced_get_stats(&now);
-    if (now.notices_refused > base)
-      return;
-    usleep(10000);
-  }
 }
 
 /* A notice for a trace the primary never saw is refused; one for a
@@ -228,7 +233,7 @@ static void test_notices_only_for_our_traces_and_once(void **state) {
   ht_traced_get_stats(&before);
   ht_trace_context stranger = {0x1234, 0x5678, 9, 0, HT_FLAG_RECORDED};
   assert_int_equal(ht_transport_notice(c->client, c->primary_url, &stranger, 1), 0);
-  wait_refused(before.notices_refused);
+  WAIT_STAT(notices_refused, before.notices_refused + 1);
   ht_traced_get_stats(&after);
   assert_int_equal(after.notices_refused - before.notices_refused, 1);
   assert_int_equal(recorder_count(&n_captures), 0);
@@ -238,7 +243,7 @@ static void test_notices_only_for_our_traces_and_once(void **state) {
   assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, 1), 0);
   assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, 1), 0);
   recorder_wait(&n_captures, 2); /* the primary, then the replica by its notice */
-  usleep(100000);
+  WAIT_STAT(notices_received, before.notices_received + 3);
   ht_traced_get_stats(&after);
   assert_int_equal(after.notices_received - before.notices_received, 3);
   assert_int_equal(after.notices_sent - before.notices_sent, 1);
