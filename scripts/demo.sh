@@ -12,7 +12,7 @@
 #   (flight recorder: every request recorded in memory, snapshots written
 #   when a capture trigger fires, slow-client=10ms,error by default; the
 #   outputs are made from OUT/snapshots, OUT/snapshots/capture.json counts
-#   what fired; single host only for now)
+#   what fired; with --hosts N each host's recorder snapshots to the relay)
 #   scripts/demo.sh --hosts N [--skew SPEC] [--kill-sessiond HOST@SEC] ...
 #   (root: the cluster over N simulated hosts, each with its own session
 #   daemon and skewed clock, one relay: examples/client-osd-sim/run-hosts.sh)
@@ -97,15 +97,6 @@ if [[ -n $to ]]; then
   echo "demo: push to $to exit $push_status (log: $out/push.log)" >&2
   ((status != 0)) && exit $status
   exit $push_status
-fi
-flight=0 hosts=0
-for arg in "$@"; do
-  [[ $arg == --flight ]] && flight=1
-  [[ $arg == --hosts ]] && hosts=1
-done
-if ((flight && hosts)); then
-  echo "demo: --hosts N --flight is not there yet: run scripts/demo.sh --flight (one host)" >&2
-  exit 2
 fi
 for arg in "$@"; do
   if [[ $arg == --gateway ]]; then

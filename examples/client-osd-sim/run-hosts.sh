@@ -18,6 +18,7 @@
 #                [--ratio-schedule SEC:R,...] [--kill-sessiond HOST@SEC]
 #                [--follow] [--prefix P (hts + its pid)] [--subnet K] [--out DIR (./hosts-out)]
 #                [--build DIR (./build)]
+#                [--flight [--capture SPEC] [--flight-size SIZE]]
 #
 # --skew: default h1=+7ms,h2=-3ms,h3=+100ppm (hosts beyond N dropped);
 #   `none` for an unskewed control run; syntax in scripts/hosts.sh.
@@ -25,6 +26,12 @@
 #   round-robin over --client-hosts (default h1).
 # --kill-sessiond HOST@SEC: SIGKILL that host's lttng-sessiond SEC s after
 #   the cluster starts (the other hosts' traces must keep coming).
+# --flight: every request recorded in memory (HT_FLIGHT=1), capture
+#   triggers HT_CAPTURE=SPEC (default slow-client=10ms,error); instead of a
+#   live session, each host runs its flight recorder on its own daemon
+#   (`hoptrace record --flight --shared-sessiond --relay net://RELAY`):
+#   snapshots to the relay (relay/hI/sim-*/capture-*/), each host's
+#   capture.json and log in flight/hI*. Not with --follow.
 # --follow: a live Zipkin export of every host's session during the run
 #   (in the relay namespace; needs a hoptrace taking several live inputs),
 #   into zipkin-live.json.
@@ -46,6 +53,7 @@ root=$(cd "$here/../.." && pwd)
 
 nhosts=3 skew=default duration=20 osds=4 clients=3 client_hosts=h1 rate=250 inflight=16
 ratio=1.0 schedule="" kill_sd="" follow=0 prefix=hts$$ subnet="" out="" build="$root/build"
+flight=0 capture="slow-client=10ms,error" flight_size=""
 usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -65,6 +73,9 @@ while [[ $# -gt 0 ]]; do
     --subnet) subnet=$2; shift ;;
     --out) out=$2; shift ;;
     --build) build=$2; shift ;;
+    --flight) flight=1 ;;
+    --capture) capture=$2; shift ;;
+    --flight-size) flight_size=$2; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-hosts: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -77,6 +88,7 @@ fi
 if [[ -n $kill_sd && ! $kill_sd =~ ^h[0-9]+@[0-9.]+$ ]]; then
   echo "run-hosts: --kill-sessiond HOST@SEC (e.g. h2@5)" >&2; exit 2
 fi
+((flight && follow)) && { echo "run-hosts: --flight goes without --follow" >&2; exit 2; }
 [[ -d $build ]] && build=$(cd "$build" && pwd)
 [[ -n $out ]] || out="$PWD/hosts-out"
 mkdir -p "$out"
@@ -97,6 +109,7 @@ if [[ ! -x $bin/sim-osd || ! -x $bin/sim-client || ! -f $plugin || ! -e $build/l
 fi
 if [[ ! -x $hoptrace ]] && ! cmake --build "$build" -j2 --target hoptrace_cli >/dev/null 2>&1; then
   echo "run-hosts: no hoptrace tool ($hoptrace does not build): traces only" >&2
+  ((flight)) && { echo "run-hosts: --flight needs the hoptrace tool" >&2; exit 2; }
 fi
 export HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so"
 hx=(bash "$root/scripts/hosts.sh" --prefix "$prefix" exec) # the host launch prefix
@@ -104,14 +117,14 @@ hx=(bash "$root/scripts/hosts.sh" --prefix "$prefix" exec) # the host launch pre
 # running untraced: wait longer, so that every hop is recorded from the start
 export LTTNG_UST_REGISTER_TIMEOUT=${LTTNG_UST_REGISTER_TIMEOUT:-30000}
 
-cluster_pid="" killer_pid="" follow_pid="" watcher_pid=""
+cluster_pid="" killer_pid="" follow_pid="" watcher_pid="" flight_pids=""
 cleanup() {
   local p
   set +e # every step runs, whatever fails, whatever signal comes now
   trap '' INT TERM
   [[ -n $killer_pid ]] && pkill -TERM -P "$killer_pid" 2>/dev/null # its sleep
-  for p in $watcher_pid $killer_pid $cluster_pid $follow_pid; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in $watcher_pid $killer_pid $cluster_pid $follow_pid; do wait "$p" 2>/dev/null || true; done
+  for p in $watcher_pid $killer_pid $cluster_pid $follow_pid $flight_pids; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $watcher_pid $killer_pid $cluster_pid $follow_pid $flight_pids; do wait "$p" 2>/dev/null || true; done
   ht_hosts_down
 }
 trap cleanup EXIT
@@ -122,14 +135,37 @@ stamp() { echo "$(( ($(date +%s%N) - t_start) / 1000000 ))"; } # ms since start
 timing=()
 
 # --- hosts, relay, one session daemon and live session per host
-rm -rf "$out/relay" "$out/cluster" "$out/hosts.txt"
+rm -rf "$out/relay" "$out/cluster" "$out/hosts.txt" "$out/flight"
 ht_hosts_up "$nhosts" --prefix "$prefix" --skew "$skew" ${subnet:+--subnet "$subnet"} --clock-plugin "$plugin"
 ht_hosts_load
 hosts=() h=""
 for ((i = 1; i <= nhosts; i++)); do hosts+=("h$i"); done
 ht_relay_start "$out/relay"
+# flight_start HOST: the host's flight recorder on its own daemon, our child
+# (hosts.sh exec execs: the pid started is record's); ready once its
+# trigger is registered
+flight_start() {
+  local h=$1 log="$out/flight/$1.log" i
+  "${hx[@]}" "$h" "$hoptrace" record --flight --shared-sessiond --name sim \
+    --relay "net://$HT_H_SUBNET.254" -o "$out/flight/$h" ${flight_size:+--flight-size "$flight_size"} \
+    -- sleep 86400 2> "$log" &
+  flight_pids+=" $!"
+  for ((i = 0; i < 300; i++)); do
+    grep -q 'flight recorder: trigger' "$log" && return 0
+    kill -0 "$!" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "run-hosts: $h: the flight recorder did not start:" >&2
+  cat "$log" >&2
+  return 1
+}
+if ((flight)); then mkdir -p "$out/flight"; fi
 for h in "${hosts[@]}"; do
   ht_host_sessiond_start "$h"
+  if ((flight)); then
+    flight_start "$h"
+    continue
+  fi
   ht_host_exec "$h" lttng -n create sim --live=1000000 --set-url="net://$HT_H_SUBNET.254" >/dev/null
   ht_host_exec "$h" lttng -n enable-channel -u hoptrace --subbuf-size 4M --num-subbuf 8 >/dev/null
   ht_host_exec "$h" lttng -n enable-event -u -c hoptrace 'hoptrace:*' >/dev/null
@@ -195,6 +231,10 @@ watch_daemons() {
 watch_daemons &
 watcher_pid=$!
 status=0
+if ((flight)); then
+  export HT_FLIGHT=1 HT_CAPTURE=$capture
+  echo "run-hosts: flight mode: every request recorded in memory, captured on $capture" >&2
+fi
 bash "$here/cluster.sh" "${args[@]}" &
 cluster_pid=$!
 wait "$cluster_pid" || status=$?
@@ -209,7 +249,18 @@ done < "$out/daemons-lost.txt"
 timing+=("cluster $(stamp) ms")
 
 # --- stop and destroy each session (destroy waits until the relay has the data)
+if ((flight)); then
+  # each recorder ends its command, takes its pending snapshot, writes
+  # flight/hI/capture.json and destroys its session
+  for p in $flight_pids; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in $flight_pids; do wait "$p" 2>/dev/null || true; done
+  flight_pids=""
+  for h in "${hosts[@]}"; do
+    echo "run-hosts: $h: $(grep 'flight recorder: [0-9]' "$out/flight/$h.log" | sed 's/^hoptrace: //')" >&2
+  done
+fi
 for h in "${hosts[@]}"; do
+  ((flight)) && break
   if ! ht_host_sessiond_pid "$h" >/dev/null; then
     echo "run-hosts: $h: no session daemon (killed?): its trace ends where it died" >&2
     continue
@@ -226,6 +277,13 @@ if [[ -n $follow_pid ]]; then # the live export ends with the sessions
        "($(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$out/zipkin-live.json" 2>/dev/null || echo "?") spans)" >&2
 fi
 ht_relay_stop
+if ((flight)); then # the report reads each host's counters beside its snapshots
+  for h in "${hosts[@]}"; do
+    if [[ -f $out/flight/$h/capture.json && -d $out/relay/$h ]]; then
+      cp "$out/flight/$h/capture.json" "$out/relay/$h/capture.json"
+    fi
+  done
+fi
 timing+=("sessions closed $(stamp) ms")
 
 # --- ground truth, then the hosts can go
@@ -233,7 +291,8 @@ timing+=("sessions closed $(stamp) ms")
   sed -n '/^# hosts.txt:/,/^#   mono/p' "$0"
   echo "D $HT_H_D_NS"
   while read -r h addr spec off ppm anchor; do
-    trace=$(cd "$out" && ls -d relay/"$h"/sim-*/ust/uid/0/64-bit 2>/dev/null | head -n 1) || true
+    trace=$(cd "$out" && ls -d relay/"$h"/sim-*/ust/uid/0/64-bit \
+      relay/"$h"/sim-*/capture-*/ust/uid/0/64-bit 2>/dev/null | head -n 1) || true
     meta=-
     if [[ -n $trace ]]; then
       # the clock's offset_s (seconds) and offset (cycles at 1 GHz), in integers
