@@ -5,7 +5,7 @@
 #
 # usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
 # MODE: rw | corrupt | kill | kill-traced | drop | restart | plain-events |
-#       traced-trees | failed-calls | mid-session | slow-report
+#       traced-trees | failed-calls | mid-session | slow-report | flight-errors
 set -euo pipefail
 mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
 cluster=$src/examples/client-osd-sim/cluster.sh
@@ -164,6 +164,32 @@ failed-calls) # osd.1 crashes, clients fail over: every call leaves a span
   timeout 120 "$hoptrace" export --format otlp -o "$work/otlp.json" "$work/trace"
   python3 "$src/tests/sim/check_failed_calls.py" "$work/zipkin.json" "$work/c/logs" \
     "$work/c/clients.txt" "$work/otlp.json"
+  ;;
+flight-errors) # flight mode (every request in memory), captures on error;
+  # osd.1 crashes: the failed calls fire captures, `record --flight`
+  # snapshots them within its rate limit, with exact counts
+  HT_FLIGHT=1 HT_CAPTURE=error timeout -s KILL 150 "$hoptrace" record --flight \
+    -o "$work/flight" -- bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" \
+    --messenger traced --osds 4 --clients 2 --duration $((kill_at * 3)) --rate 150 \
+    --kill-osd 1@$kill_at --client-arg --failover "${slow[@]}" 2> "$work/record.log" || true
+  grep 'flight recorder' "$work/record.log"
+  python3 - "$work/flight" "$(field failed)" <<'PY'
+import json, os, subprocess, sys
+d, failed = sys.argv[1], int(sys.argv[2])
+c = json.load(open(os.path.join(d, "capture.json")))
+print({k: v for k, v in c.items() if k != "snapshot_list"})
+assert c["triggers_fired"] > 0 and c["triggers_fired"] >= failed, "fewer captures than failed calls"
+assert c["triggers_fired"] == c["snapshots"] + c["coalesced"] + c["dropped"], "counts"
+assert c["snapshots"] == len(c["snapshot_list"]) > 0 and c["snapshot_failures"] == 0
+starts = [s["at_ns"] for s in c["snapshot_list"]]
+assert all(b - a >= 0.5e9 - 1e6 for a, b in zip(starts, starts[1:])), "more than 2 a second"
+last = os.path.join(d, c["snapshot_list"][-1]["name"])
+out = subprocess.run(["babeltrace2", last], capture_output=True, text=True)
+assert out.returncode == 0, out.stderr
+assert "hoptrace:capture" in out.stdout and "why = 2" in out.stdout, "no error capture in " + last
+print("flight-errors: %d failed calls, %d captures fired, %d snapshots"
+      % (failed, c["triggers_fired"], c["snapshots"]))
+PY
   ;;
 mid-session) # sessions started while the traced cluster runs: each one
   # gets the processes' name tables (written again when tracing is seen
