@@ -12,11 +12,16 @@
 #    say so; --all exports every trace the snapshots hold;
 #  - report's capture section: triggers by reason and by process,
 #    captured, complete, partial (what is missing), and capture.json's
-#    counters when one lies beside the snapshots.
-# usage: tool_flight.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR CAPTURE_EMIT
+#    counters when one lies beside the snapshots;
+#  - `hoptrace record --flight` around a flight-mode process capturing
+#    traces by hand while others fill the ring (flight_fire): every
+#    capture event of the snapshots read once (the recorder's
+#    triggers_fired), every captured trace written, each event once; a
+#    recorder that captured nothing: its counters, no error.
+# usage: tool_flight.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR CAPTURE_EMIT FLIGHT_FIRE
 set -euo pipefail
 trap 'echo "tool_flight: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
-hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5 emit=$6
+hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5 emit=$6 fire=$7
 source "$here/../../scripts/lttng-env.sh"
 ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 rm -rf "$work" && mkdir -p "$work"
@@ -142,4 +147,35 @@ cp -r "$snaps"/late-*/. "$work/plain/"
 timeout 120 "$hoptrace" report -o "$work/plain.txt" "$work/plain" 2> "$work/plain.log"
 ! grep -q "^Captures" "$work/plain.txt"
 ! grep -q "captured traces" "$work/plain.log"
+# 5. The recorder's own snapshots: 12 captures by hand, 100 ms apart,
+# 40 uncaptured traces before each.
+ht_sessiond_release # record --flight starts a daemon of its own
+timeout 120 "$hoptrace" record --flight -o "$work/rec" -- "$fire" 12 100000 40 \
+  > "$work/rec.out" 2> "$work/rec.log" || { cat "$work/rec.log"; exit 1; }
+fired=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["triggers_fired"])' \
+  "$work/rec/capture.json")
+union=$(babeltrace2 "$work/rec" 2>/dev/null | grep -c ' hoptrace:')
+timeout 120 "$hoptrace" export --format zipkin -o "$work/rec.json" "$work/rec" 2> "$work/rec-export.log"
+cat "$work/rec-export.log"
+read_n=$(sed -n 's/^hoptrace: \([0-9]*\) events,.*/\1/p' "$work/rec-export.log")
+copies=$(sed -n 's/.*snapshots: \([0-9]*\) copies of events.*/\1/p' "$work/rec-export.log")
+echo "recorder: $fired triggers fired, $(ls -d "$work"/rec/capture-* | wc -l) snapshots;" \
+  "$read_n events read, $copies copies skipped, babeltrace2's union $union"
+[[ $((read_n - copies)) == "$union" ]]
+grep -q "12 captured traces (12 complete, 0 partial), 12 triggers, 0 capture notices answered" \
+  "$work/rec-export.log"
+[[ $fired == 12 ]]
+python3 - "$work/rec.json" <<'PY'
+import json, sys
+spans = json.load(open(sys.argv[1]))
+roots = [s for s in spans if "parentId" not in s]
+assert len(roots) == 12 and len(spans) == 24, (len(roots), len(spans))
+assert all(r["tags"]["hoptrace.capture.reason"] == "manual" for r in roots)
+PY
+mkdir -p "$work/nothing"
+echo '{"triggers_fired":0,"snapshots":0,"coalesced":0,"rate_limited":0,"dropped":0}' \
+  > "$work/nothing/capture.json"
+timeout 60 "$hoptrace" report -o "$work/nothing.txt" "$work/nothing" 2> "$work/nothing.log"
+grep -q "captured traces: 0 (0 complete, 0 partial)" "$work/nothing.txt"
+grep -q "triggers fired 0, snapshots 0" "$work/nothing.txt"
 echo "tool flight test passed"

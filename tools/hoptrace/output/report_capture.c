@@ -77,8 +77,10 @@ static void print_file(obuf *out, const capture_counts *c) {
       {"triggers fired", c->triggers_fired}, {"snapshots", c->snapshots},
       {"coalesced", c->coalesced}, {"rate-limited", c->rate_limited},
       {"dropped", c->dropped}, {"daemon-dropped", c->daemon_dropped},
-      {"snapshot failures", c->snapshot_failures}};
+      {"tracers-discarded", c->tracer_discarded}, {"snapshot failures", c->snapshot_failures}};
   for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+    if (f[i].v < 0 && i == 6)
+      continue; /* a recorder before it counted them */
     if (f[i].v < 0)
       ob_printf(out, "%s%s ?", i ? ", " : "", f[i].name);
     else

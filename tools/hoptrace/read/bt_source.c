@@ -150,9 +150,32 @@ static void named_idle(void *arg) {
     w->cb->on_idle(w->user);
 }
 
+/* A flight recorder that captured nothing wrote its capture.json and no
+ * snapshot: nothing to read, and no error. */
+static bool no_snapshot(const bt_source *s) {
+  if (!s->flight || s->decoders != NULL)
+    return false;
+  size_t n = 0;
+  for (size_t i = 0; i < s->n_inputs && n == 0; i++) {
+    char **dirs = NULL;
+    size_t k = 0;
+    if (bt_find_trace_dirs(s->inputs[i], &dirs, &k, 0) != 0)
+      k = 1; /* an error: let the read say it */
+    for (size_t j = 0; dirs != NULL && j < k; j++)
+      free(dirs[j]);
+    free(dirs);
+    n += k;
+  }
+  return n == 0;
+}
+
 int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *user,
                    bt_source_stats *stats, atomic_int *stop, char *err,
                    size_t err_len) {
+  if (no_snapshot(s)) {
+    *stats = (bt_source_stats){.flight = true};
+    return 0;
+  }
   event_dedupe dedupe = {0};
   naming w = {names_new(), s->flight ? &dedupe : NULL, callbacks, user, false};
   if (w.names == NULL) {

@@ -56,6 +56,7 @@ int capture_json_parse(const char *text, capture_counts *c) {
   c->rate_limited = int_of(text, "rate_limited");
   c->dropped = int_of(text, "dropped");
   c->daemon_dropped = int_of(text, "daemon_dropped_notifications");
+  c->tracer_discarded = int_of(text, "tracer_discarded_notifications");
   c->snapshot_failures = int_of(text, "snapshot_failures");
   c->p50_ms = c->p99_ms = -1;
   const char *end = text + strlen(text), *obj = value_of(text, end, "trigger_to_snapshot_ms");

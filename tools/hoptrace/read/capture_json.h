@@ -16,7 +16,7 @@ typedef struct capture_counts {
   char path[512];
   /* -1: absent from the file */
   int64_t triggers_fired, snapshots, coalesced, rate_limited, dropped,
-      daemon_dropped, snapshot_failures;
+      daemon_dropped, tracer_discarded, snapshot_failures;
   double p50_ms, p99_ms; /* trigger to snapshot; < 0: absent */
 } capture_counts;
 

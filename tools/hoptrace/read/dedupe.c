@@ -41,7 +41,14 @@ static uint64_t event_hash(const hop_event *e) {
   h = mix_u64(h, e->flags);
   h = mix_u64(h, (uint64_t)e->span_kind);
   h = mix_str(h, e->name);
-  h = mix_str(h, e->service);
+  /* A capture notice's origin is "" as the library writes it, and
+   * babeltrace2 2.0.4 decodes an empty string as the string of an event
+   * read before it at times (fixed upstream after 2.0): one notice read
+   * from several snapshots came with as many origins (3,727 notices of a
+   * 6 s run). Its other fields say which event it is; no output shows a
+   * notice's origin. */
+  if (e->kind != HOP_CAPTURE || e->capture_hops == 0)
+    h = mix_str(h, e->service);
   h = mix_str(h, e->endpoint);
   h = mix_u64(h, (uint64_t)e->status);
   h = mix_str(h, e->message);
