@@ -17,7 +17,10 @@
 #    traces by hand while others fill the ring (flight_fire): every
 #    capture event of the snapshots read once (the recorder's
 #    triggers_fired), every captured trace written, each event once; a
-#    recorder that captured nothing: its counters, no error.
+#    recorder that captured nothing: its counters, no error;
+#  - a recording to disk of a flight-mode process whose sampler keeps 1
+#    in 4: only the kept traces by default, the others counted as
+#    recorded, not kept; --all writes them all.
 # usage: tool_flight.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR CAPTURE_EMIT FLIGHT_FIRE
 set -euo pipefail
 trap 'echo "tool_flight: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -178,4 +181,18 @@ echo '{"triggers_fired":0,"snapshots":0,"coalesced":0,"rate_limited":0,"dropped"
 timeout 60 "$hoptrace" report -o "$work/nothing.txt" "$work/nothing" 2> "$work/nothing.log"
 grep -q "captured traces: 0 (0 complete, 0 partial)" "$work/nothing.txt"
 grep -q "triggers fired 0, snapshots 0" "$work/nothing.txt"
+# 6. Recorded, not kept: a disk recording beside flight mode.
+timeout 120 env HT_FLIGHT=1 HT_SAMPLE_RATIO=0.25 "$hoptrace" record -o "$work/disk" -- \
+  "$workload" --traces 400 --fanout 2 --sampler > /dev/null 2> "$work/disk-record.log" ||
+  { cat "$work/disk-record.log"; exit 1; }
+timeout 120 "$hoptrace" export --format zipkin -o "$work/kept.json" "$work/disk" 2> "$work/kept.log"
+timeout 120 "$hoptrace" export --all --format zipkin -o "$work/disk-all.json" "$work/disk" \
+  2> "$work/disk-all.log"
+cat "$work/kept.log"
+not_kept=$(sed -n 's/^hoptrace: \([0-9]*\) traces recorded, not kept.*/\1/p' "$work/kept.log")
+kept=$(sed -n 's/^hoptrace: [0-9]* events, \([0-9]*\) traces.*/\1/p' "$work/kept.log")
+all=$(sed -n 's/^hoptrace: [0-9]* events, \([0-9]*\) traces.*/\1/p' "$work/disk-all.log")
+echo "disk: $kept kept, $not_kept recorded and not kept, $all with --all"
+[[ $kept -gt 0 && $not_kept -gt 0 && $((kept + not_kept)) == 400 && $all == 400 ]]
+! grep -q "not kept" "$work/disk-all.log"
 echo "tool flight test passed"
