@@ -14,6 +14,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/messenger/messenger_new.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_messenger.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_stats.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_adaptive.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_capture.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_crumbs.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_kv.c

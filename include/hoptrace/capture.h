@@ -47,6 +47,10 @@ typedef struct ht_capture_policy {
                               or to its failure) */
   uint64_t slow_server_ns; /* a server span slower than this (sr to ss) */
   int errors;              /* non-zero: any span that ends in error */
+  /* Non-zero: a client call (a server span) slower than the last
+   * minute's 99.9th percentile of its operation, once 1,000 of them ended
+   * in that minute (the fixed threshold of that side is then unused). */
+  int adaptive_client, adaptive_server;
 } ht_capture_policy;
 
 /* Makes *policy the process's (read, not kept). HT_EINVAL for NULL or a
@@ -57,8 +61,8 @@ HT_API int ht_capture_policy_set(const ht_capture_policy *policy);
 HT_API int ht_capture_policy_get(ht_capture_policy *out);
 
 /* Parses "off", or comma-separated words: slow-client=DURATION,
- * slow-server=DURATION (DURATION: an integer with ns, us, ms or s),
- * error; into *out (size set to sizeof). HT_EINVAL for NULL, an unknown
+ * slow-server=DURATION (DURATION: an integer with ns, us, ms or s, or
+ * p99.9: adaptive), error; into *out (size set to sizeof). HT_EINVAL for NULL, an unknown
  * word or a bad duration: *out is then untouched. text is only read. */
 HT_API int ht_capture_policy_parse(const char *text, ht_capture_policy *out);
 

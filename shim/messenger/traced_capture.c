@@ -16,12 +16,13 @@
 #include "common/clock.h"
 #include "common/counters.h"
 #include "common/sized.h"
+#include "messenger/traced_adaptive.h"
 #include "messenger/traced_capture.h"
 #include "propagate/events.h"
 #include "recording/hoptrace_schema.h"
 
 static _Atomic uint64_t slow_client_ns, slow_server_ns;
-static atomic_int errors_fire;
+static atomic_int errors_fire, adaptive_client, adaptive_server;
 
 int ht_capture_policy_set(const ht_capture_policy *p) {
   if (p == NULL || p->size < offsetof(ht_capture_policy, errors) + sizeof(p->errors))
@@ -29,6 +30,13 @@ int ht_capture_policy_set(const ht_capture_policy *p) {
   atomic_store_explicit(&slow_client_ns, p->slow_client_ns, memory_order_relaxed);
   atomic_store_explicit(&slow_server_ns, p->slow_server_ns, memory_order_relaxed);
   atomic_store_explicit(&errors_fire, p->errors != 0, memory_order_relaxed);
+  bool adaptive = p->size >= offsetof(ht_capture_policy, adaptive_server) +
+                                sizeof(p->adaptive_server);
+  int client = adaptive && p->adaptive_client, server = adaptive && p->adaptive_server;
+  if ((client && !atomic_load(&adaptive_client)) || (server && !atomic_load(&adaptive_server)))
+    ht_shim_adaptive_reset(); /* a minute from now, not from the last time */
+  atomic_store_explicit(&adaptive_client, client, memory_order_relaxed);
+  atomic_store_explicit(&adaptive_server, server, memory_order_relaxed);
   return 0;
 }
 
@@ -36,7 +44,9 @@ int ht_capture_policy_get(ht_capture_policy *out) {
   ht_capture_policy all = {
       sizeof(all), atomic_load_explicit(&slow_client_ns, memory_order_relaxed),
       atomic_load_explicit(&slow_server_ns, memory_order_relaxed),
-      atomic_load_explicit(&errors_fire, memory_order_relaxed)};
+      atomic_load_explicit(&errors_fire, memory_order_relaxed),
+      atomic_load_explicit(&adaptive_client, memory_order_relaxed),
+      atomic_load_explicit(&adaptive_server, memory_order_relaxed)};
   return ht_sized_copy_out(out, &all, sizeof(all),
                            offsetof(ht_capture_policy, errors) + sizeof(all.errors)) == 0
              ? 0
@@ -82,11 +92,13 @@ int ht_capture_policy_parse(const char *text, ht_capture_policy *out) {
     words++;
     if (strcmp(w, "error") == 0)
       p.errors = 1;
-    else if (strncmp(w, "slow-client=", 12) == 0) {
-      if (!parse_duration(w + 12, &p.slow_client_ns) || p.slow_client_ns == 0)
-        return HT_EINVAL;
-    } else if (strncmp(w, "slow-server=", 12) == 0) {
-      if (!parse_duration(w + 12, &p.slow_server_ns) || p.slow_server_ns == 0)
+    else if (strncmp(w, "slow-client=", 12) == 0 || strncmp(w, "slow-server=", 12) == 0) {
+      bool client = w[5] == 'c';
+      uint64_t *ns = client ? &p.slow_client_ns : &p.slow_server_ns;
+      int *adaptive = client ? &p.adaptive_client : &p.adaptive_server;
+      *ns = 0;
+      *adaptive = strcmp(w + 12, "p99.9") == 0;
+      if (!*adaptive && (!parse_duration(w + 12, ns) || *ns == 0))
         return HT_EINVAL;
     } else
       return HT_EINVAL;
@@ -97,28 +109,40 @@ int ht_capture_policy_parse(const char *text, ht_capture_policy *out) {
   return 0;
 }
 
+/* One side's word ("slow-client=..."), "" when that side is off. */
+static void side_word(char *w, size_t cap, const char *side, uint64_t ns, int adaptive) {
+  if (adaptive)
+    snprintf(w, cap, "slow-%s=p99.9", side);
+  else if (ns != 0)
+    snprintf(w, cap, "slow-%s=%lluns", side, (unsigned long long)ns);
+  else
+    w[0] = '\0';
+}
+
 int ht_capture_policy_format(const ht_capture_policy *p, char *buf, size_t cap) {
   if (p == NULL || buf == NULL || cap == 0)
     return HT_EINVAL;
+  bool adaptive = p->size >= offsetof(ht_capture_policy, adaptive_server) +
+                                sizeof(p->adaptive_server);
+  char words[3][40];
+  side_word(words[0], sizeof(words[0]), "client", p->slow_client_ns,
+            adaptive && p->adaptive_client);
+  side_word(words[1], sizeof(words[1]), "server", p->slow_server_ns,
+            adaptive && p->adaptive_server);
+  snprintf(words[2], sizeof(words[2]), "%s", p->errors ? "error" : "");
   size_t len = 0;
-  int n = 0;
   buf[0] = '\0';
-  if (p->slow_client_ns != 0)
-    n = snprintf(buf, cap, "slow-client=%lluns", (unsigned long long)p->slow_client_ns);
-  if (n >= 0 && (size_t)n < cap && p->slow_server_ns != 0) {
-    len = (size_t)n;
-    n = snprintf(buf + len, cap - len, "%sslow-server=%lluns", len ? "," : "",
-                 (unsigned long long)p->slow_server_ns);
-    n = n < 0 ? n : n + (int)len;
+  for (int i = 0; i < 3; i++) {
+    if (words[i][0] == '\0')
+      continue;
+    int n = snprintf(buf + len, cap - len, "%s%s", len ? "," : "", words[i]);
+    if (n < 0 || (size_t)n >= cap - len) {
+      buf[0] = '\0';
+      return HT_ENOSPC;
+    }
+    len += (size_t)n;
   }
-  if (n >= 0 && (size_t)n < cap && p->errors) {
-    len = (size_t)n;
-    n = snprintf(buf + len, cap - len, "%serror", len ? "," : "");
-    n = n < 0 ? n : n + (int)len;
-  }
-  if (n >= 0 && (size_t)n < cap && buf[0] == '\0')
-    n = snprintf(buf, cap, "off");
-  if (n < 0 || (size_t)n >= cap) {
+  if (len == 0 && snprintf(buf, cap, "off") >= (int)cap) {
     buf[0] = '\0';
     return HT_ENOSPC;
   }
@@ -135,17 +159,21 @@ void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint8_t hops
 }
 
 bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
-                           int32_t status, const char *service) {
+                           int32_t status, const char *service, const void *desc) {
   if (status != 0 && atomic_load_explicit(&errors_fire, memory_order_relaxed)) {
     ht_shim_capture_fire(ctx, HT_CAPTURE_ERROR, 0, 0, (uint64_t)(int64_t)status, service);
     return true;
   }
   uint64_t limit = atomic_load_explicit(client ? &slow_client_ns : &slow_server_ns,
                                         memory_order_relaxed);
-  if (limit == 0 || start_ns == 0)
+  int adaptive = atomic_load_explicit(client ? &adaptive_client : &adaptive_server,
+                                      memory_order_relaxed);
+  if ((limit == 0 && !adaptive) || start_ns == 0)
     return false;
-  uint64_t took = ht_clock_now() - start_ns;
-  if ((int64_t)took <= 0 || took <= limit)
+  uint64_t now = ht_clock_now(), took = now - start_ns;
+  if ((int64_t)took <= 0)
+    return false;
+  if (adaptive ? !ht_shim_adaptive_slow(desc, took, now, &limit) : took <= limit)
     return false;
   ht_shim_capture_fire(ctx, client ? HT_CAPTURE_SLOW_CLIENT : HT_CAPTURE_SLOW_SERVER, 0,
                        limit, took, service);

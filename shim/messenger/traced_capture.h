@@ -12,9 +12,11 @@
 /* A recorded span of ctx ends (client: a call; else a server span),
  * started at start_ns (tracer clock; 0: never started), with status (0:
  * ok): fires a capture when the policy says so, and says whether it
- * did. service: the messenger's, named as the capture's origin. */
+ * did. service: the messenger's, named as the capture's origin; desc:
+ * its names' reference (the operation an adaptive threshold follows;
+ * NULL: none). */
 bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
-                           int32_t status, const char *service);
+                           int32_t status, const char *service, const void *desc);
 
 /* Fires a capture of ctx's trace (hops: 0 here, else how far from the
  * process that fired it a notice came): the event, and the counters. */

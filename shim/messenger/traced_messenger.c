@@ -377,7 +377,7 @@ __attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
   if (ht_shim_capture_check(&span->ctx, true, s->start_ns,
                             status == HT_EPEERERROR && reply != NULL ? reply->status
                                                                       : status,
-                            s->st->service))
+                            s->st->service, s->desc))
     captured_here(s->st, &span->ctx);
   else if (reply != NULL && reply->has_trace && (reply->trace.flags & HT_FLAG_CAPTURE))
     captured_there(s->st, &span->ctx, 1, false);
@@ -475,7 +475,7 @@ __attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
   /* answered: checked before its reply was encoded (h_before_reply) */
   if (frame_len == 0 &&
       ht_shim_capture_check(&s->span.ctx, false, s->start_ns,
-                            status == 1 ? HT_ETIMEDOUT : status, s->st->service))
+                            status == 1 ? HT_ETIMEDOUT : status, s->st->service, s->desc))
     captured_here(s->st, &s->span.ctx);
   slot_release(s);
 }
@@ -485,7 +485,8 @@ __attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
 static void h_before_reply(void *arg, void *dispatch_slot, int32_t status) {
   ts_slot *s = dispatch_slot;
   if (ht_span_is_sampled(&s->span) &&
-      ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service))
+      ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service,
+                            s->desc))
     captured_here(arg, &s->span.ctx);
 }
 

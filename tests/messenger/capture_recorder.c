@@ -34,7 +34,22 @@ static void r_side(const ht_span_side *s) {
   }
   pthread_mutex_unlock(&lock);
 }
-static const void *r_desc_ref(const ht_span_info *i) { (void)i; return NULL; }
+/* A reference a name: what an adaptive threshold follows its operation by. */
+static char names[32][64];
+static size_t n_names;
+static const void *r_desc_ref(const ht_span_info *i) {
+  pthread_mutex_lock(&lock);
+  const void *ref = NULL;
+  for (size_t k = 0; k < n_names && ref == NULL; k++)
+    if (strcmp(names[k], i->name) == 0)
+      ref = names[k];
+  if (ref == NULL && n_names < 32) {
+    snprintf(names[n_names], sizeof(names[0]), "%s", i->name);
+    ref = names[n_names++];
+  }
+  pthread_mutex_unlock(&lock);
+  return ref;
+}
 static const void *r_peer_ref(const char *p) { (void)p; return NULL; }
 static int r_capture(const ht_trace_context *c, const ht_capture_note *n) {
   pthread_mutex_lock(&lock);

@@ -51,6 +51,14 @@ static void on_slow(void *arg, ht_request *req, const ht_envelope *msg) {
   ht_request_reply(req, 0, NULL);
 }
 
+static int varied_delay_us;
+static void on_varied(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  if (varied_delay_us > 0)
+    usleep((useconds_t)varied_delay_us);
+  ht_request_reply(req, 0, NULL);
+}
+
 static void on_fast(void *arg, ht_request *req, const ht_envelope *msg) {
   (void)arg, (void)msg;
   ht_request_reply(req, 0, NULL);
@@ -74,6 +82,7 @@ static int setup(void **state) {
   assert_int_equal(ht_messenger_listen(p->server, "tcp://127.0.0.1:0", p->url, sizeof(p->url)), 0);
   assert_int_equal(ht_messenger_handle(p->server, "slow", on_slow, NULL), 0);
   assert_int_equal(ht_messenger_handle(p->server, "fast", on_fast, NULL), 0);
+  assert_int_equal(ht_messenger_handle(p->server, "varied", on_varied, NULL), 0);
   assert_int_equal(ht_messenger_connect(p->client, p->url, &p->to_server), 0);
   ht_messenger *gone = traced("gone");
   assert_int_equal(ht_messenger_listen(gone, "tcp://127.0.0.1:0", p->nowhere, sizeof(p->nowhere)), 0);
@@ -228,6 +237,48 @@ static void test_slow_spans_fire_captures(void **state) {
   assert_int_equal(captures[0].ctx.trace_id_lo, captures[1].ctx.trace_id_lo);
 }
 
+/* p99.9: no capture before 1,000 spans of the operation ended in the
+ * minute (a slow first one fires nothing); then one slower than the
+ * 99.9th percentile fires, on both sides, with the
+ * operation's p99.9 (above every fast one) as threshold. */
+static void test_adaptive_thresholds(void **state) {
+  pair *p = *state;
+  set_sampling("always", NULL);
+  ht_capture_policy pol;
+  assert_int_equal(ht_capture_policy_parse("slow-client=p99.9,slow-server=p99.9", &pol), 0);
+  assert_int_equal(pol.adaptive_client, 1);
+  assert_int_equal(pol.adaptive_server, 1);
+  assert_int_equal(pol.slow_client_ns, 0);
+  assert_int_equal(ht_capture_policy_set(&pol), 0);
+  char text[128];
+  ht_capture_policy now = {.size = sizeof(now)};
+  assert_int_equal(ht_capture_policy_get(&now), 0);
+  assert_int_equal(ht_capture_policy_format(&now, text, sizeof(text)), 0);
+  assert_string_equal(text, "slow-client=p99.9,slow-server=p99.9");
+  varied_delay_us = 30000; /* slow, but the first: nothing known yet */
+  recorder_reset();
+  call(p, "varied");
+  varied_delay_us = 0;
+  for (int i = 0; i < 2000; i++) /* the slow one stays above the 99.9th */
+    call(p, "varied");
+  assert_int_equal(recorder_count(&n_captures), 0);
+  usleep(1100000); /* the percentile is recomputed once a second */
+  varied_delay_us = 30000;
+  call(p, "varied");
+  varied_delay_us = 0;
+  recorder_wait(&n_captures, 2);
+  assert_int_equal(n_captures, 2);
+  for (size_t i = 0; i < 2; i++) {
+    assert_true(captures[i].note.why == HT_CAPTURE_SLOW_CLIENT ||
+                captures[i].note.why == HT_CAPTURE_SLOW_SERVER);
+    assert_true(captures[i].note.value >= 30000000);
+    assert_true(captures[i].note.threshold > 0);
+    assert_true(captures[i].note.threshold < captures[i].note.value);
+  }
+  ht_capture_policy off = {.size = sizeof(off)};
+  assert_int_equal(ht_capture_policy_set(&off), 0);
+}
+
 /* By hand: a trace, or none; what no session records is counted. */
 static void test_a_capture_by_hand(void **state) {
   (void)state;
@@ -285,6 +336,7 @@ int main(void) {
       cmocka_unit_test(test_remote_recorded_counts_only_in_flight_mode),
       cmocka_unit_test(test_an_error_fires_a_capture),
       cmocka_unit_test(test_slow_spans_fire_captures),
+      cmocka_unit_test(test_adaptive_thresholds),
       cmocka_unit_test(test_a_capture_by_hand),
       cmocka_unit_test(test_policy_text),
   };
