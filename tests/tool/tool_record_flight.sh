@@ -8,7 +8,8 @@
 # snapshots + coalesced) and the rate limit held (starts >= 1/R apart, no
 # second holding more than R). A storm past --max-defer-ms drops
 # triggers, still counted exactly. With --shared-sessiond the trigger is
-# removed at the end (only ours). Snapshots to a relay land there. --flight
+# removed at the end (only ours). Snapshots to a relay land there. A
+# daemon killed mid-run ends record with exit 3 and exact counts. --flight
 # with --live is refused.
 # usage: tool_record_flight.sh HOPTRACE FLIGHT_FIRE PROVIDER WORKDIR SRCDIR
 set -euo pipefail
@@ -103,6 +104,30 @@ for s in c["snapshot_list"]:
 print("relay: %d snapshots at the relay" % c["snapshots"])
 PY
 ht_live_session_end
+
+# --- record's daemon killed mid-run: record says so and exits 3 (a
+# SIGPIPE from liblttng-ctl's writes to the dead daemon must not kill
+# it), capture.json still written, its counts still exact
+"$hoptrace" record --flight -o "$work/killed" -- "$fire" 100 100000 \
+  > "$work/killed.out" 2> "$work/killed.log" &
+rec=$!
+for ((t = 0; t < 300; t++)); do grep -q 'flight recorder: trigger' "$work/killed.log" && break; sleep 0.1; done
+sleep 1.5
+sd=$(sed -n 's/^hoptrace: started lttng-sessiond (pid \([0-9]*\))$/\1/p' "$work/killed.log")
+[[ -n $sd ]] && kill -KILL "$sd"
+rc=0
+wait "$rec" || rc=$?
+cat "$work/killed.log"
+[[ $rc == 3 ]] || { echo "record --flight with its daemon killed: exit $rc, want 3" >&2; exit 1; }
+python3 - "$work/killed/capture.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["triggers_fired"] > 0 and c["snapshots"] > 0, c
+assert c["triggers_fired"] == c["snapshots"] + c["coalesced"] + c["dropped"], c
+assert c["notification_channel_lost"], c
+print("daemon killed: %d fired, %d snapshots, %d dropped, %d failed (%s)" % (
+    c["triggers_fired"], c["snapshots"], c["dropped"], c["snapshot_failures"], c["last_failure"]))
+PY
 
 # --- misuse
 rc=0

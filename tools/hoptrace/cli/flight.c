@@ -90,6 +90,28 @@ static void quiet_thread_signals(void) {
   pthread_sigmask(SIG_SETMASK, &all, NULL);
 }
 
+/* liblttng-ctl writes to the daemon's sockets: a daemon gone makes that
+ * a SIGPIPE, which would kill record. The agent's threads block it (the
+ * write then fails with EPIPE); the main thread blocks it around its own
+ * calls and takes what came before unblocking. Not SIG_IGN: the recorded
+ * command would inherit it. */
+static void pipe_guard(sigset_t *old) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void pipe_unguard(const sigset_t *old) {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGPIPE);
+  const struct timespec now = {0, 0};
+  while (sigtimedwait(&s, NULL, &now) == SIGPIPE)
+    ;
+  pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 static void *receive(void *arg) {
   flight *f = arg;
   quiet_thread_signals();
@@ -197,7 +219,10 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   f->log.memory_bytes = f->log.ring_bytes * (uint64_t)(cpus > 0 ? cpus : 1);
   char name[128], err[256];
   snprintf(name, sizeof(name), "hoptrace-flight-%d-%s", (int)getpid(), session);
+  sigset_t old;
+  pipe_guard(&old);
   f->notify = fl_notify_open(name, o->event, err, sizeof(err));
+  pipe_unguard(&old);
   if (f->notify == NULL) {
     fprintf(stderr, "hoptrace: flight recorder: %s\n", err);
     free(f);
@@ -213,7 +238,9 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   pthread_mutex_init(&f->mu, NULL);
   f->started_ns = mono_ns();
   if (pthread_create(&f->receiver, NULL, receive, f) != 0) {
+    pipe_guard(&old);
     fl_notify_close(f->notify);
+    pipe_unguard(&old);
     free(f);
     fprintf(stderr, "hoptrace: flight recorder: no thread\n");
     return NULL;
@@ -272,8 +299,11 @@ int flight_finish(flight *f, const char *out_dir) {
     pthread_mutex_unlock(&f->mu);
     pthread_join(f->snapshotter, NULL);
   }
+  sigset_t old;
+  pipe_guard(&old);
   f->log.tracer_discarded = fl_notify_tracer_discarded(f->notify);
   fl_notify_close(f->notify);
+  pipe_unguard(&old);
   f->log.seconds = (double)(mono_ns() - f->started_ns) / 1e9;
   int rc = 0;
   if (out_dir != NULL) {
