@@ -31,7 +31,8 @@
 
 typedef struct osd_args {
   const char *map_path, *data_dir, *ready_file;
-  long id, workers, slow_ms, slow_pct, replica_timeout_ms, corrupt_every;
+  long id, workers, slow_ms, replica_timeout_ms, corrupt_every;
+  double slow_pct;
   double crash_after; /* 0: never */
   int recovering;
   sim_common_opts common;
@@ -85,7 +86,7 @@ static int parse_args(int argc, char **argv, osd_args *a) {
     case 'd': a->data_dir = optarg; break;
     case 'w': bad |= sim_parse_long(W, "workers", optarg, 1, 256, &a->workers); break;
     case 's': bad |= sim_parse_long(W, "slow-ms", optarg, 0, 600000, &a->slow_ms); break;
-    case 'P': bad |= sim_parse_long(W, "slow-pct", optarg, 0, 100, &a->slow_pct); break;
+    case 'P': bad |= sim_parse_double(W, "slow-pct", optarg, 0, 100, &a->slow_pct); break;
     case 'c':
       bad |= sim_parse_double(W, "crash-after", optarg, 0, 86400, &d);
       a->crash_after = d;
@@ -231,7 +232,7 @@ int main(int argc, char **argv) {
   }
   o.id = (unsigned)a.id;
   o.slow_ms = (unsigned)a.slow_ms;
-  o.slow_pct = (unsigned)a.slow_pct;
+  o.slow_pct = a.slow_pct;
   o.corrupt_every = (unsigned)a.corrupt_every;
   o.replica_timeout_ms = (uint32_t)a.replica_timeout_ms;
   snprintf(o.name, sizeof(o.name), "osd.%u", o.id);

@@ -22,7 +22,7 @@ typedef struct osd {
   sim_store *store;
   sim_workers *workers;
   unsigned slow_ms;            /* added to a disk write ... */
-  unsigned slow_pct;           /* ... to this percent of them, at random */
+  double slow_pct;             /* ... to this percent of them, at random */
   unsigned corrupt_every;      /* flip a byte of every Nth read (fault) */
   uint32_t replica_timeout_ms;
   sim_log log; /* the messenger's warnings and the OSD's own, rate-limited */

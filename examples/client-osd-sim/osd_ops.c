@@ -67,7 +67,7 @@ static void slow_disk(const held *h) {
     return;
   if (seed == 0)
     seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)&seed;
-  if (o->slow_pct < 100 && (unsigned)(rand_r(&seed) % 10000) >= o->slow_pct * 100u)
+  if (o->slow_pct < 100 && (double)(rand_r(&seed) % 1000000) >= o->slow_pct * 10000.0)
     return;
   ht_trace_context t;
   if (ht_request_context(h->req, &t) == 0)

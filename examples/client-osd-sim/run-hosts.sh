@@ -18,7 +18,8 @@
 #                [--ratio-schedule SEC:R,...] [--kill-sessiond HOST@SEC]
 #                [--follow] [--prefix P (hts + its pid)] [--subnet K] [--out DIR (./hosts-out)]
 #                [--build DIR (./build)]
-#                [--flight [--capture SPEC] [--flight-size SIZE]]
+#                [--flight [--capture SPEC] [--flight-size SIZE] [--flight-arg ARG]...]
+#                [--cluster-arg ARG]...
 #
 # --skew: default h1=+7ms,h2=-3ms,h3=+100ppm (hosts beyond N dropped);
 #   `none` for an unskewed control run; syntax in scripts/hosts.sh.
@@ -32,6 +33,10 @@
 #   (`hoptrace record --flight --shared-sessiond --relay net://RELAY`):
 #   snapshots to the relay (relay/hI/sim-*/capture-*/), each host's
 #   capture.json and log in flight/hI*. Not with --follow.
+# --flight-arg ARG: passed to each host's `record --flight` as is
+#   (--max-defer-ms 5000, ...), once per word.
+# --cluster-arg ARG: passed to cluster.sh as is (--slow-osd 1, --kill-osd
+#   3@6, --client-arg --failover, ...), once per word.
 # --follow: a live Zipkin export of every host's session during the run
 #   (in the relay namespace; needs a hoptrace taking several live inputs),
 #   into zipkin-live.json.
@@ -53,7 +58,7 @@ root=$(cd "$here/../.." && pwd)
 
 nhosts=3 skew=default duration=20 osds=4 clients=3 client_hosts=h1 rate=250 inflight=16
 ratio=1.0 schedule="" kill_sd="" follow=0 prefix=hts$$ subnet="" out="" build="$root/build"
-flight=0 capture="slow-client=10ms,error" flight_size=""
+flight=0 capture="slow-client=10ms,error" flight_size="" cluster_extra=() flight_extra=()
 usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -76,6 +81,8 @@ while [[ $# -gt 0 ]]; do
     --flight) flight=1 ;;
     --capture) capture=$2; shift ;;
     --flight-size) flight_size=$2; shift ;;
+    --cluster-arg) cluster_extra+=("$2"); shift ;;
+    --flight-arg) flight_extra+=("$2"); shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-hosts: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -148,6 +155,7 @@ flight_start() {
   local h=$1 log="$out/flight/$1.log" i
   "${hx[@]}" "$h" "$hoptrace" record --flight --shared-sessiond --name sim \
     --relay "net://$HT_H_SUBNET.254" -o "$out/flight/$h" ${flight_size:+--flight-size "$flight_size"} \
+    ${flight_extra[@]+"${flight_extra[@]}"} \
     -- sleep 86400 2> "$log" &
   flight_pids+=" $!"
   for ((i = 0; i < 300; i++)); do
@@ -203,6 +211,7 @@ args=(--bin "$bin" --work "$out/cluster" --map "$out/cluster/cluster.map" --clie
       --sample-ratio "$ratio" --host-exec "${hx[*]}" --host-of "$host_of")
 [[ -x $hoptrace ]] && args+=(--hoptrace "$hoptrace")
 [[ -n $schedule ]] && args+=(--ratio-schedule "$schedule")
+args+=(${cluster_extra[@]+"${cluster_extra[@]}"})
 echo "run-hosts: $nhosts hosts (skew ${skew:-none}), $osds OSDs, $clients clients on $client_hosts," \
      "${duration} s, sampling ratio $ratio${kill_sd:+, session daemon of ${kill_sd%@*} killed at ${kill_sd#*@} s}" >&2
 if [[ -n $kill_sd ]]; then

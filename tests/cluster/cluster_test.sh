@@ -14,6 +14,11 @@
 #           h2's missing spans are counted and its traces marked
 #   live    the same cluster followed live from the relay (every host's
 #           session as one input), aligned from a warm-up window
+#   flight  flight mode (every request in memory, captured on slow calls
+#           and errors), osd.1 slow on 0.5 % of its writes (+20 ms), osd.3
+#           killed mid-run, clients failing over: every trace the
+#           simulator's own log names captured, >= 99 % complete on every
+#           host, each host's counts exact (check_flight.py)
 # Exit 77 when namespaces cannot be made here; with HT_NO_SKIP=1 (CI) that
 # is a failure instead.
 set -euo pipefail
@@ -73,6 +78,22 @@ killed)
   outputs "$work/killed"
   sed -n '/^Per host/,/^Completeness/p' "$work/killed/report.txt"
   python3 "$check" killed "$work/killed" h2
+  ;;
+flight)
+  # the log's threshold above the trigger's: an op's own time (the
+  # client's) includes a little more than its span's. Snapshots wait up to
+  # 10 s for the rate limit (2 a second) rather than drop: under a
+  # sanitizer a snapshot takes longer, and the run checks that none drop
+  SIM_TRUTH=$work/flight/truth.txt SIM_TRUTH_SLOW_MS=25 \
+    hosts_run "$work/flight" "htc4$$" --flight --capture slow-client=20ms,error \
+    --flight-arg --max-defer-ms --flight-arg 10000 \
+    --cluster-arg --slow-osd --cluster-arg 1 --cluster-arg --slow-ms --cluster-arg 20 \
+    --cluster-arg --slow-pct --cluster-arg 0.5 --cluster-arg --kill-osd --cluster-arg 3@6 \
+    --cluster-arg --client-arg --cluster-arg --failover
+  "$hoptrace" export --format zipkin -q -o "$work/flight/zipkin.json" "$work/flight/relay"
+  "$hoptrace" report -o "$work/flight/report.txt" "$work/flight/relay"
+  sed -n '/^Captures/,/^$/p' "$work/flight/report.txt"
+  python3 "$src/tests/cluster/check_flight.py" "$work/flight" 2
   ;;
 live)
   hosts_run "$work/live" "htc3$$" --follow

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""check_flight.py OUT RATE: the flight recorder across simulated hosts held
+against the simulator's own log of what went wrong (OUT/truth.txt, written
+by the clients and OSDs: sim_truth.h), not against anything the tool says.
+
+  - every trace the log names (a slow or failed op or attempt, a failed
+    replica send, a write slowed on purpose) is among the captured traces
+    the tool exported (OUT/zipkin.json, captured only);
+  - at least 99 % of them complete on every host: no span marked
+    hoptrace.incomplete, and every client span that was answered (no
+    error) has its server span;
+  - each host's recorder counts add up (triggers_fired = snapshots +
+    coalesced + dropped), none dropped, and its snapshots started at most
+    RATE a second.
+"""
+import collections
+import glob
+import json
+import os
+import sys
+
+out, rate = sys.argv[1], float(sys.argv[2])
+fail = []
+
+truth = [line.split() for line in open(os.path.join(out, "truth.txt")) if line.strip()]
+kinds = collections.Counter(t[0] for t in truth)
+named = {}
+for kind, trace, who, _ in truth:
+    if trace != "-":
+        named.setdefault(trace.lower(), set()).add(f"{kind}@{who}")
+unnamed = sum(1 for t in truth if t[1] == "-")
+print(f"truth: {len(truth)} lines {dict(kinds)}; {len(named)} traces named, {unnamed} without a trace id")
+if not named:
+    fail.append("the simulator logged nothing that went wrong: the run proves nothing")
+
+spans = json.load(open(os.path.join(out, "zipkin.json")))
+traces = collections.defaultdict(list)
+for s in spans:
+    traces[s["traceId"].lower().rjust(32, "0")].append(s)
+
+
+def incomplete(ss):
+    """Why the trace is not whole on every host, or None."""
+    for s in ss:
+        if "hoptrace.incomplete" in s.get("tags", {}):
+            return "marked: " + s["tags"]["hoptrace.incomplete"]
+    servers = {s.get("parentId") for s in ss if s.get("kind") == "SERVER"}
+    for s in ss:
+        tags = s.get("tags", {})
+        if s.get("kind") == "CLIENT" and "error" not in tags and s["id"] not in servers:
+            return f"{s.get('localEndpoint', {}).get('serviceName')} called {s.get('name')}: no server span"
+    return None
+
+
+captured = [t for t in named if t in traces]
+complete = [t for t in captured if incomplete(traces[t]) is None]
+print(f"captured {len(captured)} of {len(named)}; complete on every host {len(complete)} of {len(captured)}"
+      f" ({100.0 * len(complete) / max(1, len(named)):.2f} % of the named)")
+missing = [t for t in named if t not in traces]
+for t in missing[:10]:
+    print(f"  not captured: {t} ({', '.join(sorted(named[t]))})")
+for t in [t for t in captured if t not in complete][:10]:
+    print(f"  partial: {t} ({', '.join(sorted(named[t]))}): {incomplete(traces[t])}")
+if missing:
+    fail.append(f"{len(missing)} traces the simulator logged were not captured")
+if len(complete) < 0.99 * len(named):
+    fail.append(f"only {len(complete)} of {len(named)} complete on every host (< 99 %)")
+why = collections.Counter()
+for t in captured:
+    for s in traces[t]:
+        r = s.get("tags", {}).get("hoptrace.capture.reason")
+        if r:
+            why[r] += 1
+print(f"captured traces by reason: {dict(why)}")
+
+hosts = sorted(glob.glob(os.path.join(out, "flight", "h*", "capture.json")))
+if not hosts:
+    fail.append("no host's capture.json")
+for path in hosts:
+    c = json.load(open(path))
+    host = os.path.basename(os.path.dirname(path))
+    fired, snaps, coal, drop = c["triggers_fired"], c["snapshots"], c["coalesced"], c["dropped"]
+    print(f"{host}: {fired} triggers, {snaps} snapshots, {coal} coalesced, {c['rate_limited']} rate-limited,"
+          f" {drop} dropped, p99 {c['trigger_to_snapshot_ms']['p99']} ms")
+    if fired != snaps + coal + drop:
+        fail.append(f"{host}: triggers_fired {fired} != snapshots {snaps} + coalesced {coal} + dropped {drop}")
+    if drop or c.get("snapshot_failures", 0):
+        fail.append(f"{host}: {drop} triggers dropped, {c.get('snapshot_failures', 0)} snapshots failed")
+    starts = sorted(s["at_ns"] for s in c.get("snapshot_list", []))
+    if len(starts) != snaps:
+        fail.append(f"{host}: {len(starts)} snapshots listed, {snaps} counted")
+    for a, b in zip(starts, starts[1:]):
+        if b - a < 1e9 / rate - 1e6:  # 1 ms for the clock's own grain
+            fail.append(f"{host}: snapshots {(b - a) / 1e6:.1f} ms apart, above {rate}/s")
+            break
+
+if fail:
+    print("check_flight: FAIL: " + "; ".join(fail))
+    sys.exit(1)
+print("check_flight: ok")
