@@ -15,6 +15,7 @@
 #include "output/output.h"
 #include "read/capture_json.h"
 #include "read/dedupe.h"
+#include "read/trace_dirs.h"
 
 #define MS 1000000ll
 
@@ -262,6 +263,19 @@ static void capture_json_counters(void **state) {
   assert_int_equal(capture_json_parse("not json", &c), -1);
 }
 
+static void snapshot_names(void **state) {
+  (void)state;
+  assert_true(bt_is_snapshot_name("snapshot-1-20261127-112749-0"));
+  assert_true(bt_is_snapshot_name("capture-000012-20261127-112754-11"));
+  assert_true(bt_is_snapshot_name("early-20261127-111049-0"));
+  assert_false(bt_is_snapshot_name("-20261127-112749-0"));  /* no name before */
+  assert_false(bt_is_snapshot_name("sim-20261127-112749")); /* a session's output */
+  assert_false(bt_is_snapshot_name("capture-2026112-112749-0"));
+  assert_false(bt_is_snapshot_name("capture-20261127-11274x-0"));
+  assert_false(bt_is_snapshot_name("64-bit"));
+  assert_false(bt_is_snapshot_name(""));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(copies_only_are_dropped),
@@ -269,6 +283,7 @@ int main(void) {
       cmocka_unit_test(notices_alone_say_so),
       cmocka_unit_test(recorded_not_kept_is_declined),
       cmocka_unit_test(capture_json_counters),
+      cmocka_unit_test(snapshot_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,6 +143,7 @@ grep -q "captured traces: 5 (3 complete, 2 partial)" "$work/report.txt"
 grep -q "pid 999999" "$work/report.txt"
 grep -q "snapshots 3, coalesced 2, rate-limited 1, dropped 0, daemon-dropped 0" "$work/report.txt"
 grep -q "trigger to snapshot: p50 41.5 ms, p99 180.25 ms" "$work/report.txt"
+grep -Eq "^  events of overlapping snapshots read once: [1-9][0-9]* copies skipped$" "$work/report.txt"
 
 # 4. Outside snapshots nothing changes: no capture section, every trace.
 mkdir -p "$work/plain"

@@ -498,7 +498,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
     print_gaps(out, &o->slowest[i]);
   }
   print_hosts(o);
-  report_capture_print(o->captures, out, st, o->info != NULL ? o->info->captures : NULL);
+  report_capture_print(o->captures, out, st, src, o->info != NULL ? o->info->captures : NULL);
   ob_printf(out, "\nCompleteness\n");
   ob_printf(out, "  traces: %" PRIu64 " complete, %" PRIu64 " incomplete\n",
           st->traces - st->incomplete_traces, st->incomplete_traces);

@@ -97,11 +97,14 @@ static void print_file(obuf *out, const capture_counts *c) {
 }
 
 void report_capture_print(const report_capture *rc, obuf *out, const assembler_stats *st,
-                          const capture_files *files) {
+                          const bt_source_stats *src, const capture_files *files) {
   bool have_files = files != NULL && files->n + files->unreadable > 0;
   if (st->captured_traces == 0 && !have_files)
     return;
   ob_printf(out, "\nCaptures (flight recorder)\n");
+  if (src->flight)
+    ob_printf(out, "  events of overlapping snapshots read once: %" PRIu64
+                   " copies skipped\n", src->duplicate_events);
   ob_printf(out, "  triggers by reason (capture events of the process that fired):\n");
   static const uint8_t order[] = {HOP_CAPTURE_SLOW_CLIENT, HOP_CAPTURE_ERROR,
                                   HOP_CAPTURE_SLOW_SERVER, HOP_CAPTURE_MANUAL, 0};

@@ -8,6 +8,7 @@
 
 #include "assemble/assemble.h"
 #include "output/obuf.h"
+#include "read/bt_source.h"
 #include "read/capture_json.h"
 
 /* Processes listed (the rest counted as other), partial traces listed. */
@@ -22,6 +23,6 @@ void report_capture_free(report_capture *rc);
 void report_capture_add(report_capture *rc, const trace *t);
 /* Nothing when there is no capture and no capture.json. */
 void report_capture_print(const report_capture *rc, obuf *out, const assembler_stats *st,
-                          const capture_files *files);
+                          const bt_source_stats *src, const capture_files *files);
 
 #endif
