@@ -128,6 +128,13 @@ for t in (t1, t2, t4):
 print("captured: %d spans of 4 traces, roots tagged" % len(spans))
 PY
 
+# A trace asked for by its id is written, captured or not.
+other=$(awk '$3 == "0000000000000000" {print $1}' "$work/expect.txt" | sed -n 300p)
+timeout 120 "$hoptrace" export --format zipkin --trace-id "$other" -o "$work/one.json" "$snaps" \
+  2> "$work/one.log"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s and {x["traceId"] for x in s} == {sys.argv[2]}, s[:1]' \
+  "$work/one.json" "$other"
+
 # 3. The report's capture section, with capture.json's counters.
 cat > "$snaps/capture.json" <<'JSON'
 {"triggers_fired": 7, "snapshots": 3, "coalesced": 2, "rate_limited": 1, "dropped": 0,

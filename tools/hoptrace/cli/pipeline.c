@@ -393,7 +393,8 @@ static int run_pipeline(const pipeline_options *given) {
                              : NULL;
   if (r.asm_ != NULL)
     assembler_set_check(r.asm_, check_trace, &r);
-  if (r.asm_ != NULL && !opts->all)
+  /* a trace asked for by its id is written, captured and kept or not */
+  if (r.asm_ != NULL && !opts->all && !opts->filter_trace)
     assembler_set_keep(r.asm_, keep_trace, &r);
   r.buf = r.asm_ ? obuf_new(opts->out) : NULL;
   r.out = r.buf ? opts->format->open(r.buf, &info) : NULL;
