@@ -6,6 +6,8 @@
 #                         limit: no waiting), 20,000 two-span traces
 #                         recorded before each, so the 8 MiB a CPU ring is
 #                         full: each snapshot copies all of it
+#   isolated, --snapshot-max 4M: ring full, each snapshot only the newest
+#                         sub-buffers (LTTng's snapshot max size)
 #   isolated, ring empty: the same without the filler traces
 #   demo cluster:         scripts' cluster in flight mode (run-sim.sh
 #                         --flight, 20 s, slow-client=10ms,error):
@@ -21,11 +23,14 @@ export HT_LTTNG_PROVIDER=$build/libhoptrace-tp.so
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-flight-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-run_fire() { # NAME FIRES GAP_US FILL
-  "$hoptrace" record --flight -o "$work/$1" -- "$fire" "$2" "$3" "$4" \
-    > "$work/$1.out" 2> "$work/$1.log" || { cat "$work/$1.log" >&2; exit 1; }
+run_fire() { # NAME FIRES GAP_US FILL [RECORD OPTION...]
+  local name=$1 fires=$2 gap=$3 fill=$4
+  shift 4
+  "$hoptrace" record --flight -o "$work/$name" "$@" -- "$fire" "$fires" "$gap" "$fill" \
+    > "$work/$name.out" 2> "$work/$name.log" || { cat "$work/$name.log" >&2; exit 1; }
 }
 run_fire full 100 600000 20000
+run_fire max4m 100 600000 20000 --snapshot-max 4M
 run_fire empty 100 600000 0
 bash "$src/examples/client-osd-sim/run-sim.sh" --build "$build" --out "$work/demo" --flight \
   --duration 20 > "$work/demo.log" 2>&1 || { tail -30 "$work/demo.log" >&2; exit 1; }
@@ -34,6 +39,7 @@ python3 - "$src" "$work" "$src/bench/results/flight.txt" <<'PY'
 import json, os, platform, subprocess, sys, time
 src, work, out_path = sys.argv[1:]
 rows = [("isolated, ring full", "full/capture.json"),
+        ("isolated, max 4M", "max4m/capture.json"),
         ("isolated, ring empty", "empty/capture.json"),
         ("demo cluster", "demo/snapshots/capture.json")]
 def du(path):

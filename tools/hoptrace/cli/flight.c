@@ -27,6 +27,7 @@
 
 struct flight {
   char session[128], dir[PATH_MAX], where[PATH_MAX];
+  uint64_t snapshot_max;
   fl_notify *notify;
   pthread_t receiver, snapshotter;
   pthread_mutex_t mu;
@@ -161,6 +162,8 @@ static void take(flight *f, const fl_batch *b) {
   pthread_mutex_unlock(&f->mu);
   struct lttng_snapshot_output *out = lttng_snapshot_output_create();
   int rc = out == NULL ? -LTTNG_ERR_NOMEM : lttng_snapshot_output_set_name(prefix, out);
+  if (rc == 0 && f->snapshot_max != 0)
+    rc = lttng_snapshot_output_set_size(f->snapshot_max, out);
   if (rc == 0)
     rc = lttng_snapshot_record(f->session, out, 1);
   int64_t done = mono_ns();
@@ -172,6 +175,8 @@ static void take(flight *f, const fl_batch *b) {
   s.latency_ms = (double)(done - b->first_ns) / 1e6;
   pthread_mutex_lock(&f->mu);
   fl_policy_done(&f->policy, b, rc >= 0);
+  if (rc < 0 && f->policy.failures == 1) /* said at once: an operator's setting may be wrong */
+    fprintf(stderr, "hoptrace: flight recorder: snapshot %s failed: %s\n", prefix, err);
   if (rc < 0)
     snprintf(f->log.last_failure, sizeof(f->log.last_failure), "%s", err);
   else if (fl_log_add(&f->log, &s) != 0)
@@ -207,6 +212,7 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   if (f == NULL)
     return NULL;
   snprintf(f->session, sizeof(f->session), "%s", session);
+  f->snapshot_max = f->log.snapshot_max = o->snapshot_max;
   snprintf(f->dir, sizeof(f->dir), "%s", o->relay_url ? "" : dir);
   snprintf(f->where, sizeof(f->where), "%s", o->relay_url ? o->relay_url : dir);
   fl_policy_init(&f->policy, (int64_t)o->coalesce_ms * 1000000, o->snapshot_rate,

@@ -19,6 +19,8 @@ typedef struct flight_options {
   int max_defer_ms;      /* --max-defer-ms */
   const char *event;     /* --capture-event: the trigger's event */
   const char *relay_url; /* --relay: snapshots to a relay, not -o DIR */
+  uint64_t snapshot_max; /* --snapshot-max: bytes a snapshot, newest
+                            sub-buffers first; 0: the whole ring */
 } flight_options;
 
 #define FLIGHT_DEFAULT_RING (8ull << 20)

@@ -92,8 +92,10 @@ int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
     fprintf(f, ",\"at_ns\":%lld,\"triggers\":%llu,\"latency_ms\":%.3f}", (long long)s->at_ns,
             (unsigned long long)s->triggers, s->latency_ms);
   }
-  fprintf(f, "],\n\"ring_bytes_per_cpu\":%llu,\"memory_bytes\":%llu}\n",
-          (unsigned long long)l->ring_bytes, (unsigned long long)l->memory_bytes);
+  fprintf(f,
+          "],\n\"ring_bytes_per_cpu\":%llu,\"memory_bytes\":%llu,\"snapshot_max_bytes\":%llu}\n",
+          (unsigned long long)l->ring_bytes, (unsigned long long)l->memory_bytes,
+          (unsigned long long)l->snapshot_max);
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
     if (errno == 0)
