@@ -65,6 +65,30 @@ uint64_t flight_parse_size(const char *text) {
   return (uint64_t)v << shift;
 }
 
+/* The CPUs LTTng-UST allocates a ring for: every possible one (a VM may
+ * allow more than it has online), from /sys as lttng-ust reads it. */
+static unsigned possible_cpus(void) {
+  FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+  unsigned n = 0;
+  char list[256];
+  if (f != NULL && fgets(list, sizeof(list), f) != NULL) {
+    for (char *p = list; *p && *p != '\n';) {
+      char *end;
+      unsigned long a = strtoul(p, &end, 10), b = a;
+      if (end == p)
+        break;
+      if (*end == '-')
+        b = strtoul(end + 1, &end, 10);
+      n += b >= a ? (unsigned)(b - a + 1) : 0;
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  if (f != NULL)
+    fclose(f);
+  long conf = sysconf(_SC_NPROCESSORS_CONF);
+  return n > 0 ? n : conf > 0 ? (unsigned)conf : 1;
+}
+
 static int64_t mono_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -220,9 +244,8 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   uint64_t subbuf;
   unsigned num;
   flight_geometry(o->ring_bytes, &subbuf, &num);
-  long cpus = sysconf(_SC_NPROCESSORS_CONF);
   f->log.ring_bytes = subbuf * num;
-  f->log.memory_bytes = f->log.ring_bytes * (uint64_t)(cpus > 0 ? cpus : 1);
+  f->log.memory_bytes = f->log.ring_bytes * possible_cpus();
   char name[128], err[256];
   snprintf(name, sizeof(name), "hoptrace-flight-%d-%s", (int)getpid(), session);
   sigset_t old;
