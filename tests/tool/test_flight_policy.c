@@ -3,15 +3,22 @@
  * stay at least 1/R apart whatever the storm, a trigger that would wait
  * past max-defer is dropped, a failed snapshot's triggers count as
  * dropped, and fired = snapshots + coalesced + dropped at every quiet
- * point. */
+ * point. capture.json (cli/flight_report.h) lists the newest FL_LIST_MAX
+ * snapshots in order and counts the older ones; its latency quantiles
+ * cover them all. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cli/flight_policy.h"
+#include "cli/flight_report.h"
 #include "test_rng.h"
 
 #define MS 1000000LL
@@ -137,6 +144,39 @@ static void storm_keeps_the_limit_and_the_counts(void **state) {
   }
 }
 
+static void list_keeps_the_newest(void **state) {
+  (void)state;
+  fl_log l = {0};
+  fl_policy p;
+  fl_policy_init(&p, 0, 2, 0);
+  size_t total = FL_LIST_MAX + 904;
+  for (size_t i = 1; i <= total; i++) {
+    fl_snap s = {.at_ns = (int64_t)i, .triggers = 1, .latency_ms = (double)(i % 100) + 1};
+    snprintf(s.name, sizeof(s.name), "capture-%06zu", i);
+    assert_int_equal(fl_log_add(&l, &s), 0);
+    p.fired++;
+    p.snapshots++;
+  }
+  char path[] = "/tmp/test_flight_report.XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(fl_report_write(path, &p, &l), 0);
+  FILE *f = fdopen(fd, "r");
+  static char text[1 << 20];
+  size_t n = fread(text, 1, sizeof(text) - 1, f);
+  text[n] = '\0';
+  fclose(f);
+  unlink(path);
+  assert_non_null(strstr(text, "\"snapshot_list_omitted\":904,"));
+  const char *first = strstr(text, "\"name\":\"");
+  assert_non_null(first);
+  assert_memory_equal(first + 8, "capture-000905\"", 15); /* the oldest listed */
+  assert_non_null(strstr(text, "\"name\":\"capture-005000\""));
+  assert_null(strstr(text, "\"name\":\"capture-000904\""));
+  assert_non_null(strstr(text, "\"max\":100.000"));
+  fl_log_free(&l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(coalesced_within_window),
@@ -144,6 +184,7 @@ int main(void) {
       cmocka_unit_test(dropped_past_max_defer),
       cmocka_unit_test(failed_snapshot_drops_its_triggers),
       cmocka_unit_test(storm_keeps_the_limit_and_the_counts),
+      cmocka_unit_test(list_keeps_the_newest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

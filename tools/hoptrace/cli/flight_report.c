@@ -6,47 +6,38 @@
 #include <string.h>
 
 int fl_log_add(fl_log *l, const fl_snap *s) {
+  int rc = latency_hist_add(&l->latency, (int64_t)(s->latency_ms * 1e6));
+  if (l->n == FL_LIST_MAX) {
+    l->snaps[l->first] = *s;
+    l->first = (l->first + 1) % FL_LIST_MAX;
+    l->omitted++;
+    return rc;
+  }
   if (l->n == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 64;
-    fl_snap *grown = realloc(l->snaps, cap * sizeof(*grown));
+    fl_snap *grown = realloc(l->snaps, (cap < FL_LIST_MAX ? cap : FL_LIST_MAX) * sizeof(*grown));
     if (grown == NULL)
       return -1;
     l->snaps = grown;
-    l->cap = cap;
+    l->cap = cap < FL_LIST_MAX ? cap : FL_LIST_MAX;
   }
   l->snaps[l->n++] = *s;
-  return 0;
+  return rc;
 }
 
 void fl_log_free(fl_log *l) {
   free(l->snaps);
   l->snaps = NULL;
-  l->n = l->cap = 0;
+  l->n = l->cap = l->first = 0;
+  latency_hist_free(&l->latency);
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* p50, p99, max of the snapshots' latencies (nearest rank); 0 when none. */
+/* p50, p99 (within 0.4 %) and max of every written snapshot's latency,
+ * ms; 0 when none. */
 static void quantiles(const fl_log *l, double q[3]) {
-  q[0] = q[1] = q[2] = 0;
-  if (l->n == 0)
-    return;
-  double *v = malloc(l->n * sizeof(*v));
-  if (v == NULL)
-    return;
-  for (size_t i = 0; i < l->n; i++)
-    v[i] = l->snaps[i].latency_ms;
-  qsort(v, l->n, sizeof(*v), by_value);
-  static const double at[2] = {0.50, 0.99};
-  for (int k = 0; k < 2; k++) {
-    size_t rank = (size_t)(at[k] * (double)l->n + 0.999999);
-    q[k] = v[(rank ? rank : 1) - 1];
-  }
-  q[2] = v[l->n - 1];
-  free(v);
+  q[0] = (double)latency_hist_quantile(&l->latency, 0.50) / 1e6;
+  q[1] = (double)latency_hist_quantile(&l->latency, 0.99) / 1e6;
+  q[2] = l->latency.count ? (double)l->latency.max / 1e6 : 0;
 }
 
 /* JSON string body: the names are ours, but the failure text is lttng's. */
@@ -83,10 +74,11 @@ int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
   fprintf(f,
           ",\"notification_channel_lost\":%s,\"seconds\":%.3f,"
           "\"trigger_to_snapshot_ms\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f},"
-          "\"snapshot_list\":[",
-          l->channel_lost ? "true" : "false", l->seconds, q[0], q[1], q[2]);
+          "\"snapshot_list_omitted\":%llu,\"snapshot_list\":[",
+          l->channel_lost ? "true" : "false", l->seconds, q[0], q[1], q[2],
+          (unsigned long long)l->omitted);
   for (size_t i = 0; i < l->n; i++) {
-    const fl_snap *s = &l->snaps[i];
+    const fl_snap *s = &l->snaps[(l->first + i) % (l->cap ? l->cap : 1)];
     fprintf(f, "%s\n {\"name\":", i ? "," : "");
     json_str(f, s->name);
     fprintf(f, ",\"at_ns\":%lld,\"triggers\":%llu,\"latency_ms\":%.3f}", (long long)s->at_ns,

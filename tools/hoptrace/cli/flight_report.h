@@ -8,6 +8,11 @@
 #include <stdio.h>
 
 #include "cli/flight_policy.h"
+#include "output/latency_hist.h"
+
+/* A host's recorder may run for weeks at 2 snapshots a second: the list
+ * keeps the newest this many, the latencies a bounded histogram. */
+#define FL_LIST_MAX 4096
 
 typedef struct fl_snap {
   char name[96];      /* its directory under DIR (the relay's: its prefix) */
@@ -17,8 +22,10 @@ typedef struct fl_snap {
 } fl_snap;
 
 typedef struct fl_log {
-  fl_snap *snaps;
-  size_t n, cap;
+  fl_snap *snaps;            /* a ring of the newest FL_LIST_MAX */
+  size_t n, cap, first;      /* listed, allocated, the oldest's slot */
+  uint64_t omitted;          /* written, no longer listed (the oldest) */
+  latency_hist latency;      /* every written snapshot's, ns */
   uint64_t daemon_dropped;   /* NOTIFICATIONS_DROPPED statuses seen */
   long long tracer_discarded; /* the trigger's tracer-side discards; -1 unknown */
   int channel_lost;          /* the notification channel closed early */
@@ -29,7 +36,8 @@ typedef struct fl_log {
   double seconds;            /* how long the agent ran */
 } fl_log;
 
-/* Adds a written snapshot; -1 when out of memory (then not listed). */
+/* Adds a written snapshot (the oldest listed one leaves the list when it
+ * is full); -1 when out of memory (then not listed). */
 int fl_log_add(fl_log *l, const fl_snap *s);
 
 void fl_log_free(fl_log *l);
