@@ -36,6 +36,9 @@ struct flight {
   fl_log log;
   int stop_receiver, receiver_done, final;
   int64_t last_note_ns, started_ns;
+  fl_trace open_traces[FL_SNAP_TRACES]; /* the pending batch's */
+  unsigned n_open;
+  uint64_t open_more;
   unsigned seq;
 };
 
@@ -141,11 +144,19 @@ static void *receive(void *arg) {
   flight *f = arg;
   quiet_thread_signals();
   for (;;) {
-    int r = fl_notify_next(f->notify);
+    fl_note note;
+    int r = fl_notify_next(f->notify, &note);
     int64_t now = mono_ns();
     pthread_mutex_lock(&f->mu);
     if (r == 1) {
-      fl_policy_trigger(&f->policy, now);
+      int kind = fl_policy_trigger(&f->policy, now);
+      if (kind == FL_OPENED)
+        f->n_open = 0, f->open_more = 0;
+      if (kind != FL_DROPPED && note.has_trace && f->n_open < FL_SNAP_TRACES)
+        f->open_traces[f->n_open++] =
+            (fl_trace){note.trace_hi, note.trace_lo, note.has_why ? note.why : 0};
+      else if (kind != FL_DROPPED)
+        f->open_more++;
       f->last_note_ns = now;
     } else if (r == 2) {
       f->log.daemon_dropped++;
@@ -182,7 +193,11 @@ static void snapshot_dir(const flight *f, const char *prefix, char *name, size_t
 static void take(flight *f, const fl_batch *b) {
   char prefix[32], err[256] = "";
   snprintf(prefix, sizeof(prefix), "capture-%06u", ++f->seq);
-  fl_snap s = {.at_ns = wall_ns(), .triggers = b->triggers};
+  fl_snap s = {.at_ns = wall_ns(), .triggers = b->triggers, .ntraces = f->n_open,
+               .more_traces = f->open_more};
+  memcpy(s.traces, f->open_traces, sizeof(s.traces));
+  f->n_open = 0;
+  f->open_more = 0;
   pthread_mutex_unlock(&f->mu);
   struct lttng_snapshot_output *out = lttng_snapshot_output_create();
   int rc = out == NULL ? -LTTNG_ERR_NOMEM : lttng_snapshot_output_set_name(prefix, out);
@@ -250,7 +265,7 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   snprintf(name, sizeof(name), "hoptrace-flight-%d-%s", (int)getpid(), session);
   sigset_t old;
   pipe_guard(&old);
-  f->notify = fl_notify_open(name, o->event, err, sizeof(err));
+  f->notify = fl_notify_open(name, o->event, o->trace_ids, err, sizeof(err));
   pipe_unguard(&old);
   if (f->notify == NULL) {
     fprintf(stderr, "hoptrace: flight recorder: %s\n", err);

@@ -21,6 +21,8 @@ typedef struct flight_options {
   const char *relay_url; /* --relay: snapshots to a relay, not -o DIR */
   uint64_t snapshot_max; /* --snapshot-max: bytes a snapshot, newest
                             sub-buffers first; 0: the whole ring */
+  int trace_ids;         /* --trace-ids: each notification says its trace
+                            (flight_notify.h: capture_fields) */
 } flight_options;
 
 #define FLIGHT_DEFAULT_RING (8ull << 20)

@@ -31,7 +31,24 @@ void fl_notify_close(fl_notify *n) {
   free(n);
 }
 
-static struct lttng_condition *event_condition(const char *event) {
+/* Asks the tracer to send the event's field (an array's element at
+ * index >= 0) with each notification: which trace fired, and why. */
+static void capture(struct lttng_condition *c, const char *field, int index) {
+  struct lttng_event_expr *e = lttng_event_expr_event_payload_field_create(field);
+  if (e != NULL && index >= 0) {
+    struct lttng_event_expr *el = lttng_event_expr_array_field_element_create(e, (unsigned)index);
+    if (el == NULL) {
+      lttng_event_expr_destroy(e);
+      return;
+    }
+    e = el;
+  }
+  if (e != NULL && lttng_condition_event_rule_matches_append_capture_descriptor(c, e) !=
+                       LTTNG_CONDITION_STATUS_OK)
+    lttng_event_expr_destroy(e);
+}
+
+static struct lttng_condition *event_condition(const char *event, int capture_fields) {
   struct lttng_event_rule *rule = lttng_event_rule_user_tracepoint_create();
   if (rule == NULL)
     return NULL;
@@ -40,17 +57,23 @@ static struct lttng_condition *event_condition(const char *event) {
       LTTNG_EVENT_RULE_STATUS_OK)
     c = lttng_condition_event_rule_matches_create(rule);
   lttng_event_rule_destroy(rule); /* the condition holds its own copy */
+  if (c != NULL && capture_fields) { /* descriptors 0, 1, 2 (read back in this order) */
+    capture(c, "ids", 0);
+    capture(c, "ids", 1);
+    capture(c, "why", -1);
+  }
   return c;
 }
 
-fl_notify *fl_notify_open(const char *name, const char *event, char *err, size_t cap) {
+fl_notify *fl_notify_open(const char *name, const char *event, int capture_fields, char *err,
+                          size_t cap) {
   fl_notify *n = calloc(1, sizeof(*n));
   if (n == NULL) {
     snprintf(err, cap, "out of memory");
     return NULL;
   }
   snprintf(n->name, sizeof(n->name), "%s", name);
-  n->condition = event_condition(event);
+  n->condition = event_condition(event, capture_fields);
   n->action = lttng_action_notify_create();
   if (n->condition == NULL || n->action == NULL ||
       (n->trigger = lttng_trigger_create(n->condition, n->action)) == NULL) {
@@ -115,14 +138,38 @@ long long fl_notify_tracer_discarded(fl_notify *n) {
   return total;
 }
 
-int fl_notify_next(fl_notify *n) {
-  struct lttng_notification *note = NULL;
+/* The captured value at index, if an unsigned integer. */
+static int captured(const struct lttng_event_field_value *vals, unsigned i, uint64_t *v) {
+  const struct lttng_event_field_value *el = NULL;
+  return lttng_event_field_value_array_get_element_at_index(vals, i, &el) ==
+             LTTNG_EVENT_FIELD_VALUE_STATUS_OK &&
+         el != NULL &&
+         lttng_event_field_value_unsigned_int_get_value(el, v) == LTTNG_EVENT_FIELD_VALUE_STATUS_OK;
+}
+
+static void read_note(struct lttng_notification *notification, fl_note *note) {
+  const struct lttng_evaluation *ev = lttng_notification_get_evaluation(notification);
+  const struct lttng_event_field_value *vals = NULL;
+  *note = (fl_note){0};
+  if (ev == NULL || lttng_evaluation_event_rule_matches_get_captured_values(ev, &vals) !=
+                        LTTNG_EVALUATION_EVENT_RULE_MATCHES_STATUS_OK)
+    return;
+  uint64_t why = 0;
+  note->has_trace = captured(vals, 0, &note->trace_hi) && captured(vals, 1, &note->trace_lo);
+  note->has_why = captured(vals, 2, &why);
+  note->why = (unsigned)why;
+}
+
+int fl_notify_next(fl_notify *n, fl_note *note) {
+  struct lttng_notification *notification = NULL;
   enum lttng_notification_channel_status st =
-      lttng_notification_channel_get_next_notification(n->channel, &note);
+      lttng_notification_channel_get_next_notification(n->channel, &notification);
   switch (st) {
   case LTTNG_NOTIFICATION_CHANNEL_STATUS_OK: {
-    int mine = note != NULL && ours(n, note);
-    lttng_notification_destroy(note);
+    int mine = notification != NULL && ours(n, notification);
+    if (mine)
+      read_note(notification, note);
+    lttng_notification_destroy(notification);
     return mine;
   }
   case LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED: return 2;

@@ -5,19 +5,35 @@
 #define HT_TOOL_FLIGHT_NOTIFY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct fl_notify fl_notify;
 
+/* What a notification carries of the event that fired it (with
+ * capture_fields, the trigger captures its fields `ids[0]`, `ids[1]` and
+ * `why`; without, an event lacking them, or a tracer that could not
+ * capture, they are unset). */
+typedef struct fl_note {
+  uint64_t trace_hi, trace_lo;
+  unsigned why;
+  int has_trace, has_why;
+} fl_note;
+
 /* Registers trigger `name` on `event` (e.g. hoptrace:capture) and
  * subscribes to it. NULL with the reason in err when it could not: the
- * trigger, if registered, is removed again. */
-fl_notify *fl_notify_open(const char *name, const char *event, char *err, size_t cap);
+ * trigger, if registered, is removed again. capture_fields: off by
+ * default, as lttng-ust 2.13 never frees a capturing trigger's bytecode
+ * in the traced processes (about 600 bytes each, reported at their exit
+ * by LeakSanitizer). */
+fl_notify *fl_notify_open(const char *name, const char *event, int capture_fields, char *err,
+                          size_t cap);
 
-/* Blocks for the next notification. 1: one of our trigger's; 0:
+/* Blocks for the next notification. 1: one of our trigger's (*note
+ * filled); 0:
  * interrupted by a signal, or another trigger's; 2: the daemon said it
  * dropped notifications (this client read too slowly); -1: the channel
  * closed or failed (the daemon went away). */
-int fl_notify_next(fl_notify *n);
+int fl_notify_next(fl_notify *n, fl_note *note);
 
 /* What the tracers discarded of our trigger's notifications (an
  * application's notification pipe was full): the condition's error

@@ -8,13 +8,13 @@ void fl_policy_init(fl_policy *p, int64_t coalesce_ns, double rate, int64_t max_
   p->next_start_ns = INT64_MIN;
 }
 
-void fl_policy_trigger(fl_policy *p, int64_t now) {
+int fl_policy_trigger(fl_policy *p, int64_t now) {
   p->fired++;
   if (p->pending) {
     p->open.triggers++;
     if (p->open.due_ns - now > p->coalesce_ns)
       p->open.rate_limited++;
-    return;
+    return FL_JOINED;
   }
   int64_t due = now + p->coalesce_ns;
   int limited = p->next_start_ns > due;
@@ -22,11 +22,12 @@ void fl_policy_trigger(fl_policy *p, int64_t now) {
     due = p->next_start_ns;
   if (due - now > p->max_defer_ns) {
     p->dropped++;
-    return;
+    return FL_DROPPED;
   }
   p->pending = 1;
   p->open = (fl_batch){.first_ns = now, .due_ns = due, .triggers = 1,
                        .rate_limited = (uint64_t)limited};
+  return FL_OPENED;
 }
 
 int fl_policy_ready(const fl_policy *p, int64_t now, int64_t *wait_ns) {

@@ -39,8 +39,11 @@ typedef struct fl_policy {
 /* rate: snapshots a second (> 0). */
 void fl_policy_init(fl_policy *p, int64_t coalesce_ns, double rate, int64_t max_defer_ns);
 
-/* A trigger arrived at now. */
-void fl_policy_trigger(fl_policy *p, int64_t now);
+enum { FL_DROPPED = 0, FL_OPENED = 1, FL_JOINED = 2 };
+
+/* A trigger arrived at now: dropped, opened the pending batch, or joined
+ * it. */
+int fl_policy_trigger(fl_policy *p, int64_t now);
 
 /* 1 when the pending batch may start at now (nothing being written);
  * else 0 and, when one is pending, *wait_ns until it is due (0 while the

@@ -14,11 +14,22 @@
  * keeps the newest this many, the latencies a bounded histogram. */
 #define FL_LIST_MAX 4096
 
+/* The traces a snapshot was taken for, as the notifications said: the
+ * first few, the rest counted. */
+#define FL_SNAP_TRACES 8
+typedef struct fl_trace {
+  uint64_t hi, lo;
+  unsigned why; /* HT_CAPTURE_*; 0 unknown */
+} fl_trace;
+
 typedef struct fl_snap {
   char name[96];      /* its directory under DIR (the relay's: its prefix) */
   int64_t at_ns;      /* wall clock when it started, ns since the epoch */
   uint64_t triggers;  /* triggers it captured (the first and coalesced) */
   double latency_ms;  /* first trigger's notification -> written */
+  fl_trace traces[FL_SNAP_TRACES];
+  unsigned ntraces;
+  uint64_t more_traces; /* triggers past FL_SNAP_TRACES, or without a trace id */
 } fl_snap;
 
 typedef struct fl_log {

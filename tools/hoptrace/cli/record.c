@@ -241,6 +241,7 @@ static int parse(int argc, char **argv, record_options *o) {
       {"capture-event", required_argument, NULL, 5}, /* tests: another event */
       {"relay", required_argument, NULL, 6},
       {"snapshot-max", required_argument, NULL, 7},
+      {"trace-ids", no_argument, NULL, 8},
       {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8"};
   o->fo = (flight_options){.ring_bytes = FLIGHT_DEFAULT_RING, .snapshot_rate = 2,
@@ -287,6 +288,7 @@ static int parse(int argc, char **argv, record_options *o) {
     }
     case 5: o->fo.event = optarg; break;
     case 6: o->fo.relay_url = optarg; break;
+    case 8: o->fo.trace_ids = 1; break;
     case 7:
       if ((o->fo.snapshot_max = flight_parse_size(optarg)) == 0) {
         fprintf(stderr, "hoptrace: --snapshot-max wants a size (4M): %s\n", optarg);
@@ -472,7 +474,7 @@ int record_main(int argc, char **argv) {
           "[--filter EXPR] "
           "[--subbuf-size SIZE] [--num-subbuf N] [--flight [--flight-size SIZE] "
           "[--snapshot-rate R] [--coalesce-ms MS] [--max-defer-ms MS] [--snapshot-max SIZE] "
-          "[--relay URL]] "
+          "[--trace-ids] [--relay URL]] "
           "-- COMMAND [ARG...]\n",
           stderr);
     return 2;
