@@ -180,8 +180,8 @@ bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t st
   return true;
 }
 
-void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops) {
-  ht_shim_capture_fire(ctx, HT_CAPTURE_NOTICE, (uint8_t)(hops > 255 ? 255 : hops), 0, 0, "");
+void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops, const char *service) {
+  ht_shim_capture_fire(ctx, HT_CAPTURE_NOTICE, (uint8_t)(hops > 255 ? 255 : hops), 0, 0, service);
 }
 
 int ht_capture_trace(const ht_trace_context *ctx) {

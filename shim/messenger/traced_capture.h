@@ -24,7 +24,9 @@ void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint8_t hops
                           uint64_t threshold, uint64_t value, const char *origin);
 
 /* A capture notice (or a reply's HT_FLAG_CAPTURE) reached this process
- * for ctx's trace, hops from the one that fired: its capture event. */
-void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops);
+ * for ctx's trace, hops from the one that fired: its capture event, its
+ * origin the service the notice reached (never empty: babeltrace2 2.0.4
+ * can read an empty string as an earlier event's). */
+void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops, const char *service);
 
 #endif /* HT_SHIM_TRACED_CAPTURE_H */

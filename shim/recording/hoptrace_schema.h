@@ -49,7 +49,7 @@
  *            fired it; n: a capture notice reached it n hops from the
  *            one that did), threshold and value (ns for a slow span, the
  *            status for an error, 0 by hand), origin (the service whose
- *            trigger fired). The event a host's recorder snapshots on.
+ *            trigger fired; for a notice, the service it reached). The event a host's recorder snapshots on.
  * A span's note, tag, error and frame events come before its span_a
  * (written when it finishes); each carries the span's ids.
  * Field types: X64 hex uint64, U64, U32, U8, I32, I64, STR

@@ -9,6 +9,8 @@
 
 #include "recording/intern.h"
 
+int64_t ht_intern_refresh = HT_INTERN_REFRESH_DEFAULT;
+
 typedef struct table table;
 struct table {
   table *outgrown; /* the previous table, kept for late readers */

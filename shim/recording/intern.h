@@ -15,12 +15,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/tls_hot.h"
+
 #define HT_INTERN_MAX 65535 /* ids fit 16 bits (hoptrace_schema.h) */
 /* An entry in use is written again when its last writing is this old (in
- * tracer-clock units: about a second of a nanosecond clock), so a live
- * viewer that attaches late (it reads from where the streams are) gets the
- * names within that. */
-#define HT_INTERN_REFRESH 1000000000ll
+ * tracer-clock units: a second of a nanosecond clock by default), so a
+ * live viewer that attaches late (it reads from where the streams are)
+ * gets the names within that, and a flight recorder's ring that holds
+ * more than that still has them. HT_NAMES_REFRESH_MS sets it (10 to
+ * 60000): a ring holding less needs a shorter one. */
+#define HT_INTERN_REFRESH_DEFAULT 1000000000ll
+extern HT_HOT_DATA int64_t ht_intern_refresh;
 
 typedef struct ht_intern_entry {
   uint32_t id;   /* >= 1 */
@@ -47,7 +52,7 @@ uint32_t ht_intern_epoch(void);
 /* Starts a new epoch: every entry is written again at its next use. */
 uint32_t ht_intern_new_epoch(void);
 
-/* true once per entry and epoch, and again HT_INTERN_REFRESH after its
+/* true once per entry and epoch, and again ht_intern_refresh after its
  * last writing (now: the tracer clock): the caller writes its event now. */
 static inline bool ht_intern_claim(const ht_intern_entry *e, uint32_t epoch,
                                    uint64_t now) {
@@ -55,7 +60,7 @@ static inline bool ht_intern_claim(const ht_intern_entry *e, uint32_t epoch,
   _Atomic uint64_t *at = (_Atomic uint64_t *)&e->emitted_at;
   uint64_t last = atomic_load_explicit(at, memory_order_relaxed);
   if (atomic_load_explicit(seen, memory_order_relaxed) == epoch &&
-      (int64_t)(now - last) < HT_INTERN_REFRESH)
+      (int64_t)(now - last) < ht_intern_refresh)
     return false;
   if (!atomic_compare_exchange_strong_explicit(at, &last, now, memory_order_relaxed,
                                                memory_order_relaxed))

@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
+#include "recording/intern.h"
 #include "recording/recorder.h"
 
 #define PROVIDER_SONAME "libhoptrace-tp.so.0"
@@ -99,6 +100,15 @@ static void warn_bad_sampling_env(void) {
  * capture.h says; a bad HT_CAPTURE is reported and ignored, as a bad
  * sampler is. */
 static void flight_from_env(void) {
+  const char *refresh = getenv("HT_NAMES_REFRESH_MS");
+  if (refresh != NULL && *refresh != '\0') {
+    char *end;
+    long ms = strtol(refresh, &end, 10);
+    if (*end == '\0' && ms >= 10 && ms <= 60000)
+      ht_intern_refresh = (int64_t)ms * 1000000;
+    else
+      fprintf(stderr, "hoptrace: ignoring HT_NAMES_REFRESH_MS=%s (10 to 60000)\n", refresh);
+  }
   const char *flight = getenv("HT_FLIGHT");
   if (flight != NULL && *flight != '\0' && !env_is_off(flight))
     ht_flight_set(1);

@@ -205,13 +205,13 @@ static uint32_t epoch_now(void) {
   return epoch;
 }
 
-/* The process event again when its last writing is HT_INTERN_REFRESH
+/* The process event again when its last writing is ht_intern_refresh
  * old, as the names are (intern.h): an overwrite ring (the flight
  * recorder's) keeps only its last seconds, and a snapshot of it must
  * still say which process wrote the spans. */
 static void process_due(uint64_t now) {
   uint64_t last = atomic_load_explicit(&process_written_at, memory_order_relaxed);
-  if ((int64_t)(now - last) < HT_INTERN_REFRESH ||
+  if ((int64_t)(now - last) < ht_intern_refresh ||
       !atomic_compare_exchange_strong_explicit(&process_written_at, &last, now,
                                                memory_order_relaxed,
                                                memory_order_relaxed))

@@ -2,7 +2,7 @@
  * distinct description or peer, stable ids and addresses across growth,
  * lookups from several threads agree, the cap is a NULL (the recorder then
  * writes names inline), and each entry is claimed once per epoch and
- * again after HT_INTERN_REFRESH. */
+ * again after ht_intern_refresh. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,9 +70,9 @@ static void claimed_once_per_epoch(void **state) {
   assert_true(ht_intern_claim(e, next, t + 1));
   assert_false(ht_intern_claim(e, next, t + 2));
   /* in use a refresh later: written again (a late live viewer) */
-  assert_false(ht_intern_claim(e, next, t + 1 + HT_INTERN_REFRESH - 1));
-  assert_true(ht_intern_claim(e, next, t + 1 + HT_INTERN_REFRESH));
-  assert_false(ht_intern_claim(e, next, t + 2 + HT_INTERN_REFRESH));
+  assert_false(ht_intern_claim(e, next, t + 1 + ht_intern_refresh - 1));
+  assert_true(ht_intern_claim(e, next, t + 1 + ht_intern_refresh));
+  assert_false(ht_intern_claim(e, next, t + 2 + ht_intern_refresh));
 }
 
 /* Past HT_INTERN_MAX peers: NULL, never an unbounded table. */

@@ -5,7 +5,8 @@
 #
 # usage: sim_test.sh MODE SIMBIN HOPTRACE PROVIDER WORKDIR SRCDIR
 # MODE: rw | corrupt | kill | kill-traced | drop | restart | plain-events |
-#       traced-trees | failed-calls | mid-session | slow-report | flight-errors
+#       traced-trees | failed-calls | mid-session | slow-report | flight-errors |
+#       flight-wrap | flight-storm
 set -euo pipefail
 mode=$1 bin=$2 hoptrace=$3 provider=$4 work=$5 src=$6
 cluster=$src/examples/client-osd-sim/cluster.sh
@@ -189,6 +190,120 @@ assert out.returncode == 0, out.stderr
 assert "hoptrace:capture" in out.stdout and "why = 2" in out.stdout, "no error capture in " + last
 print("flight-errors: %d failed calls, %d captures fired, %d snapshots"
       % (failed, c["triggers_fired"], c["snapshots"]))
+PY
+  ;;
+flight-wrap) # flight mode with rings of 32 KiB a CPU that wrap 50 times
+  # and more (LTTng's own packet counts say so) before one capture by
+  # hand: every span of the snapshot still has its names and its process.
+  # Names and the process event are written again every second by
+  # default, and the default ring (8 MiB a CPU) holds 30 s of the demo;
+  # 50 wraps of that would take half an hour, so both are scaled down
+  # here: a ring holding ~0.2 s, names written again every 20 ms
+  wraps=50 dur=14 rate=500
+  [[ -n ${HT_TEST_SLOW:-} ]] && wraps=3 dur=20 rate=100
+  HT_NAMES_REFRESH_MS=20 HT_FLIGHT=1 timeout -s KILL 150 "$hoptrace" record --flight --flight-size 32K \
+    -o "$work/flight" -- bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" \
+    --messenger traced --osds 3 --clients 2 --duration "$dur" --rate "$rate" --ctl \
+    "${slow[@]}" > "$work/run.log" 2> "$work/record.log" &
+  rec=$!
+  sleep $((dur - 3))
+  "$hoptrace" ctl --timeout 10 "$work/c/ctl/osd.0.sock" capture
+  wait "$rec" || { cat "$work/record.log"; exit 1; }
+  grep 'flight recorder' "$work/record.log"
+  snap=$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))
+print(c["snapshot_list"][0]["name"] if c["snapshots"] == 1 else "")' "$work/flight/capture.json")
+  [[ -n $snap ]] || { echo "flight-wrap: not one snapshot" >&2; exit 1; }
+  min=$(python3 "$src/tests/sim/ring_wraps.py" "$work/flight/$snap" 8 | tee /dev/stderr | tail -n 1)
+  python3 -c 'import sys; sys.exit(float(sys.argv[1]) < float(sys.argv[2]))' "$min" "$wraps" ||
+    { echo "flight-wrap: the rings wrapped $min times, fewer than $wraps" >&2; exit 1; }
+  "$hoptrace" export --all --format zipkin -o "$work/all.json" "$work/flight" 2> "$work/export.log"
+  "$hoptrace" export --all --format otlp -q -o "$work/all-otlp.json" "$work/flight"
+  cat "$work/export.log"
+  python3 - "$work/all.json" "$min" "$work/all-otlp.json" "$tag" "$work/flight/$snap" <<'PY'
+import collections, json, re, subprocess, sys
+spans = [s for s in json.load(open(sys.argv[1])) if "hoptrace.unfinished" not in s.get("tags", {})]
+# Each CPU's ring reaches back its own way (a busier CPU's less far). A
+# span side before every ring holds data, plus 40 ms (twice the names'
+# period), may come before its names and never meet them again (its
+# operation or peer not used since, or used on a CPU whose ring is
+# younger): named or not, it is not counted. Every later one must be.
+first = {}
+text = subprocess.run(["babeltrace2", "--clock-seconds", sys.argv[5]], capture_output=True,
+                      text=True, check=True).stdout
+for m in re.finditer(r"^\[(\d+\.\d+)\].*?cpu_id = (\d+)", text, re.M):
+    first.setdefault(m.group(2), float(m.group(1)))
+start = int(max(first.values()) * 1e6)  # us, as Zipkin's timestamps
+edge = [s for s in spans if s["timestamp"] < start + 40000]
+spans = [s for s in spans if s["timestamp"] >= start + 40000]
+bad = [s for s in spans if s.get("name") in (None, "", "unknown")
+       or not s.get("localEndpoint", {}).get("serviceName", "").startswith(("osd.", "client."))]
+print("flight-wrap: rings whole from %s (first event of each CPU: %s); %d spans before"
+      " it or in its first 40 ms left out" % (start, first, len(edge)))
+# every span's process named by its process event (OTLP's resource)
+otlp = json.load(open(sys.argv[3]))
+resources = [{a["key"]: list(a["value"].values())[0] for a in r["resource"]["attributes"]}
+             for r in otlp["resourceSpans"]
+             if any(int(x["startTimeUnixNano"]) >= (start + 40000) * 1000 and
+                    not any(a["key"] == "hoptrace.unfinished" for a in x["attributes"])
+                    for ss in r["scopeSpans"] for x in ss["spans"])]
+unnamed = [r for r in resources if not str(r.get("process.executable.name", "")).startswith(sys.argv[4])]
+print("flight-wrap: rings wrapped %s times; %d spans in the snapshot, %d without names;"
+      " %d processes, %d without their name" % (sys.argv[2], len(spans), len(bad),
+                                                len(resources), len(unnamed)))
+assert spans and not bad, bad[:3]
+assert resources and not unnamed, unnamed[:3]
+PY
+  ;;
+flight-storm) # every OSD span a trigger for 5 s (capture-policy at run
+  # time, through the control sockets): the host's snapshots stay at 2 a
+  # second, and every trigger the processes fired is counted by the
+  # recorder exactly (none dropped, none lost)
+  HT_FLIGHT=1 timeout -s KILL 150 "$hoptrace" record --flight --max-defer-ms 10000 \
+    -o "$work/flight" -- bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" \
+    --messenger traced --osds 3 --clients 2 --duration 12 --rate 200 --ctl \
+    "${slow[@]}" > "$work/run.log" 2> "$work/record.log" &
+  rec=$!
+  sleep 3
+  for i in 0 1 2; do "$hoptrace" ctl --timeout 10 "$work/c/ctl/osd.$i.sock" capture-policy slow-server=1us; done
+  sleep 5
+  fired=0
+  for i in 0 1 2; do
+    "$hoptrace" ctl --timeout 10 "$work/c/ctl/osd.$i.sock" capture-policy off > /dev/null
+  done
+  sleep 1 # what was fired before "off" is counted now
+  for i in 0 1 2; do
+    line=$("$hoptrace" ctl --timeout 10 "$work/c/ctl/osd.$i.sock" status)
+    n=$(grep -o 'captures_fired=[0-9]*' <<< "$line" | cut -d= -f2)
+    u=$(grep -o 'captures_unrecorded=[0-9]*' <<< "$line" | cut -d= -f2)
+    [[ $u == 0 ]] || { echo "flight-storm: osd.$i: $u captures not recorded" >&2; exit 1; }
+    fired=$((fired + n))
+  done
+  wait "$rec" || { cat "$work/record.log"; exit 1; }
+  grep 'flight recorder' "$work/record.log"
+  # every capture event (the OSDs' triggers, and the clients' captures by
+  # the replies' flag) once in the snapshots: the report counts them
+  "$hoptrace" report -o "$work/report.txt" "$work/flight"
+  sed -n '/^Captures/,/^$/p' "$work/report.txt"
+  python3 - "$work/flight/capture.json" "$fired" "$work/report.txt" <<'PY'
+import json, re, sys
+c, fired = json.load(open(sys.argv[1])), int(sys.argv[2])
+report = open(sys.argv[3]).read()
+print({k: v for k, v in c.items() if k != "snapshot_list"})
+by_reason = {m[0]: int(m[1]) for m in re.findall(r"^ {4}(slow-client|error|slow-server|manual) +(\d+)$", report, re.M)}
+notices = int(re.search(r"capture notices answered[^:]*: (\d+)", report).group(1))
+events = sum(by_reason.values()) + notices
+assert by_reason.get("slow-server", 0) > 1000, "a storm of %s triggers only" % by_reason
+assert fired <= events, "the OSDs fired %d, the snapshots hold %d" % (fired, events)
+assert c["triggers_fired"] + c["tracer_discarded_notifications"] == events, \
+    "the snapshots hold %d capture events, the recorder was told of %d (+%d discarded)" % (
+        events, c["triggers_fired"], c["tracer_discarded_notifications"])
+assert c["triggers_fired"] == c["snapshots"] + c["coalesced"] + c["dropped"], "counts"
+assert c["dropped"] == 0 and c["snapshot_failures"] == 0
+starts = [s["at_ns"] for s in c["snapshot_list"]]
+assert all(b - a >= 0.5e9 - 1e6 for a, b in zip(starts, starts[1:])), "more than 2 a second"
+print("flight-storm: %d capture events (%s, %d by notice; %d by the OSDs), %d snapshots"
+      " (%d coalesced), at most 2 a second" % (events, by_reason, notices, fired,
+                                               c["snapshots"], c["coalesced"]))
 PY
   ;;
 mid-session) # sessions started while the traced cluster runs: each one

@@ -55,6 +55,7 @@ static void ids_resolve_per_host_and_process(void **state) {
   put(n, table(HOP_PROCESS, "h1", 10, 0, "osd.1"));
   put(n, table(HOP_DESC, "h1", 10, 1, "osd_write"));
   put(n, table(HOP_PEER, "h1", 10, 1, "tcp://10.0.0.2:5000"));
+  put(n, table(HOP_PROCESS, "h2", 10, 0, "osd.2"));
   put(n, table(HOP_DESC, "h2", 10, 1, "osd_read")); /* same pid elsewhere */
 
   hop_event e = side("h1", 10, 1, 1, 3);
@@ -120,6 +121,7 @@ static void many_entries_are_kept(void **state) {
   (void)state;
   names *n = names_new();
   char text[32];
+  put(n, table(HOP_PROCESS, "h", 7, 0, "osd.7"));
   for (uint32_t i = 1; i <= 5000; i++) {
     snprintf(text, sizeof(text), "op%u", i);
     put(n, table(HOP_DESC, "h", 7, i, text));
@@ -134,10 +136,40 @@ static void many_entries_are_kept(void **state) {
   names_free(n);
 }
 
+/* A flight recorder's ring may hold a span side before its process's
+ * table, written again a moment later: the side waits for it as for its
+ * names, then gets the process's name; past NAMES_HOLD_NS it goes
+ * without. */
+static void a_side_waits_for_its_process(void **state) {
+  (void)state;
+  names *n = names_new();
+  n_collected = 0;
+  put(n, table(HOP_DESC, "h", 5, 1, "osd_write"));
+  hop_event e = side("h", 5, 1, 0, 3);
+  e.ts_ns = 1000;
+  assert_int_equal(names_apply(n, &e), 0);
+  assert_int_equal(names_release(n, 2000, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 0);
+  put(n, table(HOP_PROCESS, "h", 5, 0, "osd.5"));
+  assert_int_equal(names_release(n, 2000, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 1);
+  assert_string_equal(collected_name, "osd_write");
+  e = side("h", 6, 1, 0, 3); /* no process table ever: goes unnamed, in time */
+  e.ts_ns = 1000;
+  put(n, table(HOP_DESC, "h", 6, 1, "osd_read"));
+  assert_int_equal(names_apply(n, &e), 0);
+  assert_int_equal(names_release(n, 1001 + NAMES_HOLD_NS, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 2);
+  assert_string_equal(collected_name, "osd_read");
+  assert_int_equal(names_unresolved(n), 0);
+  names_free(n);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ids_resolve_per_host_and_process),
       cmocka_unit_test(many_entries_are_kept),
+      cmocka_unit_test(a_side_waits_for_its_process),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,9 +131,28 @@ static int put(names *s, const char *host, int64_t vpid, uint8_t table,
 static const char *const start_frame[] = {"", "cs", "sr", "cs", "sr"};
 static const char *const end_frame[] = {"", "cr", "ss", "", ""};
 
+/* A side's process named: by its own context, or by the process table. */
+static bool process_named(names *s, const hop_event *ev) {
+  return (ev->procname != NULL && ev->procname[0] != '\0') || ev->vpid < 0 ||
+         find(s, ev->hostname, ev->vpid, T_PROCESS, 0) != NULL;
+}
+
+/* Everything a side needs is known: its names, its peer's, its process's
+ * (a flight recorder's ring may hold a span before the tables its
+ * process wrote again a moment later). */
 static bool resolvable(names *s, const hop_event *ev) {
   return find(s, ev->hostname, ev->vpid, T_DESC, ev->desc_id) != NULL &&
-         (ev->peer_id == 0 || find(s, ev->hostname, ev->vpid, T_PEER, ev->peer_id) != NULL);
+         (ev->peer_id == 0 || find(s, ev->hostname, ev->vpid, T_PEER, ev->peer_id) != NULL) &&
+         process_named(s, ev);
+}
+
+/* The process's name from its table, when the side has none. */
+static void name_process(names *s, hop_event *ev) {
+  if ((ev->procname == NULL || ev->procname[0] == '\0') && ev->vpid >= 0) {
+    const entry *e = find(s, ev->hostname, ev->vpid, T_PROCESS, 0);
+    if (e != NULL)
+      ev->procname = e->text[0];
+  }
 }
 
 static int hold(names *s, const hop_event *ev) {
@@ -192,6 +211,7 @@ int names_release(names *s, int64_t now_ns, bool all,
       continue;
     }
     resolve(s, &h->ev); /* counted as unresolved when not ready */
+    name_process(s, &h->ev);
     frames(&h->ev);
     rc = emit(arg, &h->ev);
     held_free(h);
@@ -226,11 +246,7 @@ int names_apply(names *s, hop_event *ev) {
   default:
     break;
   }
-  if ((ev->procname == NULL || ev->procname[0] == '\0') && ev->vpid >= 0) {
-    const entry *e = find(s, host, ev->vpid, T_PROCESS, 0);
-    if (e != NULL)
-      ev->procname = e->text[0];
-  }
+  name_process(s, ev);
   return 1;
 }
 

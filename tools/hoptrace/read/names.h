@@ -16,9 +16,11 @@ typedef struct names names;
 names *names_new(void);
 void names_free(names *n);
 
-/* A span side whose names are not known yet waits this long (event time)
- * for its tables: a live viewer that attached late gets them again within
- * a second (the library writes them again while in use). */
+/* A span side whose names (or its process's name) are not known yet
+ * waits this long (event time) for its tables: a live viewer that
+ * attached late, or a flight recorder's ring that begins after them, gets
+ * them again within a second (the library writes them again while in
+ * use). */
 #define NAMES_HOLD_NS 3000000000ll
 
 /* 1: *ev is to be passed on (resolved where it could be); 0: a table

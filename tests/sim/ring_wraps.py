@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""ring_wraps.py SNAPSHOT_DIR SUBBUFS: how many times each CPU's ring had
+wrapped when the snapshot was taken, from LTTng's own packet sequence
+numbers (the packet context's packet_seq_num: packets the stream ever
+produced), read from the stream files (LTTng-UST's 64-bit layout: a
+32-byte packet header, then timestamp_begin, timestamp_end, content_size,
+packet_size (bits), packet_seq_num). Prints one line per stream and the
+smallest count last."""
+import glob
+import os
+import struct
+import sys
+
+root, subbufs = sys.argv[1], int(sys.argv[2])
+wraps = []
+for path in sorted(glob.glob(os.path.join(root, "**", "hoptrace_*"), recursive=True)):
+    data = open(path, "rb").read()
+    seqs, off = [], 0
+    while off + 72 <= len(data):
+        magic, = struct.unpack_from("<I", data, off)
+        if magic != 0xC1FC1FC1:
+            sys.exit(f"{path}: no packet header at {off}")
+        packet_bits, seq = struct.unpack_from("<QQ", data, off + 56)
+        seqs.append(seq)
+        if packet_bits == 0:
+            break
+        off += packet_bits // 8
+    if seqs:
+        w = (max(seqs) + 1) / subbufs
+        wraps.append(w)
+        print(f"{os.path.relpath(path, root)}: {len(seqs)} packets, packets produced {max(seqs) + 1}, {w:.1f} wraps")
+print(f"{min(wraps) if wraps else 0:.1f}")
