@@ -43,6 +43,7 @@ static void usage(FILE *out) {
         "  hoptrace record [-o DIR] [--live URL] [--name SESSION] [--filter EXPR]\n"
         "                  [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n"
         "  hoptrace ctl [--timeout S] SOCKET status|sample RATIO|sampler KIND [k=v...]|set k=v...|trust-debug on|off [RATE]\n"
+        "                   |flight on|off|capture-policy SPEC|capture [TRACE_ID]\n"
         "options of export, report and view:\n"
         "  -o, --output FILE   write there instead of stdout\n"
         "  --trace-id HEX      only this trace (16 or 32 hex digits)\n"
