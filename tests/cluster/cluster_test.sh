@@ -15,8 +15,9 @@
 #   live    the same cluster followed live from the relay (every host's
 #           session as one input), aligned from a warm-up window
 #   flight  flight mode (every request in memory, captured on slow calls
-#           and errors), osd.1 slow on 0.5 % of its writes (+20 ms), osd.3
-#           killed mid-run, clients failing over: every trace the
+#           and errors), the demo's 3 clients at 250 ops/s failing over,
+#           osd.1 slow on 0.5 % of its writes (+20 ms), osd.3
+#           killed mid-run: every trace the
 #           simulator's own log names captured, >= 99 % complete on every
 #           host, each host's counts exact (check_flight.py)
 # Exit 77 when namespaces cannot be made here; with HT_NO_SKIP=1 (CI) that
@@ -85,7 +86,7 @@ flight)
   # 10 s for the rate limit (2 a second) rather than drop: under a
   # sanitizer a snapshot takes longer, and the run checks that none drop
   SIM_TRUTH=$work/flight/truth.txt SIM_TRUTH_SLOW_MS=25 \
-    hosts_run "$work/flight" "htc4$$" --flight --capture slow-client=20ms,error \
+    hosts_run "$work/flight" "htc4$$" --clients 3 --rate 250 --flight --capture slow-client=20ms,error \
     --flight-arg --max-defer-ms --flight-arg 10000 \
     --cluster-arg --slow-osd --cluster-arg 1 --cluster-arg --slow-ms --cluster-arg 20 \
     --cluster-arg --slow-pct --cluster-arg 0.5 --cluster-arg --kill-osd --cluster-arg 3@6 \
