@@ -7,7 +7,9 @@
 #  - ctl against a socket that never accepts, and one that accepts but
 #    never answers, fails (exit 2) within its --timeout;
 #  - a command ctl reported as failed (the process was stopped, SIGSTOP)
-#    is not applied when the process continues.
+#    is not applied when the process continues;
+#  - `ctl --each DIR` asks every socket of a directory (a cluster's), each
+#    answer after its socket's name, and fails when one does not answer.
 # usage: control_clients.sh NODE HOPTRACE PROVIDER WORKDIR
 # HT_TEST_WRAPPER="valgrind ..." runs traced_node and every ctl under it
 # (scripts/valgrind.sh); HT_TEST_SLOW=1 then widens the time bounds.
@@ -125,6 +127,29 @@ ratio_is 0.25 || fail "the command ctl reported as failed was applied after SIGC
 ctl --timeout 30 "$sock" sample 0.5 > /dev/null
 ratio_is 0.5 || fail "ctl after the stop"
 echo "a command ctl reported failed was not applied when the process continued"
+
+# --- 5: one command to every process of a directory: a capture by hand
+# (a directory of its own: the dead listeners of part 3 left theirs)
+mkdir "$sockdir/each"
+ln -s ../node.sock "$sockdir/each/node.sock"
+HT_MESSENGER=traced HT_CONTROL_SOCKET=$sockdir/each/other.sock \
+  "${wrap[@]}" "$node" server --name O --url-file "$work/url2" 2> "$work/node2.log" &
+pids+=("$!")
+for ((t = 0; t < ticks; t++)); do [[ -S $sockdir/each/other.sock ]] && break; sleep 0.1; done
+touch "$sockdir/each/not-a-socket"
+ctl --timeout 30 --each "$sockdir/each" capture > "$work/each.txt" || fail "ctl --each: exit $?"
+cat "$work/each.txt"
+[[ $(grep -c ': ok .*captures_fired=1 ' "$work/each.txt") == 2 ]] || fail "ctl --each: not both captured"
+kill -STOP "${pids[-1]}"
+rc=0
+ctl --timeout 1 --each "$sockdir/each" status > /dev/null 2> "$work/each.err" || rc=$?
+kill -CONT "${pids[-1]}"
+[[ $rc == 2 ]] || fail "ctl --each with a stopped process: exit $rc, want 2"
+grep -q "no answer from $sockdir/each/other.sock" "$work/each.err" || fail "ctl --each: the silent one not named"
+echo "ctl --each: every process asked, a silent one named"
+kill -TERM "${pids[-1]}"
+wait "${pids[-1]}" || fail "the second traced_node's exit status $?"
+unset 'pids[-1]'
 
 kill -TERM "$node_pid"
 wait "$node_pid" || fail "traced_node exit status $?"

@@ -14,6 +14,7 @@
  * inside an argument would otherwise start a second command.
  * Must never: link libhoptrace (the tool depends on the event schema
  * only), or wait without a bound. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,8 +37,12 @@
 
 static int usage(void) {
   fputs("usage: hoptrace ctl [--timeout SECONDS] SOCKET COMMAND [ARG...]\n"
+        "       hoptrace ctl [--timeout SECONDS] --each DIR COMMAND [ARG...]\n"
         "  status | sample RATIO | sampler KIND [key=value ...] |\n"
-        "  set key=value ... | trust-debug on|off [RATE] | help\n",
+        "  set key=value ... | trust-debug on|off [RATE] | flight on|off |\n"
+        "  capture-policy SPEC | capture [TRACE_ID] | help\n"
+        "  --each: every socket in DIR (one per process: a cluster's), each\n"
+        "  answer on a line of its own after the socket's name\n",
         stderr);
   return 2;
 }
@@ -182,6 +188,90 @@ static int parse_timeout(const char *s) {
   return sec * 1000 < 1 ? 1 : (int)(sec * 1000);
 }
 
+/* One command to one socket: 0 ok, 1 the process answered an error, 2
+ * no answer (said why). The answer goes to stdout, after `label` when
+ * one is given. */
+static int ctl_one(const char *path, const char *line, size_t len, int timeout_ms,
+                   const char *label) {
+  int64_t deadline = now_ms() + timeout_ms;
+  int fd = open_socket(path, deadline);
+  if (fd < 0)
+    return 2;
+  if (check_listener(fd, path) != 0) {
+    close(fd);
+    return 2;
+  }
+  char answer[ANSWER_MAX];
+  int rc = send_line(fd, line, len, deadline);
+  if (rc != IO_TIMEOUT)
+    rc = read_answer(fd, answer, sizeof(answer), deadline);
+  close(fd); /* before reporting: a command not answered is not run later */
+  if (rc == IO_CLOSED) {
+    fprintf(stderr, "hoptrace ctl: %s: the process closed the connection "
+                    "without answering (it refuses connections from other "
+                    "users?)\n", path);
+    return 2;
+  }
+  if (rc != IO_OK) {
+    fprintf(stderr, "hoptrace ctl: no answer from %s within %.3g s; the "
+                    "command was not applied\n", path, timeout_ms / 1000.0);
+    return 2;
+  }
+  if (label != NULL)
+    printf("%s: ", label);
+  fputs(answer, stdout);
+  if (answer[strlen(answer) - 1] != '\n')
+    fputc('\n', stdout);
+  return strncmp(answer, "ok", 2) == 0 ? 0 : 1;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+#define EACH_MAX 1024 /* sockets in one directory */
+
+/* The command to every socket of dir, in name order, each within its own
+ * timeout: the worst outcome (2 also when dir holds no socket). */
+static int ctl_each(const char *dir, const char *line, size_t len, int timeout_ms) {
+  DIR *d = opendir(dir);
+  if (d == NULL) {
+    fprintf(stderr, "hoptrace ctl: --each %s: %s\n", dir, strerror(errno));
+    return 2;
+  }
+  char *paths[EACH_MAX];
+  size_t n = 0;
+  int worst = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char *p = NULL;
+    struct stat st;
+    if (e->d_name[0] == '.' || asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+      continue;
+    if (stat(p, &st) != 0 || !S_ISSOCK(st.st_mode) || n == EACH_MAX) {
+      if (n == EACH_MAX && stat(p, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        fprintf(stderr, "hoptrace ctl: --each %s: more than %d sockets; %s and later "
+                        "ones not asked\n", dir, EACH_MAX, p);
+        worst = 2;
+      }
+      free(p);
+      continue;
+    }
+    paths[n++] = p;
+  }
+  closedir(d);
+  if (n == 0) {
+    fprintf(stderr, "hoptrace ctl: --each %s: no control socket there\n", dir);
+    return 2;
+  }
+  qsort(paths, n, sizeof(paths[0]), by_name);
+  for (size_t i = 0; i < n; i++) {
+    int rc = ctl_one(paths[i], line, len, timeout_ms, paths[i]);
+    worst = rc > worst ? rc : worst;
+    free(paths[i]);
+  }
+  return worst;
+}
+
 int ctl_main(int argc, char **argv) {
   int timeout_ms = DEFAULT_TIMEOUT_MS;
   int first = 1;
@@ -192,6 +282,11 @@ int ctl_main(int argc, char **argv) {
       return 2;
     }
     first = 3;
+  }
+  const char *each = NULL;
+  if (argc - first > 1 && strcmp(argv[first], "--each") == 0) {
+    each = argv[first + 1];
+    first++;
   }
   if (argc - first < 2)
     return usage();
@@ -208,32 +303,6 @@ int ctl_main(int argc, char **argv) {
             LINE_MAX_BYTES);
     return 2;
   }
-  int64_t deadline = now_ms() + timeout_ms;
-  int fd = open_socket(path, deadline);
-  if (fd < 0)
-    return 2;
-  if (check_listener(fd, path) != 0) {
-    close(fd);
-    return 2;
-  }
-  char answer[ANSWER_MAX];
-  int rc = send_line(fd, line, (size_t)len, deadline);
-  if (rc != IO_TIMEOUT)
-    rc = read_answer(fd, answer, sizeof(answer), deadline);
-  close(fd); /* before reporting: a command not answered is not run later */
-  if (rc == IO_CLOSED) {
-    fprintf(stderr, "hoptrace ctl: %s: the process closed the connection "
-                    "without answering (it refuses connections from other "
-                    "users?)\n", path);
-    return 2;
-  }
-  if (rc != IO_OK) {
-    fprintf(stderr, "hoptrace ctl: no answer from %s within %.3g s; the "
-                    "command was not applied\n", path, timeout_ms / 1000.0);
-    return 2;
-  }
-  fputs(answer, stdout);
-  if (answer[strlen(answer) - 1] != '\n')
-    fputc('\n', stdout);
-  return strncmp(answer, "ok", 2) == 0 ? 0 : 1;
+  return each != NULL ? ctl_each(each, line, (size_t)len, timeout_ms)
+                     : ctl_one(path, line, (size_t)len, timeout_ms, NULL);
 }
