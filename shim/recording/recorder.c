@@ -201,6 +201,9 @@ static uint32_t epoch_now(void) {
       atomic_exchange_explicit(&seen_probes, probes, memory_order_relaxed) == probes)
     return ht_intern_epoch();
   uint32_t epoch = ht_intern_new_epoch();
+  /* written now: the next refresh is a period away (once an epoch: the
+   * clock read is not on the common path) */
+  atomic_store_explicit(&process_written_at, ht_clock_now(), memory_order_relaxed);
   write_process();
   return epoch;
 }
