@@ -200,6 +200,9 @@ flight-wrap) # flight mode with rings of 32 KiB a CPU that wrap 50 times
   # 50 wraps of that would take half an hour, so both are scaled down
   # here: a ring holding ~0.2 s, names written again every 20 ms
   wraps=50 dur=14 rate=500
+  # a sanitizer's build runs the cluster several times slower: fewer wraps
+  # in the same time, the same property checked
+  [[ -n ${HT_SANITIZE:-} ]] && wraps=30 dur=16
   [[ -n ${HT_TEST_SLOW:-} ]] && wraps=3 dur=20 rate=100
   HT_NAMES_REFRESH_MS=20 HT_FLIGHT=1 timeout -s KILL 150 "$hoptrace" record --flight --flight-size 32K \
     -o "$work/flight" -- bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" \
