@@ -1,7 +1,7 @@
 /* Breadcrumbs (traced_crumbs.h). One spin lock for the table: a note is
  * a hash, a compare and a few stores under it (every recorded span in
  * flight mode pays it), a claim is rare. URLs are interned once (a send's
- * URL is the peer's own string, so a pointer compare finds it first).
+ * URL is the peer's own string, so the pointer finds its entry first).
  * Must never: allocate but for a new URL, or block beyond the lock. */
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +52,11 @@ static crumb *slot_of(ts_crumbs *c, const ht_trace_context *ctx) {
 }
 
 /* The URL's index + 1; 0 when the table is full or memory ran out.
- * Lock held. */
+ * Lock held. The pointer is only a hint: a closed peer's string may be
+ * freed and its address reused for another URL. */
 static uint8_t url_index(ts_crumbs *c, const char *url) {
   for (unsigned i = 0; i < c->n_urls; i++)
-    if (c->url_seen[i] == url)
+    if (c->url_seen[i] == url && strcmp(c->url[i], url) == 0)
       return (uint8_t)(i + 1);
   for (unsigned i = 0; i < c->n_urls; i++)
     if (strcmp(c->url[i], url) == 0) {
