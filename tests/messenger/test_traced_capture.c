@@ -191,7 +191,10 @@ static void test_an_error_fires_a_capture(void **state) {
   assert_int_equal((int64_t)captures[0].note.value, HT_ENOTCONN);
   assert_string_equal(captures[0].origin, "client");
   assert_int_equal(n_sides, 1);
-  assert_memory_equal(&captures[0].ctx, &sides[0].ctx, sizeof(ht_trace_context));
+  /* field by field: the struct's padding is not written */
+  assert_int_equal(captures[0].ctx.trace_id_hi, sides[0].ctx.trace_id_hi);
+  assert_int_equal(captures[0].ctx.trace_id_lo, sides[0].ctx.trace_id_lo);
+  assert_int_equal(captures[0].ctx.span_id, sides[0].ctx.span_id);
   call(p, "fast"); /* ok: fires nothing */
   recorder_wait(&n_sides, 3);
   assert_int_equal(n_captures, 1);
@@ -327,7 +330,11 @@ static void test_policy_text(void **state) {
   assert_string_equal(buf, "slow-client=2000000000ns,error");
   ht_capture_policy q;
   assert_int_equal(ht_capture_policy_parse(buf, &q), 0);
-  assert_memory_equal(&p, &q, sizeof(p));
+  assert_int_equal(p.slow_client_ns, q.slow_client_ns);
+  assert_int_equal(p.slow_server_ns, q.slow_server_ns);
+  assert_int_equal(p.errors, q.errors);
+  assert_int_equal(p.adaptive_client, q.adaptive_client);
+  assert_int_equal(p.adaptive_server, q.adaptive_server);
   assert_int_equal(ht_capture_policy_format(&p, buf, 8), HT_ENOSPC);
   assert_int_equal(ht_capture_policy_parse("off", &p), 0);
   assert_int_equal(ht_capture_policy_format(&p, buf, sizeof(buf)), 0);
