@@ -3,6 +3,7 @@
  * length is bounded, nothing is allocated, and a bad line gets an
  * "error" answer, never a crash or a partial change.
  * Must never: apply part of a command, or echo input unbounded. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "hoptrace/error.h"
 #include "hoptrace/sampler.h"
 #include "hoptrace/traced.h"
+#include "common/hex.h"
 
 #define MAX_TOKENS 16
 
@@ -190,25 +192,20 @@ static int cmd_change(cmd_line *c, answer *a) {
   return commit(&cfg, a);
 }
 
-/* A 128-bit trace id in 32 hex digits (16: a 64-bit one). */
+/* A 128-bit trace id in 32 hex digits (16: a 64-bit one), either case. */
 static bool parse_trace_id(const char *s, ht_trace_context *ctx) {
   size_t n = strlen(s);
+  char lower[32];
+  uint64_t hi = 0, lo = 0;
   if (n != 16 && n != 32)
     return false;
-  uint64_t w[2] = {0, 0};
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    unsigned v = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
-                 : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                 : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-                                        : 16u;
-    if (v == 16)
-      return false;
-    uint64_t *word = &w[n == 32 && i < 16 ? 0 : 1];
-    *word = *word << 4 | v;
-  }
-  *ctx = (ht_trace_context){.trace_id_hi = w[0], .trace_id_lo = w[1]};
-  return w[0] != 0 || w[1] != 0;
+  for (size_t i = 0; i < n; i++)
+    lower[i] = (char)tolower((unsigned char)s[i]);
+  if ((n == 32 && !ht_hex_parse_u64(lower, 16, &hi)) ||
+      !ht_hex_parse_u64(lower + n - 16, 16, &lo))
+    return false;
+  *ctx = (ht_trace_context){.trace_id_hi = hi, .trace_id_lo = lo};
+  return hi != 0 || lo != 0;
 }
 
 static void put_capture_state(answer *a) {

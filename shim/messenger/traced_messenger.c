@@ -261,8 +261,9 @@ static void spread_capture(ts_state *st, const ht_trace_context *ctx, int rc,
     return;
   ht_trace_context notice = *ctx;
   notice.flags &= ~HT_FLAG_CAPTURE;
+  uint64_t now = n > 0 ? ht_clock_now() : 0;
   for (int i = 0; i < n; i++) {
-    bool sent = ht_shim_crumbs_rate(st->crumbs, 0, ht_clock_now()) &&
+    bool sent = ht_shim_crumbs_rate(st->crumbs, 0, now) &&
                 ht_transport_notice(m, urls[i], &notice, (int32_t)hops + 1) == 0;
     ht_counter_add(sent ? HT_CTR_NOTICES_SENT : HT_CTR_NOTICES_DROPPED, 1);
   }

@@ -61,6 +61,25 @@ static void test_changes(void **state) {
   assert_non_null(strstr(reply, "ratio=0.5"));
 }
 
+/* Captures by hand: a trace id of 16 or 32 hex digits, either case, or
+ * none; anything else refused. */
+static void test_capture_by_hand(void **state) {
+  (void)state;
+  assert_int_equal(run("capture"), 0);
+  assert_non_null(strstr(reply, "captures_fired="));
+  assert_int_equal(run("capture 00000000000000000000000000000042"), 0);
+  assert_int_equal(run("capture ABCDEF0123456789"), 0);
+  assert_int_equal(run("capture 0000000000000000"), HT_EINVAL);
+  assert_int_equal(run("capture 12345"), HT_EINVAL);
+  assert_int_equal(run("capture 0123456789abcdefg123456789abcdef"), HT_EINVAL);
+  assert_int_equal(run("capture 1 2"), HT_EINVAL);
+  assert_int_equal(run("capture-policy slow-client=p99.9,error"), 0);
+  assert_non_null(strstr(reply, "capture=slow-client=p99.9,error"));
+  assert_int_equal(run("capture-policy bogus"), HT_EINVAL);
+  assert_int_equal(run("capture-policy off"), 0);
+  assert_int_equal(run("flight maybe"), HT_EINVAL);
+}
+
 /* Every bad line: an error answer and no change at all. */
 static void test_bad_input_changes_nothing(void **state) {
   (void)state;
@@ -314,6 +333,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_and_help),
       cmocka_unit_test(test_changes),
+      cmocka_unit_test(test_capture_by_hand),
       cmocka_unit_test(test_bad_input_changes_nothing),
       cmocka_unit_test(test_socket),
       cmocka_unit_test(test_thread_blocks_signals),
