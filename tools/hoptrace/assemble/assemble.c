@@ -120,16 +120,30 @@ static int is_complete(const assembler *a, const trace *t) {
   return 1;
 }
 
-/* 1 when following parents from s comes back to s (a corrupt or hostile
- * trace can name its own descendant as parent). */
-static int in_cycle(const span *s, size_t n_spans) {
-  const span *p = s->parent;
-  for (size_t steps = 0; p != NULL && steps <= n_spans; steps++) {
-    if (p == s)
-      return 1;
-    p = p->parent;
+/* Cuts every parent cycle (a corrupt or hostile trace can name its own
+ * descendant as parent) in one pass over the trace: each span is walked
+ * through once, so a chain of a million spans costs a million steps, not
+ * a walk to the root from every span. A walk marks the spans it passes;
+ * meeting its own mark again closes a cycle, cut at the span that closed
+ * it (every span of the walk stays reachable for the second pass, which
+ * marks them done). n_children is the mark: it is counted only later. */
+enum { WALK_NONE, WALK_ON_PATH, WALK_DONE };
+
+static void cut_cycles(trace *t) {
+  for (size_t i = 0; i < t->n_spans; i++) {
+    span *s = t->spans[i], *p = s, *last = NULL;
+    while (p != NULL && p->n_children == WALK_NONE) {
+      p->n_children = WALK_ON_PATH;
+      last = p;
+      p = p->parent;
+    }
+    if (p != NULL && p->n_children == WALK_ON_PATH)
+      last->parent = NULL;
+    for (p = s; p != NULL && p->n_children == WALK_ON_PATH; p = p->parent)
+      p->n_children = WALK_DONE;
   }
-  return p != NULL; /* longer than the trace: a cycle above s */
+  for (size_t i = 0; i < t->n_spans; i++)
+    t->spans[i]->n_children = 0;
 }
 
 const char *capture_reason(uint8_t why) {
@@ -268,11 +282,7 @@ static int resolve(assembler *a, trace *t) {
     span *s = t->spans[i];
     s->parent = s->parent_id ? find_span(a, t, s->parent_id) : NULL;
   }
-  for (size_t i = 0; i < t->n_spans; i++) {
-    span *s = t->spans[i];
-    if (s->parent != NULL && in_cycle(s, t->n_spans))
-      s->parent = NULL;
-  }
+  cut_cycles(t);
   for (size_t i = 0; i < t->n_spans; i++) {
     span *s = t->spans[i];
     if (!s->started || !s->ended)
