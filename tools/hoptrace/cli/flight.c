@@ -206,6 +206,7 @@ static void take(flight *f, const fl_batch *b) {
   if (rc == 0)
     rc = lttng_snapshot_record(f->session, out, 1);
   int64_t done = mono_ns();
+  s.written_ns = wall_ns();
   lttng_snapshot_output_destroy(out);
   if (rc < 0)
     snprintf(err, sizeof(err), "%s", lttng_strerror(rc));

@@ -25,6 +25,7 @@ typedef struct fl_trace {
 typedef struct fl_snap {
   char name[96];      /* its directory under DIR (the relay's: its prefix) */
   int64_t at_ns;      /* wall clock when it started, ns since the epoch */
+  int64_t written_ns; /* wall clock when lttng had written it */
   uint64_t triggers;  /* triggers it captured (the first and coalesced) */
   double latency_ms;  /* first trigger's notification -> written */
   fl_trace traces[FL_SNAP_TRACES];

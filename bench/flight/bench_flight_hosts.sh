@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Flight recorder across simulated hosts: from a trigger's firing to its
+# trace's snapshot written, on the host that fired it and on every host
+# the trace touched. Three hosts (network namespaces, a session daemon
+# and a flight recorder each, snapshots to one relay), the demo's 3
+# clients at 250 ops/s, osd.1 slow on 0.5 % of its writes (+20 ms), the
+# recorders' defaults (2 snapshots a second, coalescing, 1 s at most
+# waiting for the rate limit), --skew none so that every host's trace
+# clock is the one kernel clock.
+#
+# Trigger time: the `capture` event with hops 0 (the process that fired),
+# its timestamp as babeltrace2 reads it (epoch ns). Written: the host's
+# capture.json `written_ns` of the first snapshot holding that host's
+# `capture` event of the trace (a notice that reached it, or its own).
+# A trace is counted on every host where a capture event of it was
+# recorded; a trace with no snapshot on some host it reached counts as
+# not written there (the check of completeness itself is the cluster
+# flight test's).
+# Prints a table and writes bench/results/flight-hosts.txt.
+# usage: bench/flight/bench_flight_hosts.sh [BUILD_DIR] [SECONDS (20)]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+seconds=${2:-20}
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-flight-hosts-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+bash "$src/examples/client-osd-sim/run-hosts.sh" --build "$build" --out "$work/run" \
+  --skew none --duration "$seconds" --clients 3 --rate 250 --flight \
+  --capture slow-client=20ms,error \
+  --cluster-arg --slow-osd --cluster-arg 1 --cluster-arg --slow-ms --cluster-arg 20 \
+  --cluster-arg --slow-pct --cluster-arg 0.5 > "$work/run.log" 2>&1 ||
+  { tail -30 "$work/run.log" >&2; exit 1; }
+
+python3 "$src/bench/flight/flight_hosts.py" "$src" "$work/run" "$src/bench/results/flight-hosts.txt"
