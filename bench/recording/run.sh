@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of recording one RPC hop, beside Blkin's figures (issue 16): runs
+# Cost of recording one RPC hop, beside Blkin's figures: runs
 # bench_recording's hops (span API, traced and plain messenger) in real
 # LTTng sessions set up as `hoptrace record` sets them up, with and
 # with vpid and vtid contexts added (which it added before the events
@@ -155,7 +155,7 @@ done
   echo "# events, bytes: one session per row, $hops hops (+$warm warm-up); hoptrace:* events (babeltrace2), stream files without metadata and index/"
   echo "# sessions: as \`hoptrace record\`: user-space channel, per-user buffers, $nsubbuf x $subbuf sub-buffers a CPU, hoptrace:*; only this process tracked"
   echo "# other LTTng sessions active meanwhile: $others"
-  echo "# Blkin: quoted from issue 16 (measured elsewhere with callgrind, not on this machine)"
+  echo "# Blkin: quoted (measured elsewhere with callgrind, not on this machine)"
   echo "# $(lttng --version | head -1), lttng-ust $(dpkg-query -W -f='${Version}' liblttng-ust1 2>/dev/null || echo '?'), $(valgrind --version)"
 } >>"$out/figures"
 "$bin" report "$out/figures"

@@ -6,7 +6,7 @@
 
 #include "bench_report.h"
 
-/* Issue 16: Blkin (Ceph's Dapper on LTTng), measured elsewhere with
+/* Blkin (Ceph's Dapper on LTTng), measured elsewhere with
  * callgrind; quoted, not re-measured here. */
 #define BLKIN_INSTR 9466.0
 #define BLKIN_EVENTS 5.0
@@ -155,7 +155,7 @@ int table_write(const char *path) {
   }
   bench_report_line(rep, "\n%-46s %-10s %6s %6s %6s  %-40s %s\n", "per hop", "contexts",
                     "instr", "events", "bytes", "goal", "result");
-  row(rep, "Blkin (quoted, issue 16)", "-", BLKIN_INSTR, BLKIN_EVENTS, BLKIN_BYTES, "-",
+  row(rep, "Blkin (quoted)", "-", BLKIN_INSTR, BLKIN_EVENTS, BLKIN_BYTES, "-",
       "-");
   for (int lib = 0; lib < N_LIBS; lib++)
     hoptrace_rows(rep, lib);

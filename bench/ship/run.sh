@@ -3,7 +3,7 @@
 # on loopback that discards (tests/ship/receiver/receiver.js --discard 1:
 # each request read and answered 200, nothing decoded), so the figure is
 # the tool's: reading, assembling, encoding, compressing, posting.
-# Goal (issue 18): >= 200,000 spans/s on 2 CPUs. Seconds: best of 3 runs
+# Goal: >= 200,000 spans/s on 2 CPUs. Seconds: best of 3 runs
 # (the machine is shared and noisy); peak memory: the maximum RSS of the
 # hoptrace process (GNU time %M; its decoder processes not included).
 # Prints a table and writes bench/results/ship.txt.

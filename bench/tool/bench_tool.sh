@@ -15,7 +15,7 @@
 #           once whatever the size of the trace.
 #   messenger: the traced messenger (schema 3: one event a span side),
 #           bench_recording's request/reply pair, 400,000 requests: the
-#           spans a second the tool exports (issue 16: >= 500,000).
+#           spans a second the tool exports (goal: >= 500,000).
 # The span-API traces above write about 7 events a span (schema 1).
 # Seconds: best of 3 runs (the machines are shared and noisy). Memory: the
 # sum of the proportional set size (PSS) of hoptrace and its decoder

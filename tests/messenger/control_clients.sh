@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The control socket of a real traced process (traced_node) under careless
-# and hostile clients, driven by the real `hoptrace ctl` (issue 17):
+# and hostile clients, driven by the real `hoptrace ctl`:
 #  - idle and half-sent connections (more of them than the socket serves
 #    at once) never delay a `ctl` command;
 #  - a newline or control byte inside an argument is refused by ctl;

@@ -219,7 +219,7 @@ static void test_socket(void **state) {
   rmdir(dir);
 }
 
-/* Several clients at once (issue 17): idle connections, more of them than
+/* Several clients at once: idle connections, more of them than
  * are served at once, delay no other client; a command whose client hung
  * up before it ran is not applied; a half-closed client (no more
  * commands) still gets its answer. */

@@ -1,5 +1,5 @@
 /* Trace context comparison and sampling state, including NULL arguments
- * (issue 17: both used to crash on NULL). */
+ * (both used to crash on NULL). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

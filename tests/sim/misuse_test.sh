@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The simulator's programs used carelessly or attacked (issue 17, items
+# The simulator's programs used carelessly or attacked (items
 # 10, 12, 13): real processes on loopback, each bounded by `timeout`.
 #
 # usage: misuse_test.sh MODE BINDIR WORKDIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A failed export looks failed (issue 17, item 4): a real two-CPU
+# A failed export looks failed: a real two-CPU
 # recording with one stream file truncated must fail the same way with
 # one decoder and with several (exit 1, the same message naming the
 # user's trace directory, never a decoder's link directory), leave no

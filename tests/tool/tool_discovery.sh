@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trace discovery under careless input (issue 17, item 6): symbolic links
+# Trace discovery under careless input: symbolic links
 # below an input are not followed (a link out of the tree, or a loop of
 # links, cost neither a foreign trace nor an endless walk), the depth is
 # bounded (a trace 8 levels below the input is found, 9 levels not), and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tool under careless use (issue 17, items 1, 3, 11, 13): an
+# The tool under careless use: an
 # interrupted run fails and leaves no complete-looking output; -o FILE is
 # replaced only by a finished run; a bad input or an output inside the
 # input costs no file; a full disk is reported as such; lax numbers and

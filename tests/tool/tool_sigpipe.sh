@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The output's reader misbehaving (issue 17, item 9), on a real two-CPU
+# The output's reader misbehaving, on a real two-CPU
 # recording big enough that the decoders are still at work: `| head`
 # (EPIPE) is a clear error, exit 2; a closed stdout is refused; a reader
 # that never reads does not keep SIGINT from ending the run (exit 130,

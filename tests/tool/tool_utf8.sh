@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One hostile request must not poison the exports (issue 17, item 2): a
+# One hostile request must not poison the exports: a
 # real process records spans whose operation is invalid UTF-8 with
 # terminal control bytes; every format's output must decode as strict
 # UTF-8, the replacements be counted in the summary, and report's text

@@ -1,4 +1,4 @@
-/* A listen that fails says why (issue 27): a TCP port already taken is
+/* A listen that fails says why: a TCP port already taken is
  * HT_EADDRINUSE, a Unix path the caller may not use (a directory it
  * cannot write, another user's socket in a sticky directory) is
  * HT_EACCES (for the control socket too), a directory that does not

@@ -39,7 +39,7 @@ static void unknown_and_zero_codes_have_fallbacks(void **state) {
   assert_string_equal(ht_err_name(HT_EFRAMETOOBIG), "HT_EFRAMETOOBIG");
 }
 
-/* Values are part of the ABI: -28 stays retired (issue 27 added these). */
+/* Values are part of the ABI: -28 stays retired (the newer codes came after it). */
 static void listen_codes_keep_their_values(void **state) {
   (void)state;
   assert_int_equal(HT_EADDRINUSE, -29);
