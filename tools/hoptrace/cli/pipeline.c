@@ -264,6 +264,11 @@ static void summary(const bt_source_stats *src, const assembler_stats *st,
             "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
             "(desc/peer events) are not in this trace\n",
             src->unresolved_names);
+  if (src->foreign_names > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " name events (process/desc/peer) naming another process than"
+            " the one that wrote them (their vpid context): ignored\n",
+            src->foreign_names);
   if (st->invalid_prob_traces > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " traces whose root recorded an impossible sampling probability"

@@ -52,6 +52,7 @@
 #include "cli/record_world.h"
 #include "cli/spawn.h"
 #include "read/bt_source.h"
+#include "recording/hoptrace_schema.h"
 
 /* A relay daemon we started outlives the session by this much, so that a
  * live viewer still gets the last packets before it goes. */
@@ -113,6 +114,47 @@ static void session_filter(const record_options *o, char *buf, size_t cap) {
     snprintf(buf + n, cap - n, ")");
 }
 
+/* The events that name a process's ids. Any process can write them
+ * with any vpid field; LTTng's vpid context says who wrote them, so they
+ * get a channel of their own with that context (a few events a second:
+ * the spans' channel stays without contexts, at its cost). */
+#define NAME_EVENTS "hoptrace:process,hoptrace:desc,hoptrace:peer"
+
+/* Every other event of the schema, named (not `hoptrace:*` with an
+ * exclusion: lttng-sessiond 2.13 crashed on that in a session with a
+ * trigger). */
+#define EVENT_NAME(event, fields) "hoptrace:" #event,
+static const char *const schema_events[] = {HT_SCHEMA_EVENTS(EVENT_NAME)};
+#undef EVENT_NAME
+
+static void span_events(char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof(schema_events) / sizeof(schema_events[0]); i++) {
+    const char *e = schema_events[i];
+    char item[64];
+    snprintf(item, sizeof(item), "%s,", e);
+    if (strstr(NAME_EVENTS ",", item) == NULL && n < cap)
+      n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "," : "", e);
+  }
+}
+
+static int names_channel(const char *sess, const record_options *o, const char *mode,
+                         const char *flt) {
+  char sub[64], num[64];
+  /* a process names at most 2^16 ids; its names come again each second */
+  snprintf(sub, sizeof(sub), "--subbuf-size=%s", o->flight ? "64K" : "256K");
+  snprintf(num, sizeof(num), "--num-subbuf=%d", 4);
+  return lttng((const char *[]){"enable-channel", sess, "--userspace", "--buffers-uid", sub,
+                                num, "hoptrace_names", mode, NULL}) != 0 ||
+                 lttng((const char *[]){"add-context", sess, "--userspace",
+                                        "--channel=hoptrace_names", "--type=vpid", NULL}) != 0 ||
+                 lttng((const char *[]){"enable-event", sess, "--userspace",
+                                        "--channel=hoptrace_names", NAME_EVENTS, flt, NULL}) != 0
+             ? -1
+             : 0;
+}
+
 /* One session: to disk (dir) or live (url). */
 static int setup_session(const char *name, const record_options *o, const char *dir,
                          const char *url) {
@@ -159,8 +201,11 @@ static int setup_session(const char *name, const record_options *o, const char *
   }
   session_filter(o, filter, sizeof(filter));
   snprintf(flt, sizeof(flt), "--filter=%s", filter);
+  char events[512];
+  span_events(events, sizeof(events));
   if (lttng((const char *[]){"enable-event", sess, "--userspace", "--channel=hoptrace",
-                             "hoptrace:*", filter[0] ? flt : NULL, NULL}) != 0 ||
+                             events, filter[0] ? flt : NULL, NULL}) != 0 ||
+      names_channel(sess, o, mode ? mode : timer, filter[0] ? flt : NULL) != 0 ||
       lttng((const char *[]){"start", name, NULL}) != 0)
     return -1;
   return 0;

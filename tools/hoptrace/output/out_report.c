@@ -514,6 +514,9 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
           src->discarded_events, src->discarded_packets, st->lossy_traces);
   ob_printf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
   ob_printf(out, "  span sides unnamed (no table):    %" PRIu64 "\n", src->unresolved_names);
+  if (src->foreign_names > 0)
+    ob_printf(out, "  name events for another process:  %" PRIu64 " (ignored)\n",
+              src->foreign_names);
   if (o->unrecorded_samples)
     ob_printf(out, "  latency samples not counted (out of memory): %" PRIu64 "\n",
             o->unrecorded_samples);

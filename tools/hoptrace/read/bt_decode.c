@@ -390,6 +390,7 @@ int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
   *out = (hop_event){.kind = m->kind};
   if (m->hop == 2) {
     decode_context(d, event, m, out);
+    int64_t writer = out->vpid; /* LTTng's vpid context: who wrote it */
     const bt_clock_snapshot *snap =
         m->has_clock ? bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
     int rc = schema2_decode(m->s2_event, m->s2_members, st,
@@ -398,6 +399,11 @@ int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
     if (rc == 1 && out->kind == HOP_SPAN_SIDE &&
         ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0))
       return -1;
+    /* a process names its own ids only: the field is what the writer
+     * claims, the context what LTTng saw */
+    if (rc == 1 && writer >= 0 && out->vpid != writer &&
+        (out->kind == HOP_DESC || out->kind == HOP_PEER || out->kind == HOP_PROCESS))
+      return BT_DECODE_FOREIGN_NAME;
     return rc;
   }
   if (!get_u64(st, m, F_TRACE_HI, &out->trace_hi) ||

@@ -12,8 +12,13 @@ typedef struct bt_decoder bt_decoder;
 bt_decoder *bt_decoder_new(void);
 void bt_decoder_free(bt_decoder *decoder);
 
+/* A name event (process, desc, peer) whose vpid field is not the vpid
+ * context LTTng recorded with it: a process naming another's ids. */
+#define BT_DECODE_FOREIGN_NAME (-2)
+
 /* 1: *out is a hoptrace event (valid until the next call); 0: not a
- * hoptrace event; -1: a hoptrace event missing required fields. */
+ * hoptrace event; -1: a hoptrace event missing required fields;
+ * BT_DECODE_FOREIGN_NAME. */
 int bt_decoder_decode(bt_decoder *decoder, const bt_message *msg,
                       hop_event *out);
 

@@ -80,7 +80,9 @@ static int handle(run_state *st, const bt_message *msg) {
     st->stats->events++;
     hop_event ev;
     int rc = bt_decoder_decode(st->decoder, msg, &ev);
-    if (rc < 0)
+    if (rc == BT_DECODE_FOREIGN_NAME)
+      st->stats->foreign_names++;
+    else if (rc < 0)
       st->stats->malformed_events++;
     if (rc <= 0)
       return 0;

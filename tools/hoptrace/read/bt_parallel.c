@@ -289,6 +289,7 @@ static int advance(decoder *d, char *err, size_t err_len) {
 static void add_stats(bt_source_stats *sum, const bt_source_stats *s) {
   sum->events += s->events;
   sum->malformed_events += s->malformed_events;
+  sum->foreign_names += s->foreign_names;
   sum->discarded_events += s->discarded_events;
   sum->discarded_packets += s->discarded_packets;
 }

@@ -21,6 +21,9 @@ typedef struct bt_source_stats {
   uint64_t events;            /* every event read, hoptrace or not */
   uint64_t hop_events;        /* hoptrace:* events decoded */
   uint64_t malformed_events;  /* hoptrace:* events missing fields */
+  uint64_t foreign_names;     /* name events naming another process's
+                                 ids (their vpid context says who wrote
+                                 them): dropped */
   uint64_t discarded_events;  /* lost by LTTng (ring buffer full) */
   uint64_t discarded_packets; /* lost by LTTng (whole packets) */
   uint64_t trace_dirs;        /* CTF traces found (file input) */

@@ -1,0 +1,155 @@
+/* Test helper: a hostile traced process. It defines its own LTTng-UST
+ * provider `hoptrace` from the same schema (recording/hoptrace_tp.h, so
+ * the same event names and field layout as libhoptrace's) and writes raw
+ * events with hostile values, as any process of a traced host can. It
+ * never loads libhoptrace-tp.so: two providers of one name in a process
+ * conflict. One attack a run:
+ *
+ *   hostile_events --desc-flood N    N desc events (ids 1..N, each its own
+ *                                    name) for one span
+ *   hostile_events --huge N [--bytes B]
+ *                                    N single-span traces, each with a name
+ *                                    and a string tag of B bytes (1 MiB)
+ *   hostile_events --traces N        N single-span traces, as fast as it can
+ *   hostile_events --forge-vpid PID [--ids K]
+ *                                    desc and peer events (ids 1..K, 1024)
+ *                                    and a process event claiming process
+ *                                    PID's vpid, every name "FORGED"
+ *
+ * Its own names (process, desc 1) are written first, under its own vpid.
+ * Prints what it wrote; exit 0 when the attack ran. */
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#include "recording/hoptrace_tp.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint32_t vpid, vtid;
+static uint64_t next_id = 1;
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts); /* LTTng-UST's default clock */
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void own_names(void) {
+  ht_rec_process p = {.schema = HT_SCHEMA_VERSION, .procname = "hostile_events", .vpid = vpid};
+  lttng_ust_tracepoint(hoptrace, process, &p);
+  ht_rec_desc d = {.id = 1, .vpid = vpid, .kind = 1, .name = "hostile_op",
+                   .service = "hostile", .endpoint = "tcp://127.0.0.1:1"};
+  lttng_ust_tracepoint(hoptrace, desc, &d);
+}
+
+/* A root span side of a trace of its own, named by desc id `desc`. */
+static void root_span(uint32_t desc, uint64_t *trace_lo) {
+  uint64_t id = next_id++;
+  *trace_lo = id;
+  ht_rec_span s = {.rec = {HT_REC_NAMES_VPID_OF(desc, 0, vpid),
+                           HT_REC_VTID_FLAGS_STATUS_OF(vtid, 1 /* sampled */, 0),
+                           0x4057, id, id, 0, now_ns() - 1000}};
+  lttng_ust_tracepoint(hoptrace, span, &s);
+}
+
+static void desc_flood(long n) {
+  char name[32];
+  for (long i = 1; i <= n; i++) {
+    snprintf(name, sizeof(name), "flood_%ld", i);
+    ht_rec_desc d = {.id = (uint32_t)i, .vpid = vpid, .kind = 1, .name = name,
+                     .service = "hostile", .endpoint = "tcp://127.0.0.1:1"};
+    lttng_ust_tracepoint(hoptrace, desc, &d);
+  }
+  uint64_t lo;
+  root_span(1, &lo);
+  printf("hostile_events: %ld desc events, 1 span\n", n);
+}
+
+static int huge(long n, long bytes) {
+  char *text = malloc((size_t)bytes + 1);
+  if (text == NULL)
+    return -1;
+  for (long i = 0; i < n; i++) {
+    memset(text, 'a' + (int)(i % 26), (size_t)bytes);
+    text[bytes] = '\0';
+    char head[24];
+    int n = snprintf(head, sizeof(head), "%010ld", i); /* each its own string */
+    memcpy(text, head, (size_t)n);
+    uint64_t id = next_id++;
+    ht_rec_tag_s t = {.ids = {0x4057, id, id, 0}, .key = "huge", .value = text};
+    lttng_ust_tracepoint(hoptrace, tag_s, &t);
+    ht_rec_span_s s = {.side = {0, vpid, HT_SIDE_VTID_FLAGS_OF(vtid, 1), 0},
+                       .at = {0x4057, id, id, 0, now_ns() - 1000},
+                       .kind = 1, .name = text, .service = "hostile",
+                       .endpoint = "", .peer_text = ""};
+    lttng_ust_tracepoint(hoptrace, span_s, &s);
+  }
+  free(text);
+  printf("hostile_events: %ld spans with %ld-byte strings\n", n, bytes);
+  return 0;
+}
+
+static void traces(long n) {
+  uint64_t lo;
+  for (long i = 0; i < n; i++)
+    root_span(1, &lo);
+  printf("hostile_events: %ld single-span traces\n", n);
+}
+
+static void forge(uint32_t victim, long ids) {
+  ht_rec_process p = {.schema = HT_SCHEMA_VERSION, .procname = "FORGED", .vpid = victim};
+  lttng_ust_tracepoint(hoptrace, process, &p);
+  for (long i = 1; i <= ids; i++) {
+    ht_rec_desc d = {.id = (uint32_t)i, .vpid = victim, .kind = 1, .name = "FORGED",
+                     .service = "FORGED", .endpoint = "FORGED"};
+    lttng_ust_tracepoint(hoptrace, desc, &d);
+    ht_rec_peer e = {.id = (uint32_t)i, .vpid = victim, .text = "FORGED"};
+    lttng_ust_tracepoint(hoptrace, peer, &e);
+  }
+  printf("hostile_events: %ld desc and peer events naming vpid %u\n", ids, victim);
+}
+
+int main(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"desc-flood", required_argument, NULL, 'd'}, {"huge", required_argument, NULL, 'h'},
+      {"bytes", required_argument, NULL, 'b'},      {"traces", required_argument, NULL, 't'},
+      {"forge-vpid", required_argument, NULL, 'f'}, {"ids", required_argument, NULL, 'i'},
+      {NULL, 0, NULL, 0}};
+  long flood = 0, n_huge = 0, bytes = 1 << 20, n_traces = 0, victim = 0, ids = 1024;
+  for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+    long v = optarg != NULL ? strtol(optarg, NULL, 10) : 0;
+    switch (c) {
+    case 'd': flood = v; break;
+    case 'h': n_huge = v; break;
+    case 'b': bytes = v; break;
+    case 't': n_traces = v; break;
+    case 'f': victim = v; break;
+    case 'i': ids = v; break;
+    default:
+      return 2;
+    }
+  }
+  if ((flood > 0) + (n_huge > 0) + (n_traces > 0) + (victim > 0) != 1 || bytes < 16 ||
+      ids < 1 || victim > UINT32_MAX) {
+    fprintf(stderr, "usage: hostile_events --desc-flood N | --huge N [--bytes B] | "
+                    "--traces N | --forge-vpid PID [--ids K]\n");
+    return 2;
+  }
+  vpid = (uint32_t)getpid();
+  vtid = (uint32_t)syscall(SYS_gettid);
+  own_names();
+  if (flood > 0)
+    desc_flood(flood);
+  else if (n_huge > 0 && huge(n_huge, bytes) != 0)
+    return 1;
+  else if (n_traces > 0)
+    traces(n_traces);
+  else if (victim > 0)
+    forge((uint32_t)victim, ids);
+  return 0;
+}
