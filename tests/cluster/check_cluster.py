@@ -17,6 +17,9 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tool"))
+import chrome_parsed  # noqa: E402
+
 BOUND_WIDTH_NS = 100_000   # a pair's offset interval, at most
 DRIFT_PPM = 10.0           # drift recovered within
 # the issue's yardstick; a sanitizer build runs 2-3x slower and its two
@@ -131,17 +134,21 @@ def norm_otlp(spans):
 
 
 def norm_chrome(path, kinds):
-    """kinds: span id -> kind (Chrome's events carry none)."""
+    """kinds: span id -> kind (Chrome's events carry none). Read as a JSON
+    reader holds it (doubles): exact, annotations inside their slice, no
+    partly overlapping slices (chrome_parsed.py), or a failure."""
+    origin, _, instants = chrome_parsed.check(path, fail)
+    note("chrome: %d instants inside their slice after json.load" % instants)
     doc = json.load(open(path))
-    events = doc["traceEvents"] if isinstance(doc, dict) else doc
     out = []
-    for e in events:
+    for e in doc["traceEvents"]:
         if e.get("ph") != "X":
             continue
         a = e["args"]
+        start = origin + round(e["ts"] * 1000)
         out.append({"trace": a["trace_id"], "id": a["span_id"], "parent": a["parent_span_id"],
-                    "kind": kinds.get(a["span_id"], ""), "start": round(e["ts"] * 1000),
-                    "end": round((e["ts"] + e["dur"]) * 1000)})
+                    "kind": kinds.get(a["span_id"], ""), "start": start,
+                    "end": start + round(e["dur"] * 1000)})
     return out
 
 
@@ -295,9 +302,9 @@ def check_align(skewed, control):
     # 3. nesting in every output
     check_nesting("zipkin", norm_zipkin(zipkin), ROUNDING_NS)
     check_nesting("otlp", norm_otlp(otlp), 0)
-    # Chrome's microseconds are doubles near 1.8e15: a fraction of a microsecond
+    # Chrome's microseconds relative to its origin: exact ns once parsed
     kinds = {s["id"]: s["kind"] for s in norm_otlp(otlp)}
-    check_nesting("chrome", norm_chrome(skewed + "/chrome-trace.json", kinds), ROUNDING_NS)
+    check_nesting("chrome", norm_chrome(skewed + "/chrome-trace.json", kinds), 0)
     check_nesting("waterfall", norm_html(skewed + "/waterfall.html"), ROUNDING_NS)
     # 4. request net+queue per host pair: as on true time in the same run
     # (what the alignment alone can get wrong), and as in the control run

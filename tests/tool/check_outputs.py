@@ -7,10 +7,13 @@ while the session recorded (the session takes every process of the
 user) are counted and left out of the comparison.
 
 usage: check_outputs.py EXPECT ZIPKIN OTLP CHROME REPORT"""
-import decimal
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chrome_parsed  # noqa: E402
 
 
 def fail(msg):
@@ -177,46 +180,20 @@ def otlp_times(path):
     return times
 
 
-def partial_overlaps(slices):
-    """Pairs of (start, end) in one track that overlap without nesting."""
-    bad, stack = 0, []
-    for start, end in sorted(slices, key=lambda x: (x[0], -x[1])):
-        while stack and stack[-1] <= start:
-            stack.pop()
-        if stack and end > stack[-1]:
-            bad += 1
-        stack.append(end)
-    return bad
-
-
 def check_chrome_exact(path, times):
     """Chrome: every ts/dur is integer ns / 1000 with three decimals (the
-    OTLP export's ns), annotations fall inside their span on its track, and
-    no two complete events of one (pid, tid) partly overlap."""
+    OTLP export's ns, less the origin), exact once parsed as doubles,
+    annotations inside their span on its track, no two complete events of
+    one (pid, tid) partly overlapping (chrome_parsed.py)."""
     text = open(path).read()
     for m in re.finditer(r'"(ts|dur)":(-?[0-9.eE+]+)', text):
         if not re.fullmatch(r"-?[0-9]+\.[0-9]{3}", m.group(2)):
             fail("chrome: %s %s is not us with three decimals" % m.groups())
-    events = json.loads(text, parse_float=decimal.Decimal)["traceEvents"]
-    ns = lambda v: int(v * 1000)
-    spans, tracks = {}, {}
-    for e in (e for e in events if e["ph"] == "X"):
-        key = (e["args"]["trace_id"], e["args"]["span_id"])
-        start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
-        spans[(e["pid"], key[1])] = (e["tid"], start, end)
-        tracks.setdefault((e["pid"], e["tid"]), []).append((start, end))
+    _, spans, instants = chrome_parsed.check(path, fail)
+    for key, (start, end) in spans.items():
         if key in times and (start, end) != times[key][:2]:
             fail("chrome: span %s at [%d, %d] ns, otlp says %r" % (key[1], start, end, times[key][:2]))
-    bad = sum(partial_overlaps(v) for v in tracks.values())
-    if bad:
-        fail("chrome: %d complete events partly overlap another of their track" % bad)
-    instants = [e for e in events if e["ph"] == "i"]
-    for e in instants:
-        tid, start, end = spans[(e["pid"], e["args"]["span_id"])]
-        if e["tid"] != tid or not start <= ns(e["ts"]) <= end:
-            fail("chrome: annotation %s at %d ns outside its span [%d, %d] or track" % (
-                e["name"], ns(e["ts"]), start, end))
-    return len(instants)
+    return instants
 
 
 def check_zipkin_exact(path, times, expect):

@@ -1,9 +1,11 @@
 /* Chrome trace-event JSON (opens in Perfetto's UI and chrome://tracing):
  * one track per process and thread, spans as complete events, Dapper
  * annotations as instant events, client->server hops as flow arrows.
- * Times are exact (integer ns written as us with three decimals); spans
- * of a thread that partly overlap or are unrelated go to extra tracks
- * (chrome_lanes.h). */
+ * Times are exact (integer ns written as us with three decimals) and
+ * relative to an origin written in otherData: a reader holds them as
+ * doubles, exact to the ns near zero but only to 256 ns at epoch
+ * microseconds. Spans of a thread that partly overlap or are unrelated
+ * go to extra tracks (chrome_lanes.h). */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +21,11 @@ struct output {
   idmap named; /* (pid, tid) already given a name; tid 0 for the process */
   uint64_t next_flow;
   chrome_lanes lanes;
+  /* Unix ns every ts is relative to: the first trace written's start,
+   * down to a whole second (streamed, so the recording's true start is
+   * not known yet; an earlier trace written later has negative times) */
+  int64_t origin;
+  int have_origin;
   int failed; /* out of memory: the document is incomplete */
 };
 
@@ -58,6 +65,25 @@ static int64_t pid_of(const span *s) {
 
 static int64_t tid_of(const span *s) { return s->vtid >= 0 ? s->vtid : pid_of(s); }
 
+#define NS_PER_S INT64_C(1000000000)
+
+static void set_origin(output *o, int64_t start) {
+  if (o->have_origin)
+    return;
+  int64_t r = start % NS_PER_S;
+  o->origin = start - (r < 0 ? r + NS_PER_S : r);
+  o->have_origin = 1;
+}
+
+/* A time as us since the origin; saturated (a span never ended ends at
+ * INT64_MAX). */
+static void ts_rel(output *o, int64_t ns) {
+  int64_t d;
+  if (__builtin_sub_overflow(ns, o->origin, &d))
+    d = ns < 0 ? INT64_MIN : INT64_MAX;
+  json_ns_as_us(o->out, d);
+}
+
 static void name_tracks(output *o, const span *s, int64_t tid, int lane) {
   int64_t pid = pid_of(s);
   static int marker;
@@ -90,7 +116,7 @@ static void span_event(output *o, const trace *t, const placed *p) {
   ob_puts(o->out, "{\"ph\":\"X\",\"cat\":\"hoptrace\",\"name\":");
   json_string(o->out, s->name ? s->name : "unknown");
   ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid_of(s), p->tid);
-  json_ns_as_us(o->out, p->start);
+  ts_rel(o, p->start);
   ob_puts(o->out, ",\"dur\":");
   json_ns_as_us(o->out, p->end - p->start);
   ob_puts(o->out, ",\"args\":{\"trace_id\":");
@@ -127,7 +153,7 @@ static void span_event(output *o, const trace *t, const placed *p) {
     ob_puts(o->out, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"hoptrace\",\"name\":");
     json_string(o->out, s->annotations[i].value);
     ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid_of(s), p->tid);
-    json_ns_as_us(o->out, s->annotations[i].ts_ns);
+    ts_rel(o, s->annotations[i].ts_ns);
     ob_puts(o->out, ",\"args\":{\"span_id\":");
     json_hex64(o->out, s->id);
     ob_puts(o->out, "}}");
@@ -144,12 +170,12 @@ static void flow(output *o, const placed *parent, const placed *child) {
   sep(o);
   ob_printf(o->out, "{\"ph\":\"s\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
           ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", id, pid_of(parent->s), parent->tid);
-  json_ns_as_us(o->out, from);
+  ts_rel(o, from);
   ob_puts(o->out, "}");
   sep(o);
   ob_printf(o->out, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"hop\",\"name\":\"hop\",\"id\":%" PRIu64
           ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", id, pid_of(child->s), child->tid);
-  json_ns_as_us(o->out, at);
+  ts_rel(o, at);
   ob_puts(o->out, "}");
 }
 
@@ -184,6 +210,7 @@ static void chrome_trace(output *o, const trace *t) {
     p[i] = (placed){s, i, start, end, 0, 0};
   }
   qsort(p, t->n_spans, sizeof(*p), by_start);
+  set_origin(o, p[0].start);
   chrome_lanes_next_trace(&o->lanes);
   for (size_t i = 0; i < t->n_spans; i++) {
     int lane = chrome_lane_place(&o->lanes, pid_of(p[i].s), tid_of(p[i].s), p[i].s, p[i].start,
@@ -207,8 +234,12 @@ static void chrome_trace(output *o, const trace *t) {
 
 static int chrome_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   ob_printf(o->out, "\n],\"otherData\":{\"traces\":%" PRIu64 ",\"incomplete_traces\":%" PRIu64
-          ",\"discarded_events\":%" PRIu64 ",\"overlapping_spans_forced\":%" PRIu64 "}}\n",
+          ",\"discarded_events\":%" PRIu64 ",\"overlapping_spans_forced\":%" PRIu64,
           st->traces, st->incomplete_traces, src->discarded_events, o->lanes.forced);
+  /* a string: JSON readers hold numbers as doubles */
+  if (o->have_origin)
+    ob_printf(o->out, ",\"time_origin_unix_ns\":\"%" PRId64 "\"", o->origin);
+  ob_puts(o->out, "}}\n");
   int rc = obuf_error(o->out) || o->failed ? -1 : 0;
   idmap_free(&o->named);
   chrome_lanes_free(&o->lanes);
