@@ -16,22 +16,9 @@
 
 #include "output/html_strtab.h"
 #include "output/output.h"
+#include "export_text.h"
 
-static char *page(const trace *t) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  assert_non_null(f);
-  obuf *ob = obuf_new(f);
-  output *o = output_html.open(ob, &(output_info){0});
-  assert_non_null(o);
-  output_html.trace(o, t);
-  assert_int_equal(output_html.close(o, &(bt_source_stats){0}, &(assembler_stats){0}), 0);
-  assert_int_equal(obuf_flush(ob), 0);
-  obuf_free(ob);
-  fclose(f);
-  return text;
-}
+static char *page(const trace *t) { return export_text(&output_html, t); }
 
 /* The data block: from its opening tag to the first "</script". */
 static char *data_block(const char *text) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "assemble/idmap.h"
+#include "assemble/span_checks.h"
 #include "assemble/span_store.h"
 
 /* Traces up to this many spans are searched linearly (cache friendly);
@@ -118,32 +119,6 @@ static int is_complete(const assembler *a, const trace *t) {
       return 0;
   }
   return 1;
-}
-
-/* Cuts every parent cycle (a corrupt or hostile trace can name its own
- * descendant as parent) in one pass over the trace: each span is walked
- * through once, so a chain of a million spans costs a million steps, not
- * a walk to the root from every span. A walk marks the spans it passes;
- * meeting its own mark again closes a cycle, cut at the span that closed
- * it (every span of the walk stays reachable for the second pass, which
- * marks them done). n_children is the mark: it is counted only later. */
-enum { WALK_NONE, WALK_ON_PATH, WALK_DONE };
-
-static void cut_cycles(trace *t) {
-  for (size_t i = 0; i < t->n_spans; i++) {
-    span *s = t->spans[i], *p = s, *last = NULL;
-    while (p != NULL && p->n_children == WALK_NONE) {
-      p->n_children = WALK_ON_PATH;
-      last = p;
-      p = p->parent;
-    }
-    if (p != NULL && p->n_children == WALK_ON_PATH)
-      last->parent = NULL;
-    for (p = s; p != NULL && p->n_children == WALK_ON_PATH; p = p->parent)
-      p->n_children = WALK_DONE;
-  }
-  for (size_t i = 0; i < t->n_spans; i++)
-    t->spans[i]->n_children = 0;
 }
 
 const char *capture_reason(uint8_t why) {
@@ -282,11 +257,13 @@ static int resolve(assembler *a, trace *t) {
     span *s = t->spans[i];
     s->parent = s->parent_id ? find_span(a, t, s->parent_id) : NULL;
   }
-  cut_cycles(t);
+  span_cut_cycles(t);
   for (size_t i = 0; i < t->n_spans; i++) {
     span *s = t->spans[i];
     if (!s->started || !s->ended)
       t->unfinished++;
+    else if (s->end_ns < s->start_ns && span_flag_backwards(a->mem, t, s) != 0)
+      return -1;
     if (s->parent_id != 0 && s->parent == NULL) {
       s->orphan = true;
       t->orphans++;
@@ -343,6 +320,8 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.missing_spans += t->missing_spans;
     a->stats.timed_out_traces += (uint64_t)timed_out;
     a->stats.invalid_prob_traces += trace_root_prob_invalid(t);
+    a->stats.duplicate_id_spans += t->duplicate_ids;
+    a->stats.backwards_spans += t->backwards;
     a->ready(a->user, t);
     handed_out = a->keep;
   }
@@ -424,6 +403,24 @@ static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
   return o;
 }
 
+/* Keeps a span whose id another span of t already has apart from it:
+ * both flagged, counted once each; later events of that id go to the
+ * newest (find_span finds the last one added). */
+static span *add_duplicate(assembler *a, trace *t, span *first, const hop_event *ev) {
+  static const char why[] = "kept apart";
+  if (!span_has_tag(first, SPAN_ID_DUPLICATE_KEY)) {
+    if (span_add_tag(a->mem, t, first, SPAN_ID_DUPLICATE_KEY, false, 0, why) != 0)
+      return NULL;
+    t->duplicate_ids++;
+  }
+  span *s = trace_add_span(a->mem, t, ev->span_id, ev->parent_id);
+  if (s == NULL || index_span(a, t, s) != 0 ||
+      span_add_tag(a->mem, t, s, SPAN_ID_DUPLICATE_KEY, false, 0, why) != 0)
+    return NULL;
+  t->duplicate_ids++;
+  return s;
+}
+
 int assembler_add(assembler *a, const hop_event *ev) {
   open_trace *o = open_trace_for(a, ev);
   if (o == NULL)
@@ -446,6 +443,8 @@ int assembler_add(assembler *a, const hop_event *ev) {
     s = trace_add_span(a->mem, t, ev->span_id, ev->parent_id);
     if (s == NULL || index_span(a, t, s) != 0)
       return -1;
+  } else if (span_starts_again(s, ev) && (s = add_duplicate(a, t, s, ev)) == NULL) {
+    return -1;
   }
   t->last_span = s;
   int rc = span_apply_event(a->mem, t, s, ev);

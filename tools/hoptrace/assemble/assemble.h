@@ -19,6 +19,9 @@ typedef struct assembler_stats {
   uint64_t traces, incomplete_traces, spans, orphan_spans, unfinished_spans,
       lossy_traces, timed_out_traces, open_traces_peak, missing_spans;
   uint64_t invalid_prob_traces; /* roots that recorded a p outside (0, 1] */
+  /* spans sharing their id with another span of their trace, spans
+   * ending before they start (model.h: each flagged) */
+  uint64_t duplicate_id_spans, backwards_spans;
   /* traces the keep callback declined (assembler_set_keep): not handed
    * out, not counted above */
   uint64_t declined_traces;

@@ -98,6 +98,11 @@ typedef struct trace {
   uint32_t missing_spans;   /* server spans a host never recorded (host_health.h) */
   const char *missing_host; /* the (first) host they were missing from */
   bool incomplete;   /* any of the above */
+  /* never silently wrong, set when emitted: spans sharing their id with
+   * another span of the trace (each kept apart, flagged
+   * SPAN_ID_DUPLICATE_KEY), spans ending before they start (flagged
+   * END_BEFORE_START_KEY) */
+  size_t duplicate_ids, backwards;
   /* the probability its root was sampled with, * 2^32 (2^32: 1), as the
    * root's span side recorded it; 0: unknown (a rate-limited root, a
    * recording older than hoptrace 0.2.0, a root never recorded). It may
@@ -112,6 +117,10 @@ typedef struct trace {
    * notice reached. Set as the events come; the checks at emission. */
   capture_info *capture; /* NULL: not captured */
 } trace;
+
+/* The tags that flag a span whose own events contradict each other. */
+#define SPAN_ID_DUPLICATE_KEY "hoptrace.span_id.duplicate"
+#define END_BEFORE_START_KEY "hoptrace.time.end_before_start_ns"
 
 #define ROOT_PROB_ONE (UINT64_C(1) << 32) /* p = 1, * 2^32 */
 #define ROOT_PROB_ZERO UINT64_MAX          /* a root that recorded p = 0 */

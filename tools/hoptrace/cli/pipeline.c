@@ -274,6 +274,16 @@ static void summary(const bt_source_stats *src, const assembler_stats *st,
             "hoptrace: %" PRIu64 " traces whose root recorded an impossible sampling probability"
             " (outside (0, 1]): flagged " SAMPLING_PROBABILITY_INVALID_KEY ", taken as unknown\n",
             st->invalid_prob_traces);
+  if (st->duplicate_id_spans > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " spans share their span id with another span of their trace:"
+            " kept apart, flagged " SPAN_ID_DUPLICATE_KEY "\n",
+            st->duplicate_id_spans);
+  if (st->backwards_spans > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " spans end before they start (a clock set back, or a corrupt"
+            " trace): flagged " END_BEFORE_START_KEY "\n",
+            st->backwards_spans);
   if (replaced > 0)
     fprintf(stderr,
             "hoptrace: %llu invalid UTF-8 sequences in the trace's strings written as U+FFFD\n",

@@ -517,6 +517,10 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   if (src->foreign_names > 0)
     ob_printf(out, "  name events for another process:  %" PRIu64 " (ignored)\n",
               src->foreign_names);
+  ob_printf(out, "  spans sharing an id in a trace:   %" PRIu64 " (kept apart, flagged "
+                 SPAN_ID_DUPLICATE_KEY ")\n", st->duplicate_id_spans);
+  ob_printf(out, "  spans ending before they start:   %" PRIu64 " (flagged " END_BEFORE_START_KEY
+                 ")\n", st->backwards_spans);
   if (o->unrecorded_samples)
     ob_printf(out, "  latency samples not counted (out of memory): %" PRIu64 "\n",
             o->unrecorded_samples);

@@ -164,7 +164,9 @@ static void zipkin_span(output *o, const trace *t, const span *s) {
   }
   ob_puts(out, ",\"timestamp\":");
   json_i64(out, floor_us(span_start_ns(s)));
-  if (s->started && s->ended) {
+  /* ending before it starts: no duration at all rather than a false one
+   * (the span is flagged END_BEFORE_START_KEY) */
+  if (s->started && s->ended && s->end_ns >= s->start_ns) {
     int64_t us = s->end_ns > s->start_ns ? ceil_us(s->end_ns) - floor_us(s->start_ns) : 1;
     ob_puts(out, ",\"duration\":");
     json_i64(out, us > 0 ? us : 1);
