@@ -5,8 +5,9 @@
  * never loads libhoptrace-tp.so: two providers of one name in a process
  * conflict. One attack a run:
  *
- *   hostile_events --desc-flood N    N desc events (ids 1..N, each its own
- *                                    name) for one span
+ *   hostile_events --desc-flood N [--bytes B]
+ *                                    N desc events (ids 1..N, each its own
+ *                                    name of B bytes, 24) for one span
  *   hostile_events --huge N [--bytes B]
  *                                    N single-span traces, each with a name
  *                                    and a string tag of B bytes (1 MiB)
@@ -57,17 +58,27 @@ static void root_span(uint32_t desc, uint64_t *trace_lo) {
   lttng_ust_tracepoint(hoptrace, span, &s);
 }
 
-static void desc_flood(long n) {
-  char name[32];
+static int desc_flood(long n, long bytes) {
+  char *name = malloc((size_t)bytes + 1);
+  if (name == NULL)
+    return -1;
+  memset(name, 'n', (size_t)bytes);
+  name[bytes] = '\0';
   for (long i = 1; i <= n; i++) {
-    snprintf(name, sizeof(name), "flood_%ld", i);
+    char head[32];
+    int len = snprintf(head, sizeof(head), "flood_%ld_", i); /* each its own name */
+    memcpy(name, head, (size_t)len < (size_t)bytes ? (size_t)len : (size_t)bytes);
     ht_rec_desc d = {.id = (uint32_t)i, .vpid = vpid, .kind = 1, .name = name,
                      .service = "hostile", .endpoint = "tcp://127.0.0.1:1"};
     lttng_ust_tracepoint(hoptrace, desc, &d);
+    if (i % (1 + 100000 / (3 * bytes)) == 0) /* 100 kB, then the consumer */
+      usleep(2000);                            /* drains the names channel */
   }
+  free(name);
   uint64_t lo;
   root_span(1, &lo);
-  printf("hostile_events: %ld desc events, 1 span\n", n);
+  printf("hostile_events: %ld desc events of %ld-byte names, 1 span\n", n, bytes);
+  return 0;
 }
 
 static int huge(long n, long bytes) {
@@ -120,7 +131,7 @@ int main(int argc, char **argv) {
       {"bytes", required_argument, NULL, 'b'},      {"traces", required_argument, NULL, 't'},
       {"forge-vpid", required_argument, NULL, 'f'}, {"ids", required_argument, NULL, 'i'},
       {NULL, 0, NULL, 0}};
-  long flood = 0, n_huge = 0, bytes = 1 << 20, n_traces = 0, victim = 0, ids = 1024;
+  long flood = 0, n_huge = 0, bytes = 0, n_traces = 0, victim = 0, ids = 1024;
   for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
     long v = optarg != NULL ? strtol(optarg, NULL, 10) : 0;
     switch (c) {
@@ -134,6 +145,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  if (bytes == 0)
+    bytes = flood > 0 ? 24 : 1 << 20;
   if ((flood > 0) + (n_huge > 0) + (n_traces > 0) + (victim > 0) != 1 || bytes < 16 ||
       ids < 1 || victim > UINT32_MAX) {
     fprintf(stderr, "usage: hostile_events --desc-flood N | --huge N [--bytes B] | "
@@ -143,8 +156,8 @@ int main(int argc, char **argv) {
   vpid = (uint32_t)getpid();
   vtid = (uint32_t)syscall(SYS_gettid);
   own_names();
-  if (flood > 0)
-    desc_flood(flood);
+  if (flood > 0 && desc_flood(flood, bytes) != 0)
+    return 1;
   else if (n_huge > 0 && huge(n_huge, bytes) != 0)
     return 1;
   else if (n_traces > 0)

@@ -31,6 +31,7 @@
 #include "cli/ctl.h"
 #include "cli/pipeline.h"
 #include "cli/record.h"
+#include "read/limits.h"
 #include "read/stream_split.h"
 #include "ship/ship.h"
 
@@ -62,6 +63,9 @@ static void usage(FILE *out) {
         "                      the captured ones; a recording: also the traces recorded\n"
         "                      by a flight-mode process and not kept by its sampler\n"
         "  -q, --quiet         no summary on stderr\n"
+        "  --max-names N, --max-string BYTES\n"
+        "                      the memory limits (README: Limits); past one, what is\n"
+        "                      dropped is counted and the exit status is 3\n"
         "  --to URL|env        export: push the spans (OTLP/HTTP; `env`: OTEL_EXPORTER_OTLP_*)\n"
         "  --to-format otlp|otlp-json|zipkin  what --to sends (default otlp: protobuf)\n"
         "  --headers-file FILE --to: headers (key=value lines, e.g. authorization) from a\n"
@@ -255,32 +259,37 @@ static int target_open(target *t, bool direct) {
  * otherwise. The run's status, or 2 when closing or renaming failed. */
 static int target_close(target *t, int rc) {
   int err = 0;
+  /* written, whole or not: it replaces the old file */
+  bool written = rc == 0 || rc == PIPELINE_NOT_WHOLE;
   /* the data on disk before the rename: a crash must not leave a
    * renamed but empty file */
   errno = 0;
-  if (t->tmp != NULL && rc == 0 && (fflush(t->file) != 0 || fsync(fileno(t->file)) != 0))
+  if (t->tmp != NULL && written && (fflush(t->file) != 0 || fsync(fileno(t->file)) != 0))
     err = errno != 0 ? errno : EIO;
   errno = 0;
   if (fclose(t->file) != 0 && err == 0)
     err = errno != 0 ? errno : EIO;
-  if (err != 0 && rc == 0) {
+  if (err != 0 && written) {
     fprintf(stderr, "hoptrace: cannot write %s: %s\n", t->path, strerror(err));
     rc = 2;
+    written = false;
   }
   if (t->tmp != NULL) {
     /* a signal caught after the run: the output may be whole, but the
      * run was asked to stop; it did, the old file stays */
-    if (rc == 0 && pipeline_interrupted() != 0) {
+    if (written && pipeline_interrupted() != 0) {
       fprintf(stderr, "hoptrace: interrupted: %s not written\n", t->path);
       rc = 128 + pipeline_interrupted();
+      written = false;
     }
-    if (rc == 0 && rename(t->tmp, t->final) != 0) {
+    if (written && rename(t->tmp, t->final) != 0) {
       err = errno; /* rename's own, before anything else runs */
       fprintf(stderr, "hoptrace: cannot rename the output to %s: %s\n", t->path,
               strerror(err));
       rc = 2;
+      written = false;
     }
-    if (rc != 0)
+    if (!written)
       unlink(t->tmp);
     free(t->tmp);
     free(t->final);
@@ -324,11 +333,12 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"headers-file", required_argument, NULL, 'H'},
       {"allow-drops", no_argument, NULL, 'Y'}, {"queue-mib", required_argument, NULL, 'M'},
       {"summary-every", required_argument, NULL, 'S'}, {"retry-for", required_argument, NULL, 'B'},
+      {"max-names", required_argument, NULL, 'L'}, {"max-string", required_argument, NULL, 'L'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   ship_options push = {0};
-  int c;
+  int c, at;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "f:o:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "f:o:qh", longopts, &at)) != -1) {
     switch (c) {
     case 'f':
       if (strcmp(command, "export") != 0) {
@@ -386,6 +396,10 @@ static int run_reader(int argc, char **argv, const char *command) {
     case 'S':
     case 'B':
       if (parse_push_number(c, optarg, &push) != 0)
+        return 2;
+      break;
+    case 'L':
+      if (limits_option(longopts[at].name, optarg) != 0)
         return 2;
       break;
     case 'h': usage(stdout); return 0;
@@ -460,8 +474,9 @@ static int run_reader(int argc, char **argv, const char *command) {
     rc = ship_exit_status(rc);
   if (path != NULL)
     rc = target_close(&t, rc);
-  if (rc == 0 && path != NULL && !o.quiet)
-    fprintf(stderr, "hoptrace: wrote %s\n", path);
+  if ((rc == 0 || rc == PIPELINE_NOT_WHOLE) && path != NULL && !o.quiet)
+    fprintf(stderr, "hoptrace: wrote %s%s\n", path,
+            rc == PIPELINE_NOT_WHOLE ? " (not whole: a limit dropped part of it)" : "");
   return rc;
 }
 

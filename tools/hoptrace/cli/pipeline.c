@@ -20,6 +20,7 @@
 #include "read/bt_hosts.h"
 #include "read/bt_source.h"
 #include "read/capture_json.h"
+#include "read/limits.h"
 #include "read/trace_dirs.h"
 
 #define TICK_EVERY 4096u
@@ -315,6 +316,7 @@ static int alignment_pass(const pipeline_options *opts, align_state *al) {
   bt_source_close(source);
   assembler_flush(a);
   assembler_free(a);
+  ht_drops = (tool_drops){0}; /* the writing pass counts them again */
   if (rc == 0 && !interrupted && align_solve(al, err, sizeof(err)) != 0) {
     fprintf(stderr, "hoptrace: %s\n", err);
     rc = -1;
@@ -458,6 +460,7 @@ static int run_pipeline(const pipeline_options *given) {
   obuf_free(r.buf);
   if (!opts->quiet) {
     summary(&src, st, replaced);
+    limits_print_drops(stderr);
     capture_summary(&r, st);
     if (host_health_count(r.hosts) > 1)
       to_stderr(print_health, &r);
@@ -476,7 +479,7 @@ static int run_pipeline(const pipeline_options *given) {
             strerror(write_errno ? write_errno : EIO));
     return 2;
   }
-  return 0;
+  return limits_dropped() ? PIPELINE_NOT_WHOLE : 0;
 }
 
 int pipeline_run(const pipeline_options *opts) {

@@ -35,10 +35,12 @@ typedef struct pipeline_options {
   int64_t align_warmup_ns;
 } pipeline_options;
 
-/* 0 ok, 1 input error (message on stderr), 2 output error, 128 + the
+/* 0 ok, 1 input error (message on stderr), 2 output error, 3 written but
+ * not whole (a limit dropped part: read/limits.h), 128 + the
  * signal when SIGINT or SIGTERM interrupted the run (then the output's
  * closing part is not written: a JSON document stays unterminated). */
 int pipeline_run(const pipeline_options *opts);
+#define PIPELINE_NOT_WHOLE 3
 /* SIGINT and SIGTERM from now on only set the flag that ends a run
  * (pipeline_run catches them itself; call this earlier to keep a signal
  * from killing the process between creating the output and the run). */

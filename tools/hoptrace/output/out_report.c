@@ -18,6 +18,7 @@
 #include "output/report_degraded.h"
 #include "output/report_groups.h"
 #include "output/utf8.h"
+#include "read/limits.h"
 
 #define SLOWEST 5
 #define PATH_MAX_LINES 16
@@ -514,6 +515,17 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
           src->discarded_events, src->discarded_packets, st->lossy_traces);
   ob_printf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
   ob_printf(out, "  span sides unnamed (no table):    %" PRIu64 "\n", src->unresolved_names);
+  if (ht_drops.names > 0)
+    ob_printf(out, "  name table entries not kept:      %" PRIu64 " (--max-names)\n",
+              ht_drops.names);
+  if (ht_drops.strings > 0)
+    ob_printf(out, "  strings cut (--max-string):       %" PRIu64 "\n", ht_drops.strings);
+  if (ht_drops.early_traces > 0)
+    ob_printf(out, "  traces written before their grace: %" PRIu64 " (--max-open-traces)\n",
+              ht_drops.early_traces);
+  if (ht_drops.trace_spans > 0)
+    ob_printf(out, "  span events past a trace's limit: %" PRIu64 " (--max-trace-spans)\n",
+              ht_drops.trace_spans);
   if (src->foreign_names > 0)
     ob_printf(out, "  name events for another process:  %" PRIu64 " (ignored)\n",
               src->foreign_names);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/limits.h"
+#include "recording/hoptrace_schema.h"
 
 
 enum { T_PROCESS, T_DESC, T_PEER };
@@ -28,12 +30,20 @@ typedef struct held {
 struct names {
   entry **slots;
   size_t cap, n;
+  uint64_t bytes; /* the entries' text */
   uint64_t unresolved;
   held *held;  /* oldest first */
   size_t n_held, cap_held;
 };
 
 names *names_new(void) { return calloc(1, sizeof(names)); }
+
+static uint64_t entry_bytes(const entry *e) {
+  uint64_t n = strlen(e->host) + 1;
+  for (int i = 0; i < 3; i++)
+    n += strlen(e->text[i]) + 1;
+  return n;
+}
 
 static void entry_free(entry *e) {
   if (e == NULL)
@@ -104,25 +114,51 @@ static int grow(names *s) {
   return 0;
 }
 
-/* Sets (or, written again after a re-enable, replaces) an entry. */
+/* Text of at most ht_limits.string_bytes (cut where a UTF-8 sequence
+ * starts, counted): a table entry lives the whole run. */
+static char *bounded_dup(const char *t) {
+  size_t n = strnlen(t, ht_limits.string_bytes + 1);
+  if (n <= ht_limits.string_bytes)
+    return strdup(t);
+  ht_drops.strings++;
+  n = ht_limits.string_bytes;
+  while (n > 0 && ((unsigned char)t[n] & 0xc0) == 0x80)
+    n--;
+  return strndup(t, n);
+}
+
+/* Sets (or, written again after a re-enable, replaces) an entry; an
+ * entry past the limits (ht_limits.names, .name_bytes) or with an id no
+ * span can name is not kept, and counted. */
 static int put(names *s, const char *host, int64_t vpid, uint8_t table,
                uint32_t id, uint8_t kind, const char *a, const char *b,
                const char *c) {
+  if (id > HT_SIDE_DESC_IN(UINT32_MAX)) { /* a side holds 16-bit ids */
+    ht_drops.names++;
+    return 0;
+  }
   if ((s->n + 1) * 2 > s->cap && grow(s) != 0)
     return -1;
   entry *e = calloc(1, sizeof(*e));
   if (e == NULL)
     return -1;
-  *e = (entry){.host = strdup(host), .vpid = vpid, .id = id, .table = table,
-               .kind = kind, .text = {strdup(a), strdup(b != NULL ? b : ""),
-                                      strdup(c != NULL ? c : "")}};
+  *e = (entry){.host = bounded_dup(host), .vpid = vpid, .id = id, .table = table,
+               .kind = kind, .text = {bounded_dup(a), bounded_dup(b != NULL ? b : ""),
+                                      bounded_dup(c != NULL ? c : "")}};
   if (e->host == NULL || !e->text[0] || !e->text[1] || !e->text[2]) {
     entry_free(e);
     return -1;
   }
   entry **slot = slot_of(s, host, vpid, table, id);
+  uint64_t bytes = s->bytes - (*slot != NULL ? entry_bytes(*slot) : 0) + entry_bytes(e);
+  if ((*slot == NULL && s->n >= ht_limits.names) || bytes > ht_limits.name_bytes) {
+    ht_drops.names++; /* the entries already kept stay */
+    entry_free(e);
+    return 0;
+  }
   if (*slot == NULL)
     s->n++;
+  s->bytes = bytes;
   entry_free(*slot);
   *slot = e;
   return 0;
