@@ -12,6 +12,8 @@
 #include "assemble/idmap.h"
 #include "assemble/span_checks.h"
 #include "assemble/span_store.h"
+#include "assemble/trace_limits.h"
+#include "read/limits.h"
 
 /* Traces up to this many spans are searched linearly (cache friendly);
  * bigger ones are also indexed in the assembler's span map. */
@@ -45,6 +47,7 @@ struct assembler {
   span_mem *mem;
   open_trace *oldest, *newest;
   size_t open;
+  uint64_t open_spans; /* spans of the open traces */
   bool keep; /* emitted traces are freed by assembler_release */
   int64_t now_ns;
   /* events added, the latest event time; live idle time (assembler_idle):
@@ -292,8 +295,8 @@ static int resolve(assembler *a, trace *t) {
   if (t->capture != NULL && settle_capture(a, t) != 0)
     return -1;
   t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out || t->missing_spans ||
-                  (t->capture != NULL && capture_partial(t));
-  return 0;
+                  t->dropped_spans || (t->capture != NULL && capture_partial(t));
+  return trace_limit_tags(a->mem, t);
 }
 
 static void emit(assembler *a, open_trace *o, int timed_out) {
@@ -328,6 +331,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
   if (t->spans_indexed)
     for (size_t i = 0; i < t->n_spans; i++)
       idmap_remove(&a->spans, (uint64_t)(uintptr_t)t, t->spans[i]->id);
+  a->open_spans -= t->n_spans;
   if (!handed_out)
     trace_free(a->mem, t);
   free(o);
@@ -421,10 +425,25 @@ static span *add_duplicate(assembler *a, trace *t, span *first, const hop_event 
   return s;
 }
 
+/* Too many traces or spans open: the oldest (least recently active) are
+ * written before their grace, complete ones as they are, the others
+ * marked incomplete; never o, the trace an event is being added to. */
+static void write_early(assembler *a, const open_trace *o) {
+  while ((a->open > ht_limits.open_traces || a->open_spans > ht_limits.open_spans) &&
+         a->oldest != NULL && a->oldest != o) {
+    bool complete = is_complete(a, a->oldest->t);
+    a->oldest->t->written_early = true;
+    ht_drops.early_traces++;
+    ht_drops.early_incomplete += !complete;
+    emit(a, a->oldest, !complete);
+  }
+}
+
 int assembler_add(assembler *a, const hop_event *ev) {
   open_trace *o = open_trace_for(a, ev);
   if (o == NULL)
     return -1;
+  write_early(a, o);
   trace *t = o->t;
   if (ev->ts_ns > t->last_ns)
     t->last_ns = ev->ts_ns;
@@ -439,6 +458,12 @@ int assembler_add(assembler *a, const hop_event *ev) {
   if (ev->kind == HOP_CAPTURE)
     return add_capture(a, t, ev);
   span *s = find_span(a, t, ev->span_id);
+  size_t n_spans = t->n_spans;
+  if ((s == NULL || span_starts_again(s, ev)) && n_spans >= ht_limits.trace_spans) {
+    ht_drops.trace_spans++; /* the trace's spans so far stay */
+    t->dropped_spans++;
+    return 0;
+  }
   if (s == NULL) {
     s = trace_add_span(a->mem, t, ev->span_id, ev->parent_id);
     if (s == NULL || index_span(a, t, s) != 0)
@@ -446,6 +471,8 @@ int assembler_add(assembler *a, const hop_event *ev) {
   } else if (span_starts_again(s, ev) && (s = add_duplicate(a, t, s, ev)) == NULL) {
     return -1;
   }
+  if (t->n_spans > n_spans && (a->open_spans += t->n_spans - n_spans) > ht_limits.open_spans)
+    write_early(a, o);
   t->last_span = s;
   int rc = span_apply_event(a->mem, t, s, ev);
   /* not started (yet): start_ns keeps the earliest time of its events, so

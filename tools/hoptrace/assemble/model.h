@@ -97,6 +97,10 @@ typedef struct trace {
   bool timed_out;    /* emitted by timeout (live) or at end of input */
   uint32_t missing_spans;   /* server spans a host never recorded (host_health.h) */
   const char *missing_host; /* the (first) host they were missing from */
+  /* past a limit (read/limits.h): span events dropped past
+   * --max-trace-spans; written before its grace, too many traces open */
+  uint32_t dropped_spans;
+  bool written_early;
   bool incomplete;   /* any of the above */
   /* never silently wrong, set when emitted: spans sharing their id with
    * another span of the trace (each kept apart, flagged

@@ -63,8 +63,8 @@ static void usage(FILE *out) {
         "                      the captured ones; a recording: also the traces recorded\n"
         "                      by a flight-mode process and not kept by its sampler\n"
         "  -q, --quiet         no summary on stderr\n"
-        "  --max-names N, --max-string BYTES\n"
-        "                      the memory limits (README: Limits); past one, what is\n"
+        "  --max-open-traces N, --max-open-spans N, --max-trace-spans N, --max-names N,\n"
+        "  --max-string BYTES  the memory limits (README: Limits); past one, what is\n"
         "                      dropped is counted and the exit status is 3\n"
         "  --to URL|env        export: push the spans (OTLP/HTTP; `env`: OTEL_EXPORTER_OTLP_*)\n"
         "  --to-format otlp|otlp-json|zipkin  what --to sends (default otlp: protobuf)\n"
@@ -333,6 +333,9 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"headers-file", required_argument, NULL, 'H'},
       {"allow-drops", no_argument, NULL, 'Y'}, {"queue-mib", required_argument, NULL, 'M'},
       {"summary-every", required_argument, NULL, 'S'}, {"retry-for", required_argument, NULL, 'B'},
+      {"max-open-traces", required_argument, NULL, 'L'},
+      {"max-open-spans", required_argument, NULL, 'L'},
+      {"max-trace-spans", required_argument, NULL, 'L'},
       {"max-names", required_argument, NULL, 'L'}, {"max-string", required_argument, NULL, 'L'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   ship_options push = {0};

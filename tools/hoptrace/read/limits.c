@@ -10,15 +10,19 @@ tool_limits ht_limits = TOOL_LIMITS_DEFAULT;
 tool_drops ht_drops;
 
 bool limits_dropped(void) {
-  return ht_drops.early_traces || ht_drops.trace_spans || ht_drops.names || ht_drops.strings;
+  /* a complete trace written early is whole (a late span of it would
+   * make a trace of its own, incomplete, counted) */
+  return ht_drops.early_incomplete || ht_drops.trace_spans || ht_drops.names || ht_drops.strings;
 }
 
 void limits_print_drops(FILE *out) {
   if (ht_drops.early_traces)
-    fprintf(out, "hoptrace: %llu traces written before their grace ended: more than %llu"
-                 " traces or %llu spans open at once (--max-open-traces, --max-open-spans);"
-                 " a late span of one makes a trace of its own, marked incomplete\n",
+    fprintf(out, "hoptrace: %llu traces written before their grace ended (%llu of them"
+                 " incomplete then, marked): more than %llu traces or %llu spans open at once"
+                 " (--max-open-traces, --max-open-spans); a late span of one makes a trace"
+                 " of its own, marked incomplete\n",
             (unsigned long long)ht_drops.early_traces,
+            (unsigned long long)ht_drops.early_incomplete,
             (unsigned long long)ht_limits.open_traces, (unsigned long long)ht_limits.open_spans);
   if (ht_drops.trace_spans)
     fprintf(out, "hoptrace: %llu span events dropped past %llu spans in a trace"
@@ -38,7 +42,10 @@ int limits_option(const char *name, const char *value) {
   static const struct {
     const char *name;
     uint64_t *limit;
-  } options[] = {{"max-names", &ht_limits.names},
+  } options[] = {{"max-open-traces", &ht_limits.open_traces},
+                 {"max-open-spans", &ht_limits.open_spans},
+                 {"max-trace-spans", &ht_limits.trace_spans},
+                 {"max-names", &ht_limits.names},
                  {"max-string", &ht_limits.string_bytes}};
   char *end;
   errno = 0;

@@ -26,6 +26,7 @@ typedef struct tool_limits {
 
 typedef struct tool_drops {
   uint64_t early_traces;  /* written before their grace: too many open */
+  uint64_t early_incomplete; /* of them, incomplete then (marked) */
   uint64_t trace_spans;   /* span events past a trace's limit, dropped */
   uint64_t names;         /* table entries not kept (full, or an id no
                              span can name) */
@@ -42,6 +43,7 @@ bool limits_dropped(void);
 /* One line per reason that dropped something ("hoptrace: ..."). */
 void limits_print_drops(FILE *out);
 
-/* Sets the limit an option names ("max-names", "max-string") from a decimal count
+/* Sets the limit an option names ("max-open-traces", "max-open-spans",
+ * "max-trace-spans", "max-names", "max-string") from a decimal count
  * >= 1; -1 (message on stderr) when either is wrong. */
 int limits_option(const char *name, const char *value);
