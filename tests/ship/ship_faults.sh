@@ -112,12 +112,12 @@ work = sys.argv[1]
 log = open(work + "/follow.log").read()
 m = re.findall(r"pushed to \S+: (\d+) spans read, (\d+) sent, (\d+) accepted, (\d+) rejected, "
                r"(\d+) dropped \((\d+) refused by HTTP status, (\d+) retryable status, "
-               r"(\d+) connection, (\d+) encoding, (\d+) queue full, (\d+) shutdown\), "
+               r"(\d+) connection, (\d+) encoding, (\d+) queue full, (\d+) shutdown, (\d+) collector dead\), "
                r"(\d+) pending, (\d+) batches, (\d+) retries", log)
 assert len(m) == 1, "one final summary, got %d" % len(m)
-(read, sent, acc, rej, drop, status, retry, conn, enc, full, shut, pending, batches,
+(read, sent, acc, rej, drop, status, retry, conn, enc, full, shut, dead, pending, batches,
  retries) = map(int, m[0])
-assert pending == 0 and rej == 0
+assert pending == 0 and rej == 0 and dead == 0, "10 s of downtime is no dead collector"
 assert drop == status + retry + conn + enc + full + shut
 assert read == acc + rej + drop, "read %d != %d accepted + %d dropped" % (read, acc, drop)
 got = [json.loads(l) for l in open(work + "/got.jsonl")]

@@ -8,7 +8,7 @@
 # OTEL_EXPORTER_OTLP_* environment, Zipkin; then the failures: a 400
 # (batch dropped, the server's message shown, exit 2 unless
 # --allow-drops), a partial success (rejected spans counted), nobody
-# listening (every span dropped, counted).
+# listening (every span dropped, counted), a dead collector given up on.
 # usage: ship_push.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
 set -euo pipefail
 trap 'echo "ship_push: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -143,6 +143,24 @@ timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --retry-for 2 "$wo
 (( $(date +%s) - start <= 10 )) || { echo "a dead receiver held the export too long" >&2; exit 1; }
 grep -q "900 spans read, 0 sent, 0 accepted, 0 rejected, 900 dropped (0 refused by HTTP status, 0 retryable status, 900 connection" "$work/down.log"
 grep -q "batch of 512 spans dropped after [0-9]* attempts" "$work/down.log"
+
+# nobody listening, with every batch's retries at their default (60 s,
+# ~47 s a batch by attempts: 40,000 spans were an hour): the collector is
+# taken for dead after --give-up-after 3 s without an accepted post, the
+# rest is dropped unsent, counted, and the run exits 2 even with
+# --allow-drops (a dead collector is no drop the user accepted)
+rc=0
+start=$(date +%s)
+timeout 120 "${tool[@]}" export --to "http://127.0.0.1:$port" --give-up-after 3 --allow-drops \
+  "$work/trace" 2> "$work/dead.log" || rc=$?
+[[ $rc -eq 2 ]] || { echo "a dead collector: exit $rc, want 2" >&2; cat "$work/dead.log" >&2; exit 1; }
+(( $(date +%s) - start <= 12 )) || { echo "a dead collector held the export $(( $(date +%s) - start )) s" >&2; exit 1; }
+grep -q "no batch accepted by http://127.0.0.1:$port/v1/traces for 3 s: the collector is taken for dead" "$work/dead.log"
+grep -q "900 spans read, 0 sent, 0 accepted, 0 rejected, 900 dropped (.* 900 collector dead)" "$work/dead.log"
+grep -q "900 spans not delivered" "$work/dead.log"
+# the option's bounds
+rc=0; "$hoptrace" export --to "http://127.0.0.1:$port" --give-up-after -1 "$work/trace" 2> "$work/bad.log" || rc=$?
+[[ $rc -eq 2 ]] && grep -q "give-up-after wants a whole number from 0 to 86400" "$work/bad.log"
 
 # the OTLP file without a spill directory: still every span, said so
 TMPDIR=$work/no-such-dir "$hoptrace" export --format otlp -q -o "$work/nospill.json" "$work/trace" \

@@ -74,6 +74,9 @@ static void usage(FILE *out) {
         "  --queue-mib N       --to: the queue of batches holds at most N MiB (default 64)\n"
         "  --summary-every S   --to: a summary on stderr every S seconds\n"
         "  --retry-for S       --to: a batch is retried for at most S seconds (default 60)\n"
+        "  --give-up-after S   --to: no batch accepted for S seconds of posting: the collector\n"
+        "                      is taken for dead, the rest counted unsent, exit 2 (default 120,\n"
+        "                      0: never)\n"
         "INPUT: directories holding LTTng traces, or net://HOST/host/HOSTNAME/SESSION URLs\n",
         out);
 }
@@ -119,20 +122,28 @@ static int parse_seconds(const char *text, int64_t *ns) {
   return 0;
 }
 
-/* --queue-mib 1..4096, --summary-every 1..86400, --retry-for 1..3600. */
+/* --queue-mib 1..4096, --summary-every 1..86400, --retry-for 1..3600,
+ * --give-up-after 0..86400 (0: never). */
 static int parse_push_number(int opt, const char *text, ship_options *push) {
-  const char *name = opt == 'M' ? "--queue-mib" : opt == 'S' ? "--summary-every" : "--retry-for";
-  long max = opt == 'M' ? 4096 : opt == 'S' ? 86400 : 3600;
+  const char *name = opt == 'M'   ? "--queue-mib"
+                     : opt == 'S' ? "--summary-every"
+                     : opt == 'G' ? "--give-up-after"
+                                  : "--retry-for";
+  long min = opt == 'G' ? 0 : 1;
+  long max = opt == 'M' ? 4096 : opt == 'B' ? 3600 : 86400;
   char *end;
   errno = 0;
   long n = strtol(text, &end, 10);
-  if (!isdigit((unsigned char)text[0]) || *end || errno == ERANGE || n < 1 || n > max) {
-    fprintf(stderr, "hoptrace: %s wants a whole number from 1 to %ld, not '%s'\n", name, max,
-            text);
+  if (!isdigit((unsigned char)text[0]) || *end || errno == ERANGE || n < min || n > max) {
+    fprintf(stderr, "hoptrace: %s wants a whole number from %ld to %ld, not '%s'\n", name, min,
+            max, text);
     return -1;
   }
-  *(opt == 'M' ? &push->queue_mib : opt == 'S' ? &push->summary_every : &push->retry_for) =
-      (int)n;
+  if (opt == 'G')
+    push->give_up_after = n == 0 ? -1 : (int)n;
+  else
+    *(opt == 'M' ? &push->queue_mib : opt == 'S' ? &push->summary_every : &push->retry_for) =
+        (int)n;
   return 0;
 }
 
@@ -337,6 +348,7 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"max-open-spans", required_argument, NULL, 'L'},
       {"max-trace-spans", required_argument, NULL, 'L'},
       {"max-names", required_argument, NULL, 'L'}, {"max-string", required_argument, NULL, 'L'},
+      {"give-up-after", required_argument, NULL, 'G'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   ship_options push = {0};
   int c, at;
@@ -398,6 +410,7 @@ static int run_reader(int argc, char **argv, const char *command) {
     case 'M':
     case 'S':
     case 'B':
+    case 'G':
       if (parse_push_number(c, optarg, &push) != 0)
         return 2;
       break;
@@ -410,15 +423,16 @@ static int run_reader(int argc, char **argv, const char *command) {
     }
   }
   if ((push.to || push.format || push.headers_file || push.allow_drops || push.queue_mib ||
-       push.summary_every || push.retry_for) &&
+       push.summary_every || push.retry_for || push.give_up_after) &&
       (strcmp(command, "export") != 0 || o.format || path || !push.to)) {
     fprintf(stderr, "hoptrace: --to URL belongs to export, without --format and -o "
-                    "(--to-format, --headers-file, --allow-drops, --queue-mib, --summary-every and "
-                    "--retry-for go with it)\n");
+                    "(--to-format, --headers-file, --allow-drops, --queue-mib, --summary-every, "
+                    "--retry-for and --give-up-after go with it)\n");
     return 2;
   }
   push.quiet = o.quiet;
   push.interrupted = pipeline_interrupted;
+  push.stop_run = o.follow ? pipeline_stop : NULL; /* a file input is read on, counted */
   if (push.to && (o.format = ship_output(&push)) == NULL)
     return 2;
   if (o.format == NULL) {

@@ -49,7 +49,14 @@ typedef struct run {
  * safe in a handler) and not a volatile sig_atomic_t. */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal flag must be lock-free");
 static atomic_int interrupted;
-static void on_signal(int sig) { interrupted = sig; }
+/* Ends the reading: a signal, or pipeline_stop */
+static atomic_int stop_reading;
+static void on_signal(int sig) {
+  interrupted = sig;
+  stop_reading = 1;
+}
+
+void pipeline_stop(void) { stop_reading = 1; }
 
 void pipeline_catch_signals(void) {
   struct sigaction sa = {.sa_handler = on_signal};
@@ -432,7 +439,7 @@ static int run_pipeline(const pipeline_options *given) {
   bt_source_callbacks cb = {on_event, on_discarded, on_idle};
   bt_source_stats src;
   char err[512];
-  int rc = bt_source_read(source, &cb, &r, &src, &interrupted, err, sizeof(err));
+  int rc = bt_source_read(source, &cb, &r, &src, &stop_reading, err, sizeof(err));
   if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);

@@ -45,6 +45,9 @@ int pipeline_run(const pipeline_options *opts);
  * (pipeline_run catches them itself; call this earlier to keep a signal
  * from killing the process between creating the output and the run). */
 void pipeline_catch_signals(void);
+/* Ends the run as the input's end would (the output whole), from any
+ * thread: an output that cannot go on (a collector given up on). */
+void pipeline_stop(void);
 /* The signal caught (SIGINT, SIGTERM), or 0. */
 int pipeline_interrupted(void);
 

@@ -5,7 +5,7 @@
 
 uint64_t counts_dropped(const ship_counts *c) {
   return c->dropped_status + c->dropped_retryable + c->dropped_transport + c->dropped_encode +
-         c->dropped_queue + c->dropped_shutdown;
+         c->dropped_queue + c->dropped_shutdown + c->dropped_dead;
 }
 
 uint64_t counts_pending(const ship_counts *c) {
@@ -17,12 +17,13 @@ void counts_print(FILE *f, const ship_counts *c) {
           "%" PRIu64 " spans read, %" PRIu64 " sent, %" PRIu64 " accepted, %" PRIu64
           " rejected, %" PRIu64 " dropped (%" PRIu64 " refused by HTTP status, %" PRIu64
           " retryable status, %" PRIu64 " connection, %" PRIu64 " encoding, %" PRIu64
-          " queue full, %" PRIu64 " shutdown), %" PRIu64 " pending, %" PRIu64
-          " batches, %" PRIu64 " retries, queue peak %zu bytes in %zu batches",
+          " queue full, %" PRIu64 " shutdown, %" PRIu64 " collector dead), %" PRIu64
+          " pending, %" PRIu64 " batches, %" PRIu64 " retries, queue peak %zu bytes in %zu"
+          " batches",
           c->read, c->sent, c->accepted, c->rejected, counts_dropped(c), c->dropped_status,
           c->dropped_retryable, c->dropped_transport, c->dropped_encode, c->dropped_queue,
-          c->dropped_shutdown, counts_pending(c), c->batches, c->retries, c->queue_peak_bytes,
-          c->queue_peak_batches);
+          c->dropped_shutdown, c->dropped_dead, counts_pending(c), c->batches, c->retries,
+          c->queue_peak_bytes, c->queue_peak_batches);
   if (c->partial_impossible > 0)
     fprintf(f,
             ", %" PRIu64 " partial success%s with an impossible rejected count (the collector's"

@@ -4,6 +4,7 @@
 #ifndef HT_SHIP_COUNTS_H
 #define HT_SHIP_COUNTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@ typedef struct ship_counts {
   uint64_t dropped_encode;    /* out of memory encoding */
   uint64_t dropped_queue;     /* --follow: the queue was full */
   uint64_t dropped_shutdown;  /* still queued when the shutdown's time was up */
+  uint64_t dropped_dead;      /* not sent: the collector was taken for dead */
+  bool collector_dead;        /* ... and so it was (sender.h give_up_s) */
   uint64_t batches, retries;
   uint64_t replaced; /* invalid UTF-8 sequences of the trace written as U+FFFD */
   /* Partial successes whose rejected count was impossible (negative, more

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,10 @@ struct sender {
   size_t queued_batches;
   bool finishing;
   _Atomic int64_t shutdown_at; /* monotonic ms; 0: no shutdown yet */
+  /* The dead-collector detector: since when no post was accepted
+   * (monotonic ms; 0: the last one was), written by the thread only */
+  int64_t failing_since;
+  atomic_bool dead; /* given up: every span from then on is dropped */
   ship_counts c;
   int messages;
   int64_t next_summary, started;
@@ -58,7 +63,24 @@ static bool out_of_time(sender *s) {
   return at != 0 && now_ms() >= at;
 }
 
-static int abort_post(void *arg) { return out_of_time(arg); }
+/* No post accepted for give_up_s seconds of posting: the collector is
+ * taken for dead, once, said once. On the thread only. */
+static bool gave_up(sender *s) {
+  if (atomic_load(&s->dead))
+    return true;
+  if (s->o.give_up_s <= 0 || s->failing_since == 0 ||
+      now_ms() - s->failing_since < (int64_t)s->o.give_up_s * 1000)
+    return false;
+  atomic_store(&s->dead, true);
+  fprintf(stderr, "hoptrace: push: no batch accepted by %s for %d s: the collector is taken"
+                  " for dead (--give-up-after); the spans from here on are not sent%s\n",
+          s->o.url_shown, s->o.give_up_s, s->o.on_give_up != NULL ? ", the run ends" : "");
+  if (s->o.on_give_up != NULL)
+    s->o.on_give_up();
+  return true;
+}
+
+static int abort_post(void *arg) { return out_of_time(arg) || gave_up(arg); }
 
 /* Called with mu held. */
 static void say(sender *s, size_t spans, const char *why, const char *detail) {
@@ -149,13 +171,18 @@ static void deliver(sender *s, batch *b) {
   bool answered = false;
   for (int attempts = 1;; attempts++) {
     http_result r;
-    if (out_of_time(s)) {
+    if (out_of_time(s) || gave_up(s)) {
       pthread_mutex_lock(&s->mu);
-      s->c.dropped_shutdown += b->spans;
+      *(gave_up(s) ? &s->c.dropped_dead : &s->c.dropped_shutdown) += b->spans;
       pthread_mutex_unlock(&s->mu);
       return;
     }
+    int64_t posted = now_ms();
     ship_http_post(s->http, b->data, b->len, &r);
+    if (r.status >= 200 && r.status < 300)
+      s->failing_since = 0;
+    else if (s->failing_since == 0)
+      s->failing_since = posted;
     pthread_mutex_lock(&s->mu);
     if (attempts == 1)
       s->c.batches++;
@@ -172,6 +199,8 @@ static void deliver(sender *s, batch *b) {
       accepted(s, b, &r);
     else if (r.status == 0 && out_of_time(s))
       s->c.dropped_shutdown += b->spans; /* the post was aborted */
+    else if (gave_up(s))
+      s->c.dropped_dead += b->spans;
     else if (!retry_worth(r.status) || attempts >= RETRY_ATTEMPTS ||
              now_ms() + wait - first > (int64_t)s->o.retry_for_s * 1000)
       dropped(s, b, &r, attempts);
@@ -183,7 +212,7 @@ static void deliver(sender *s, batch *b) {
       return;
     }
     s->c.retries++;
-    for (int64_t until = now_ms() + wait; now_ms() < until && !out_of_time(s);) {
+    for (int64_t until = now_ms() + wait; now_ms() < until && !out_of_time(s) && !gave_up(s);) {
       int64_t left = until - now_ms();
       wait_ms(s, left < TICK_MS ? left : TICK_MS);
       maybe_summary(s);
@@ -276,6 +305,10 @@ void sender_put(sender *s, void *data, size_t len, size_t spans) {
     s->c.dropped_shutdown += spans;
     goto out;
   }
+  if (atomic_load(&s->dead)) { /* nobody to send it to */
+    s->c.dropped_dead += spans;
+    goto out;
+  }
   *b = (batch){.data = data, .len = len, .spans = spans};
   if (s->tail)
     s->tail->next = b;
@@ -323,6 +356,7 @@ void sender_finish(sender *s, bool quiet, ship_counts *out) {
   pthread_mutex_unlock(&s->mu);
   pthread_join(s->thread, NULL);
   *out = s->c;
+  out->collector_dead = atomic_load(&s->dead);
   if (!quiet || counts_dropped(out) + out->rejected + out->partial_impossible > 0) {
     fprintf(stderr, "hoptrace: pushed to %s: ", s->o.url_shown);
     counts_print(stderr, out);

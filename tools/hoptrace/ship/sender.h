@@ -24,6 +24,12 @@ typedef struct sender_options {
   bool drop_when_full; /* else sender_put waits */
   int summary_every_s; /* 0: none */
   int retry_for_s;     /* a batch is not retried beyond this since its first post */
+  /* No post accepted for this many seconds of posting (0: never): the
+   * collector is taken for dead; what is queued and what comes later is
+   * dropped unsent (dropped_dead) and on_give_up (may be NULL) is called
+   * once, on the sending thread. */
+  int give_up_s;
+  void (*on_give_up)(void);
   int (*interrupted)(void);  /* nonzero: the run was interrupted (may be NULL) */
   void (*idle)(void *arg);   /* on the sender's thread when nothing is queued, */
   void *idle_arg;            /* every 100 ms at least (time-cut batches) */

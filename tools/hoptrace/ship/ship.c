@@ -145,6 +145,10 @@ static output *ship_open(obuf *out, const output_info *info) {
       .drop_when_full = info->follow, /* a live input cannot wait */
       .summary_every_s = g_opts.summary_every,
       .retry_for_s = g_opts.retry_for ? g_opts.retry_for : RETRY_FOR_MS / 1000,
+      .give_up_s = g_opts.give_up_after == 0 ? SHIP_GIVE_UP_S
+                   : g_opts.give_up_after < 0  ? 0
+                                               : g_opts.give_up_after,
+      .on_give_up = g_opts.stop_run,
       .interrupted = g_opts.interrupted,
       .idle = time_cut,
       .idle_arg = o,
@@ -233,8 +237,10 @@ int ship_exit_status(int rc) {
   uint64_t lost = counts_dropped(&g_counts) + g_counts.rejected;
   if (lost > 0)
     fprintf(stderr, "hoptrace: %" PRIu64 " spans not delivered%s\n", lost,
-            g_opts.allow_drops || rc != 0 ? "" : " (--allow-drops to exit 0)");
-  if (rc == 0 && !g_opts.allow_drops && lost > 0)
+            g_opts.allow_drops || rc != 0 || g_counts.collector_dead
+                ? ""
+                : " (--allow-drops to exit 0)");
+  if (rc == 0 && (g_counts.collector_dead || (!g_opts.allow_drops && lost > 0)))
     return 2;
   return rc;
 }
