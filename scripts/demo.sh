@@ -26,7 +26,8 @@
 #   the recording's own beside the trace on disk, through an lttng-relayd
 #   of this demo's own on free loopback ports, stopped by its pid at the
 #   end); waits for the push to end after the run and prints its summary
-#   (also in OUT/push.log); exits non-zero when spans were dropped
+#   (also in OUT/push.log) and its cause; exits non-zero when spans were
+#   dropped (a collector accepting nothing for 15 s is given up on)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,9 +37,13 @@ while (($#)); do
 done
 set -- "${rest[@]}"
 
-bash scripts/install-deps.sh
-cmake -S . -B build -DHT_WERROR=ON >/dev/null
-cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptrace_tp hoptrace ht-clock-drift >/dev/null
+# HT_DEMO_BUILD: a build directory made already (a test's), used as is
+build=${HT_DEMO_BUILD:-build}
+if [[ -z ${HT_DEMO_BUILD:-} ]]; then
+  bash scripts/install-deps.sh
+  cmake -S . -B build -DHT_WERROR=ON >/dev/null
+  cmake --build build -j"$(nproc)" --target sim-osd sim-client hoptrace_cli hoptrace_tp hoptrace ht-clock-drift >/dev/null
+fi
 if [[ -n $to ]]; then
   out=./sim-out prev=""
   for arg in "$@"; do
@@ -62,7 +67,7 @@ if [[ -n $to ]]; then
   ht_relay_own "$out" || exit 1
   live=hoptrace-demo-$$ ready="$out/.push-attached"
   rm -f "$ready"
-  bash examples/client-osd-sim/run-sim.sh --build "$PWD/build" "$@" \
+  bash examples/client-osd-sim/run-sim.sh --build "$(cd "$build" && pwd)" "$@" \
     --live "net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" --live-name "$live" \
     --start-after "$ready" &
   sim=$!
@@ -74,8 +79,11 @@ if [[ -n $to ]]; then
     kill -0 "$sim" 2>/dev/null || break
     sleep 0.2
   done
-  build/tools/hoptrace/hoptrace export --follow --to "$to" --summary-every 10 \
-    "$relay/host/$(hostname)/$live" 2> "$out/push.log" &
+  # a collector that accepts nothing for 15 s is taken for dead: the push
+  # ends by itself and says so (the demo's own SIGINT, after 60 s, was
+  # reported as "interrupted by SIGINT", its real cause unsaid)
+  "$build/tools/hoptrace/hoptrace" export --follow --to "$to" --summary-every 10 \
+    --give-up-after 15 "$relay/host/$(hostname)/$live" 2> "$out/push.log" &
   push=$!
   for _ in $(seq 100); do
     ss -tnpH state established "( dport = :$HT_LIVE_PORT )" 2>/dev/null | grep -q "pid=$push," && break
@@ -88,13 +96,28 @@ if [[ -n $to ]]; then
   sim=""
   # the run is over and its session destroyed: the follower ends once it
   # has posted what it read
+  stopped=""
   for _ in $(seq 300); do kill -0 "$push" 2>/dev/null || break; sleep 0.2; done
-  kill -INT "$push" 2>/dev/null || true # not ended after 60 s: flush, report, exit
+  if kill -0 "$push" 2>/dev/null; then # not ended after 60 s: flush, report, exit
+    stopped=1
+    kill -INT "$push" 2>/dev/null || true
+  fi
   push_status=0
   wait "$push" || push_status=$?
   push=""
   grep -v ' after ' "$out/push.log" >&2 || true
-  echo "demo: push to $to exit $push_status (log: $out/push.log)" >&2
+  if [[ -n $stopped ]]; then
+    why="the push had not ended 60 s after the run: the demo stopped it (SIGINT)"
+  elif grep -q "the collector is taken for dead" "$out/push.log"; then
+    why="the collector at $to accepted nothing: given up on, spans not delivered"
+  elif ((push_status == 2)); then
+    why="spans not delivered"
+  elif ((push_status != 0)); then
+    why="the push failed"
+  else
+    why="every span delivered"
+  fi
+  echo "demo: push to $to: $why; exit $push_status (log: $out/push.log)" >&2
   ((status != 0)) && exit $status
   exit $push_status
 fi
