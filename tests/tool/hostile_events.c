@@ -99,6 +99,7 @@ static int huge(long n, long bytes) {
                        .kind = 1, .name = text, .service = "hostile",
                        .endpoint = "", .peer_text = ""};
     lttng_ust_tracepoint(hoptrace, span_s, &s);
+    usleep(20000); /* the consumer writes the sub-buffers these filled */
   }
   free(text);
   printf("hostile_events: %ld spans with %ld-byte strings\n", n, bytes);

@@ -6,6 +6,7 @@
 # is), every output valid.
 #   desc_flood: 160,000 desc events of 1000-byte names for one span
 #   traces:     1e6 single-span traces as fast as it can (report only)
+#   strings:    100 spans, each with a 1 MiB name and a 1 MiB tag
 # usage: tool_hostile_bounds.sh HOPTRACE WORKDIR HOSTILE ATTACK
 set -euo pipefail
 hoptrace=$1 work=$2 hostile=$3 attack=$4
@@ -13,6 +14,8 @@ rm -rf "$work" && mkdir -p "$work"
 case $attack in
   desc_flood) args=(--desc-flood 160000 --bytes 1000) max_rss_mib=140 want_rc=3
     outputs=(report zipkin) record=() ;;
+  strings) args=(--huge 100 --bytes 1048576) max_rss_mib=100 want_rc=3
+    outputs=(view zipkin) record=(--subbuf-size 4M) ;;
   traces) args=(--traces 1000000) max_rss_mib=300 want_rc=0 outputs=(report)
     record=(--subbuf-size 8M --num-subbuf 8) ;;
   *) echo "unknown attack $attack" >&2; exit 2 ;;
@@ -35,6 +38,8 @@ ldd "$hoptrace" | grep -q libasan && asan=1
 for what in "${outputs[@]}"; do
   if [[ $what == report ]]; then
     cmd=("$hoptrace" report -o "$work/report.txt" "$work/trace")
+  elif [[ $what == view ]]; then
+    cmd=("$hoptrace" view -o "$work/waterfall.html" "$work/trace")
   else
     cmd=("$hoptrace" export --format zipkin -o "$work/zipkin.json" "$work/trace")
   fi
@@ -59,5 +64,26 @@ case $attack in
       "$work/report.log"
     grep -Eq "traces written before their grace: [1-9]" "$work/report.txt"
     grep -q "1000000 traces (0 incomplete" "$work/report.log" ;;
+  strings) # every string cut to 64 KiB, each trace's root says so
+    grep -q "hoptrace: 200 strings cut to 65536 bytes" "$work/view.log"
+    size=$(stat -c %s "$work/waterfall.html")
+    ((size < 40 << 20)) || { echo "waterfall.html: $size bytes" >&2; exit 1; }
+    python3 - "$work/zipkin.json" <<'PY'
+import json, sys
+spans = json.load(open(sys.argv[1]))
+assert len(spans) == 100, len(spans)
+for s in spans:
+    assert len(s["name"]) == 65536 and len(s["tags"]["huge"]) == 65536, s["id"]
+    assert s["tags"]["hoptrace.limit.strings_cut"] == "2", s["tags"].keys()
+print("100 spans, names and tags cut to 64 KiB, each root tagged")
+PY
+    # the page's own limit: the traces past it left out, counted
+    code=0
+    "$hoptrace" view --max-page-mib 1 -o "$work/small.html" "$work/trace" 2> "$work/small.log" ||
+      code=$?
+    cat "$work/small.log"
+    [[ $code == 3 ]] && grep -Eq "hoptrace: [1-9][0-9]* traces left out of the waterfall page" \
+      "$work/small.log"
+    (( $(stat -c %s "$work/small.html") < 3 << 20 )) ;;
 esac
 echo "ok: $attack bounded"

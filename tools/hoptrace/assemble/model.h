@@ -101,6 +101,7 @@ typedef struct trace {
    * --max-trace-spans; written before its grace, too many traces open */
   uint32_t dropped_spans;
   bool written_early;
+  uint32_t strings_cut; /* strings cut to --max-string */
   bool incomplete;   /* any of the above */
   /* never silently wrong, set when emitted: spans sharing their id with
    * another span of the trace (each kept apart, flagged

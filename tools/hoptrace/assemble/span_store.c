@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "assemble/chunk_pool.h"
+#include "read/limits.h"
 
 span_mem *span_mem_new(void) {
   span_mem *mem = calloc(1, sizeof(*mem));
@@ -46,11 +47,22 @@ void *trace_alloc(span_mem *mem, trace *t, size_t size) {
   return p;
 }
 
+/* A copy in the trace, of at most ht_limits.string_bytes (cut where a
+ * UTF-8 sequence starts, counted on the trace and the run). */
 static char *copy_str(span_mem *mem, trace *t, const char *s) {
-  size_t n = strlen(s) + 1;
-  char *copy = trace_alloc(mem, t, n);
-  if (copy != NULL)
+  size_t n = strnlen(s, ht_limits.string_bytes + 1);
+  if (n > ht_limits.string_bytes) {
+    n = ht_limits.string_bytes;
+    while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+      n--;
+    ht_drops.strings++;
+    t->strings_cut++;
+  }
+  char *copy = trace_alloc(mem, t, n + 1);
+  if (copy != NULL) {
     memcpy(copy, s, n);
+    copy[n] = '\0';
+  }
   return copy;
 }
 

@@ -64,7 +64,8 @@ static void usage(FILE *out) {
         "                      by a flight-mode process and not kept by its sampler\n"
         "  -q, --quiet         no summary on stderr\n"
         "  --max-open-traces N, --max-open-spans N, --max-trace-spans N, --max-names N,\n"
-        "  --max-string BYTES  the memory limits (README: Limits); past one, what is\n"
+        "  --max-string BYTES, --max-page-mib N (view)\n"
+        "                      the memory limits (README: Limits); past one, what is\n"
         "                      dropped is counted and the exit status is 3\n"
         "  --to URL|env        export: push the spans (OTLP/HTTP; `env`: OTEL_EXPORTER_OTLP_*)\n"
         "  --to-format otlp|otlp-json|zipkin  what --to sends (default otlp: protobuf)\n"
@@ -349,6 +350,7 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"max-trace-spans", required_argument, NULL, 'L'},
       {"max-names", required_argument, NULL, 'L'}, {"max-string", required_argument, NULL, 'L'},
       {"give-up-after", required_argument, NULL, 'G'},
+      {"max-page-mib", required_argument, NULL, 'L'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   ship_options push = {0};
   int c, at;

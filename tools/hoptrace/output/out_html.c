@@ -22,11 +22,13 @@
  * come in depth-first order, so the page parses only the clicked trace. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "output/html_strtab.h"
 #include "output/json.h"
 #include "output/output.h"
 #include "output/semconv.h"
+#include "read/limits.h"
 
 extern const char html_view_css[], html_view_js[]; /* view_assets.c, generated */
 
@@ -42,6 +44,7 @@ struct output {
   size_t cap;
   uint32_t *seen; /* per string index: the trace that listed it last */
   uint32_t trace_no;
+  uint64_t page_bytes; /* the traces' text so far, about (page_bytes_of) */
 };
 
 static output *html_open(obuf *out, const output_info *info) {
@@ -303,7 +306,29 @@ static void html_spans(output *o, const trace *t, int64_t base) {
     }
 }
 
+/* About what a trace takes on the page, never less: its texts and a
+ * span's numbers. */
+static uint64_t page_bytes_of(const trace *t) {
+  uint64_t n = 256;
+  for (size_t i = 0; i < t->n_spans; i++) {
+    const span *s = t->spans[i];
+    n += 256 + (s->name ? strlen(s->name) : 0) + (s->service ? strlen(s->service) : 0) +
+         (s->status_message ? strlen(s->status_message) : 0);
+    for (size_t k = 0; k < s->n_tags; k++)
+      n += 16 + strlen(s->tags[k].key) + (s->tags[k].str_value ? strlen(s->tags[k].str_value) : 0);
+    for (size_t k = 0; k < s->n_annotations; k++)
+      n += 32 + strlen(s->annotations[k].value);
+  }
+  return n;
+}
+
 static void html_trace(output *o, const trace *t) {
+  uint64_t bytes = page_bytes_of(t);
+  if (o->page_bytes + bytes > ht_limits.page_bytes) {
+    ht_drops.page_traces++; /* a page a browser can still open */
+    return;
+  }
+  o->page_bytes += bytes;
   for (size_t i = 0; i < t->n_spans; i++)
     span_texts(o, o->out, t->spans[i]); /* "S" lines first */
   int64_t base = trace_start(t);

@@ -12,7 +12,8 @@ tool_drops ht_drops;
 bool limits_dropped(void) {
   /* a complete trace written early is whole (a late span of it would
    * make a trace of its own, incomplete, counted) */
-  return ht_drops.early_incomplete || ht_drops.trace_spans || ht_drops.names || ht_drops.strings;
+  return ht_drops.early_incomplete || ht_drops.trace_spans || ht_drops.names ||
+         ht_drops.strings || ht_drops.page_traces;
 }
 
 void limits_print_drops(FILE *out) {
@@ -36,6 +37,11 @@ void limits_print_drops(FILE *out) {
   if (ht_drops.strings)
     fprintf(out, "hoptrace: %llu strings cut to %llu bytes (--max-string)\n",
             (unsigned long long)ht_drops.strings, (unsigned long long)ht_limits.string_bytes);
+  if (ht_drops.page_traces)
+    fprintf(out, "hoptrace: %llu traces left out of the waterfall page: it holds at most"
+                 " %llu MiB of traces (--max-page-mib)\n",
+            (unsigned long long)ht_drops.page_traces,
+            (unsigned long long)(ht_limits.page_bytes >> 20));
 }
 
 int limits_option(const char *name, const char *value) {
@@ -46,7 +52,8 @@ int limits_option(const char *name, const char *value) {
                  {"max-open-spans", &ht_limits.open_spans},
                  {"max-trace-spans", &ht_limits.trace_spans},
                  {"max-names", &ht_limits.names},
-                 {"max-string", &ht_limits.string_bytes}};
+                 {"max-string", &ht_limits.string_bytes},
+                 {"max-page-mib", &ht_limits.page_bytes}};
   char *end;
   errno = 0;
   unsigned long long n = strtoull(value, &end, 10);
@@ -57,7 +64,7 @@ int limits_option(const char *name, const char *value) {
         fprintf(stderr, "hoptrace: --%s wants a count from 1 to 2^40, not '%s'\n", name, value);
         return -1;
       }
-      *options[i].limit = n;
+      *options[i].limit = options[i].limit == &ht_limits.page_bytes ? n << 20 : n;
       return 0;
     }
   fprintf(stderr, "hoptrace: no limit --%s\n", name);

@@ -18,11 +18,13 @@ typedef struct tool_limits {
   uint64_t names;       /* desc/peer/process table entries (--max-names) */
   uint64_t name_bytes;  /* their text */
   uint64_t string_bytes; /* one string of an event (--max-string) */
+  uint64_t page_bytes;  /* the waterfall page's traces (--max-page-mib) */
 } tool_limits;
 
 #define TOOL_LIMITS_DEFAULT                                                    \
   {.open_traces = 65536, .open_spans = 2097152, .trace_spans = 1048576,       \
-   .names = 262144, .name_bytes = (uint64_t)64 << 20, .string_bytes = 65536}
+   .names = 262144, .name_bytes = (uint64_t)64 << 20, .string_bytes = 65536,   \
+   .page_bytes = (uint64_t)256 << 20}
 
 typedef struct tool_drops {
   uint64_t early_traces;  /* written before their grace: too many open */
@@ -31,6 +33,7 @@ typedef struct tool_drops {
   uint64_t names;         /* table entries not kept (full, or an id no
                              span can name) */
   uint64_t strings;       /* strings cut to string_bytes */
+  uint64_t page_traces;   /* traces left out of the waterfall page */
 } tool_drops;
 
 extern tool_limits ht_limits;
@@ -44,6 +47,7 @@ bool limits_dropped(void);
 void limits_print_drops(FILE *out);
 
 /* Sets the limit an option names ("max-open-traces", "max-open-spans",
- * "max-trace-spans", "max-names", "max-string") from a decimal count
+ * "max-trace-spans", "max-names", "max-string", "max-page-mib") from a
+ * decimal count
  * >= 1; -1 (message on stderr) when either is wrong. */
 int limits_option(const char *name, const char *value);
