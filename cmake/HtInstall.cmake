@@ -3,7 +3,7 @@
 # hoptrace::hoptrace_static. Each rule names its component, the Debian
 # package it goes into (cmake/HtPackage.cmake): runtime (the shared
 # library), dev (everything a program is built with), tp (the provider,
-# shim/layer.cmake), tool (tools/hoptrace).
+# src/provider/layer.cmake), tool (tools/hoptrace).
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev

@@ -2,7 +2,7 @@
 
 parse_fields('a = 1, b = "x, y", at = [ [0] = 0x1, ... ]') gives pairs
 (key, text), integers in decimal, strings with their quotes, and the
-schema's arrays (shim/recording/hoptrace_schema.h) spread into the
+schema's arrays (src/provider/hoptrace_schema.h) spread into the
 fields they hold, in the order ids/at, side, marks: `at` becomes
 trace_id_hi, trace_id_lo, span_id, parent_span_id, start; `side` (its
 words packed: [desc | peer << 16, vpid, vtid | flags << 24, status])

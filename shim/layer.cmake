@@ -1,17 +1,17 @@
 # Included (not add_subdirectory'd) by the top level.
-# Shim layer, above the transport: messenger/ (the plain-or-traced
-# choice, the traced messenger), control/ (the control socket),
-# recording/ (the LTTng backend: tracepoint call sites with dynamic
-# linkage + USDT twins, the start-up loader, and the separately loaded
-# provider libhoptrace-tp.so). libhoptrace itself never links liblttng-ust.
-pkg_check_modules(LTTNG_UST REQUIRED IMPORTED_TARGET lttng-ust)
+# Shim layer, above the transport: messenger_new.c (the plain-or-traced
+# choice), messenger/ (the traced messenger), control/ (the control
+# socket), recording/ (the LTTng backend: tracepoint call sites with
+# dynamic linkage + USDT twins, the start-up loader). The provider they
+# call, libhoptrace-tp.so, is src/provider/. libhoptrace itself never
+# links liblttng-ust.
 include(CheckIncludeFile)
 set(CMAKE_REQUIRED_QUIET ON)
 check_include_file(sys/sdt.h HT_HAVE_SYS_SDT_H)
 unset(CMAKE_REQUIRED_QUIET)
 
 target_sources(hoptrace_objects PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/messenger/messenger_new.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger_new.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_messenger.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_stats.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_adaptive.c
@@ -35,18 +35,3 @@ if(HT_HAVE_SYS_SDT_H)
   set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/recording/recorder.c APPEND PROPERTY
                COMPILE_DEFINITIONS HT_HAVE_SDT=1)
 endif()
-
-# The provider: probes only, linked with liblttng-ust.
-add_library(hoptrace_tp SHARED ${CMAKE_CURRENT_LIST_DIR}/recording/hoptrace_tp.c)
-set_target_properties(hoptrace_tp PROPERTIES OUTPUT_NAME hoptrace-tp
-  VERSION ${PROJECT_VERSION} SOVERSION 0
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-target_include_directories(hoptrace_tp PRIVATE ${CMAKE_CURRENT_LIST_DIR}
-  ${CMAKE_CURRENT_SOURCE_DIR}/include)
-target_link_libraries(hoptrace_tp PRIVATE PkgConfig::LTTNG_UST ${CMAKE_DL_LIBS})
-ht_target_warnings(hoptrace_tp)
-# Loaded by its SONAME (recording/loader.c), never linked: no .so link.
-install(TARGETS hoptrace_tp LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT tp
-        NAMELINK_SKIP)
-# Tests and benchmarks find the provider here.
-set(HT_PROVIDER_PATH $<TARGET_FILE:hoptrace_tp>)

@@ -14,8 +14,11 @@
  * refused before it was sent), or a person (ht_capture_trace, control
  * `capture`), emits an LTTng-UST event hoptrace:capture for the trace;
  * the host's recorder snapshots its rings on it. Set from the environment
- * (HT_CAPTURE, ht_capture_policy_parse's text) or at run time (control
- * `capture-policy TEXT`). Triggers fire only for spans that record.
+ * (HT_CAPTURE, ht_capture_policy_parse's text: read once, when the first
+ * traced messenger is made or the policy first set or read, so that a
+ * policy the application sets wins), by ht_capture_policy_set, or at run
+ * time (control `capture-policy TEXT`). Triggers fire only for spans
+ * that record.
  *
  * All functions are thread-safe and never block; none allocates.
  */

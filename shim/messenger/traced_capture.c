@@ -5,6 +5,7 @@
  * threshold is one word; a span may see the old slow-client beside the
  * new error switch for the instant of the change).
  * Must never: block, allocate, or cost a span that records nothing. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,14 +20,18 @@
 #include "messenger/traced_adaptive.h"
 #include "messenger/traced_capture.h"
 #include "propagate/events.h"
-#include "recording/hoptrace_schema.h"
+#include "hoptrace_schema.h"
 
 static _Atomic uint64_t slow_client_ns, slow_server_ns;
 static atomic_int errors_fire, adaptive_client, adaptive_server;
 
-int ht_capture_policy_set(const ht_capture_policy *p) {
-  if (p == NULL || p->size < offsetof(ht_capture_policy, errors) + sizeof(p->errors))
-    return HT_EINVAL;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+static bool policy_valid(const ht_capture_policy *p) {
+  return p != NULL && p->size >= offsetof(ht_capture_policy, errors) + sizeof(p->errors);
+}
+
+static void policy_store(const ht_capture_policy *p) {
   atomic_store_explicit(&slow_client_ns, p->slow_client_ns, memory_order_relaxed);
   atomic_store_explicit(&slow_server_ns, p->slow_server_ns, memory_order_relaxed);
   atomic_store_explicit(&errors_fire, p->errors != 0, memory_order_relaxed);
@@ -37,10 +42,33 @@ int ht_capture_policy_set(const ht_capture_policy *p) {
     ht_shim_adaptive_reset(); /* a minute from now, not from the last time */
   atomic_store_explicit(&adaptive_client, client, memory_order_relaxed);
   atomic_store_explicit(&adaptive_server, server, memory_order_relaxed);
+}
+
+/* HT_CAPTURE, as capture.h says; a bad value is reported and ignored, as
+ * a bad sampler is. */
+static void policy_from_env(void) {
+  const char *text = getenv("HT_CAPTURE");
+  ht_capture_policy p;
+  if (text == NULL || *text == '\0')
+    return;
+  if (ht_capture_policy_parse(text, &p) == 0)
+    policy_store(&p);
+  else
+    fprintf(stderr, "hoptrace: ignoring HT_CAPTURE=%s (bad value: off kept)\n", text);
+}
+
+void ht_shim_capture_env(void) { pthread_once(&env_once, policy_from_env); }
+
+int ht_capture_policy_set(const ht_capture_policy *p) {
+  if (!policy_valid(p))
+    return HT_EINVAL;
+  ht_shim_capture_env(); /* first: the caller's policy wins over the variable */
+  policy_store(p);
   return 0;
 }
 
 int ht_capture_policy_get(ht_capture_policy *out) {
+  ht_shim_capture_env();
   ht_capture_policy all = {
       sizeof(all), atomic_load_explicit(&slow_client_ns, memory_order_relaxed),
       atomic_load_explicit(&slow_server_ns, memory_order_relaxed),

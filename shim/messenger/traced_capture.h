@@ -9,6 +9,11 @@
 
 #include "hoptrace/context.h"
 
+/* Applies HT_CAPTURE once, the first time a traced messenger is made or
+ * the policy is set or read (whichever comes first): an application's
+ * own ht_capture_policy_set then wins over the variable. */
+void ht_shim_capture_env(void);
+
 /* A recorded span of ctx ends (client: a call; else a server span),
  * started at start_ns (tracer clock; 0: never started), with status (0:
  * ok): fires a capture when the policy says so, and says whether it

@@ -1,14 +1,17 @@
-/* The traced messenger's factory, called by the flavour switch
- * (messenger_new.c). Internal to libhoptrace. */
+/* The traced messenger's factory, called by the composition root
+ * (shim/messenger_new.c). Internal to libhoptrace. */
 #ifndef HT_SHIM_TRACED_INTERNAL_H
 #define HT_SHIM_TRACED_INTERNAL_H
 
 #include "hoptrace/messenger.h"
 #include "hoptrace/span.h"
 
-/* A messenger with the traced hook table; errors as ht_messenger_new. */
+/* A messenger with the traced hook table; errors as ht_messenger_new.
+ * on_destroy (may be NULL) runs once when it is destroyed, or before
+ * this returns an error: what the caller took for its lifetime. */
 int ht_shim_traced_messenger_new(ht_messenger **out,
-                                 const ht_messenger_options *opts);
+                                 const ht_messenger_options *opts,
+                                 void (*on_destroy)(void));
 
 /* The sampled server span of an open request of a traced messenger and
  * the count of key-values added to it (*count), or NULL (unsampled, or

@@ -12,7 +12,7 @@
  * it passes four hook calls (before_encode, before_dispatch,
  * after_dispatch, and on_reply only if it fails), a sampled one six.
  * 2 events per sampled request and reply (schema 3,
- * shim/recording/hoptrace_schema.h), one per one-way side; the error
+ * src/provider/hoptrace_schema.h), one per one-way side; the error
  * paths' details (status message, error kv) are `error` and `tag_*`
  * events before the span's.
  *
@@ -37,7 +37,6 @@
 #include "propagate/current.h"
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
-#include "control/control_env.h"
 #include "messenger/traced_capture.h"
 #include "messenger/traced_crumbs.h"
 #include "messenger/traced_internal.h"
@@ -81,6 +80,7 @@ struct ts_state {
   ts_slot live; /* sentinel of the live list */
   ts_slot *spares; /* linked by next */
   unsigned n_spares;
+  void (*on_destroy)(void); /* the creator's, run once at destroy */
 };
 
 /* The context the thread had before the handler running on it. */
@@ -557,9 +557,11 @@ static void h_destroy(void *arg) {
     free(s);
   }
   ht_shim_crumbs_free(st->crumbs);
+  void (*on_destroy)(void) = st->on_destroy;
   free(st->service);
   free(st);
-  ht_shim_control_env_release();
+  if (on_destroy != NULL)
+    on_destroy();
 }
 
 static const ht_transport_hooks traced_hooks = {
@@ -577,11 +579,17 @@ static const ht_transport_hooks traced_hooks = {
 };
 
 int ht_shim_traced_messenger_new(ht_messenger **out,
-                                 const ht_messenger_options *opts) {
+                                 const ht_messenger_options *opts,
+                                 void (*on_destroy)(void)) {
   ht_tracing_init();
+  ht_shim_capture_env();
   ts_state *st = calloc(1, sizeof(*st));
-  if (st == NULL)
+  if (st == NULL) {
+    if (on_destroy != NULL)
+      on_destroy();
     return HT_ENOMEM;
+  }
+  st->on_destroy = on_destroy;
   const char *name = NULL;
   if (opts != NULL &&
       opts->size >= offsetof(ht_messenger_options, name) + sizeof(opts->name))
@@ -592,13 +600,14 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
     ht_shim_crumbs_free(st->crumbs);
     free(st->service);
     free(st);
+    if (on_destroy != NULL)
+      on_destroy();
     return HT_ENOMEM;
   }
   static atomic_uint_fast64_t serials;
   st->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
   st->live.next = st->live.prev = &st->live;
   atomic_init(&st->lock.held, false);
-  ht_shim_control_env_acquire(); /* released by h_destroy, even on failure */
   int rc = ht_transport_messenger_new(out, opts, &traced_hooks, st);
   if (rc == 0)
     atomic_store_explicit(&st->m, *out, memory_order_release); /* before any peer */

@@ -96,9 +96,9 @@ static void warn_bad_sampling_env(void) {
             bad, getenv(bad) ? getenv(bad) : "");
 }
 
-/* HT_FLIGHT (flight mode) and HT_CAPTURE (what fires a capture), as
- * capture.h says; a bad HT_CAPTURE is reported and ignored, as a bad
- * sampler is. */
+/* HT_NAMES_REFRESH_MS and HT_FLIGHT (flight mode), as capture.h says.
+ * HT_CAPTURE (what fires a capture) is the traced messenger's, read
+ * there (messenger/traced_capture.c). */
 static void flight_from_env(void) {
   const char *refresh = getenv("HT_NAMES_REFRESH_MS");
   if (refresh != NULL && *refresh != '\0') {
@@ -112,14 +112,6 @@ static void flight_from_env(void) {
   const char *flight = getenv("HT_FLIGHT");
   if (flight != NULL && *flight != '\0' && !env_is_off(flight))
     ht_flight_set(1);
-  const char *policy = getenv("HT_CAPTURE");
-  ht_capture_policy p;
-  if (policy == NULL || *policy == '\0')
-    return;
-  if (ht_capture_policy_parse(policy, &p) == 0)
-    ht_capture_policy_set(&p);
-  else
-    fprintf(stderr, "hoptrace: ignoring HT_CAPTURE=%s (bad value: off kept)\n", policy);
 }
 
 static void do_init(void) {

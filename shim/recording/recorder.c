@@ -11,7 +11,7 @@
 /* Every call site is in this file: the tracepoint structures stay inside
  * libhoptrace (lttng-ust gives them default visibility otherwise). */
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
-#include "recording/hoptrace_tp.h"
+#include "hoptrace_tp.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

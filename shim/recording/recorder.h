@@ -9,7 +9,7 @@
 #include "hoptrace/span.h"
 #include "propagate/events.h"
 
-#include "recording/hoptrace_tp_types.h"
+#include "hoptrace_tp_types.h"
 
 extern const ht_event_ops ht_recorder_ops;
 

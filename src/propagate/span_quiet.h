@@ -1,7 +1,7 @@
 /* Span starts that record no event of their own, and the end that records
  * the whole span side in one event: for the traced messenger (shim/),
  * which records a request's span as one event when it finishes (schema 3,
- * shim/recording/hoptrace_schema.h). Same decisions and ids as the
+ * src/provider/hoptrace_schema.h). Same decisions and ids as the
  * ht_span_start_* functions of span.h; no names (they go with the end).
  * Internal to libhoptrace. */
 #ifndef HT_PROPAGATE_SPAN_QUIET_H

@@ -13,8 +13,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/envelope_fast.c
   ${CMAKE_CURRENT_LIST_DIR}/envelope_general.c
   ${CMAKE_CURRENT_LIST_DIR}/frame_reader.c
-  ${CMAKE_CURRENT_LIST_DIR}/traceparent.c
-  ${CMAKE_CURRENT_LIST_DIR}/version.c)
+  ${CMAKE_CURRENT_LIST_DIR}/traceparent.c)
 
 if(HT_BUILD_TESTS)
   set(HT_WIRE_GEN_DIR ${CMAKE_BINARY_DIR}/src/wire)

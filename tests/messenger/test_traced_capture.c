@@ -21,7 +21,7 @@
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
-#include "recording/hoptrace_schema.h"
+#include "hoptrace_schema.h"
 
 #include "capture_recorder.h"
 

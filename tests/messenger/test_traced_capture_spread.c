@@ -20,7 +20,7 @@
 #include "hoptrace/sampler.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
-#include "recording/hoptrace_schema.h"
+#include "hoptrace_schema.h"
 #include "transport/hooks.h"
 
 #include "capture_recorder.h"

@@ -266,7 +266,12 @@ flight-storm) # every OSD span a trigger for 5 s (capture-policy at run
     --messenger traced --osds 3 --clients 2 --duration 12 --rate 200 --ctl \
     "${slow[@]}" > "$work/run.log" 2> "$work/record.log" &
   rec=$!
-  sleep 3
+  # the OSDs' control sockets, once they serve (a loaded machine takes
+  # longer than a fixed pause to start the recorder and the cluster)
+  for ((t = 0; t < 600; t++)); do
+    [[ -S $work/c/ctl/osd.0.sock && -S $work/c/ctl/osd.1.sock && -S $work/c/ctl/osd.2.sock ]] && break
+    sleep 0.1
+  done
   for i in 0 1 2; do "$hoptrace" ctl --timeout 10 "$work/c/ctl/osd.$i.sock" capture-policy slow-server=1us; done
   sleep 5
   fired=0

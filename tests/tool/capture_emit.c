@@ -8,7 +8,7 @@
  * line was written. */
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
-#include "recording/hoptrace_tp.h"
+#include "hoptrace_tp.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>

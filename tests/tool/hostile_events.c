@@ -1,5 +1,5 @@
 /* Test helper: a hostile traced process. It defines its own LTTng-UST
- * provider `hoptrace` from the same schema (recording/hoptrace_tp.h, so
+ * provider `hoptrace` from the same schema (src/provider/hoptrace_tp.h, so
  * the same event names and field layout as libhoptrace's) and writes raw
  * events with hostile values, as any process of a traced host can. It
  * never loads libhoptrace-tp.so: two providers of one name in a process
@@ -21,7 +21,7 @@
  * Prints what it wrote; exit 0 when the attack ran. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #define LTTNG_UST_TRACEPOINT_DEFINE
-#include "recording/hoptrace_tp.h"
+#include "hoptrace_tp.h"
 
 #include <getopt.h>
 #include <stdio.h>

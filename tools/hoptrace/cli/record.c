@@ -52,7 +52,7 @@
 #include "cli/record_world.h"
 #include "cli/spawn.h"
 #include "read/bt_source.h"
-#include "recording/hoptrace_schema.h"
+#include "hoptrace_schema.h"
 
 /* A relay daemon we started outlives the session by this much, so that a
  * live viewer still gets the last packets before it goes. */

@@ -1,5 +1,5 @@
 /* Event message -> hop_event. Field names come from the provider header
- * shim/recording/hoptrace_tp.h; an event class is mapped once (names -> indices) so
+ * src/provider/hoptrace_tp.h; an event class is mapped once (names -> indices) so
  * the per-event work is index lookups. Must never trust a field to exist:
  * a trace from another hoptrace version may lack some. */
 #include "read/bt_decode.h"

@@ -1,5 +1,5 @@
 /* One hoptrace event as the tool sees it, decoded from CTF by
- * bt_decode.c. Names follow the provider header shim/recording/hoptrace_tp.h, the
+ * bt_decode.c. Names follow the provider header src/provider/hoptrace_tp.h, the
  * contract with the library. Strings are borrowed: valid only during the
  * callback that receives the event. */
 #ifndef HT_TOOL_EVENT_H

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "read/limits.h"
-#include "recording/hoptrace_schema.h"
+#include "hoptrace_schema.h"
 
 
 enum { T_PROCESS, T_DESC, T_PEER };

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recording/hoptrace_schema.h"
+#include "hoptrace_schema.h"
 
 #define EVENT_ENUM(event, fields) S2_##event,
 enum {

@@ -1,5 +1,5 @@
 /* Schemas 2 and 3 of the hoptrace provider
- * (shim/recording/hoptrace_schema.h): span sides, and the per-process
+ * (src/provider/hoptrace_schema.h): span sides, and the per-process
  * tables (process, desc, peer) that name them. Event and field names come
  * from that header alone. Decoding
  * only: ids are resolved after the merge (names.h), since a table entry

@@ -15,7 +15,7 @@
 #define LTTNG_UST_TRACEPOINT_PROVIDER hoptrace
 
 #undef LTTNG_UST_TRACEPOINT_INCLUDE
-#define LTTNG_UST_TRACEPOINT_INCLUDE "recording/hoptrace_tp.h"
+#define LTTNG_UST_TRACEPOINT_INCLUDE "hoptrace_tp.h"
 
 #if !defined(HOPTRACE_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
 #define HOPTRACE_TP_H
@@ -24,7 +24,7 @@
 
 #include <lttng/tracepoint.h>
 
-#include "recording/hoptrace_schema.h"
+#include "hoptrace_schema.h"
 
 /* Each event takes its ht_rec_* struct (hoptrace_schema.h). */
 #define HOPTRACE_TP_X64(name) lttng_ust_field_integer_hex(uint64_t, name, r->name)

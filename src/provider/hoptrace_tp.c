@@ -3,4 +3,4 @@
  * that libhoptrace never has to. Must never: contain anything but the
  * probe instantiation. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
-#include "recording/hoptrace_tp.h"
+#include "hoptrace_tp.h"

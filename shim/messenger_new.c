@@ -1,7 +1,10 @@
-/* ht_messenger_new: the choice between the plain messenger (the
- * transport alone) and the traced one (the transport with this layer's
- * hooks). It lives here, above the transport, so that the transport
- * never calls up into the layer that builds on it.
+/* ht_messenger_new, the composition root: the choice between the plain
+ * messenger (the transport alone) and the traced one (the transport with
+ * the traced messenger's hooks), and for a traced one the process's
+ * control socket (HT_CONTROL_SOCKET). It lives above the transport, the
+ * traced messenger and the control plane, so that none of them calls up
+ * into another: the control plane acts on traced messengers, and a
+ * traced messenger never reaches the control plane.
  * Must never: read fields past the caller's opts->size (a caller built
  * against an older header has a shorter struct). */
 #include <stddef.h>
@@ -10,6 +13,7 @@
 
 #include "hoptrace/error.h"
 #include "hoptrace/messenger.h"
+#include "control/control_env.h"
 #include "messenger/traced_internal.h"
 #include "transport/hooks.h"
 
@@ -41,7 +45,10 @@ int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts) {
   int rc = resolve_flavour(opts, &f);
   if (rc != 0)
     return rc;
-  if (f == HT_MESSENGER_TRACED)
-    return ht_shim_traced_messenger_new(out, opts);
+  if (f == HT_MESSENGER_TRACED) {
+    /* released when the messenger is destroyed, even on failure */
+    ht_shim_control_env_acquire();
+    return ht_shim_traced_messenger_new(out, opts, ht_shim_control_env_release);
+  }
   return ht_transport_messenger_new(out, opts, NULL, NULL);
 }
