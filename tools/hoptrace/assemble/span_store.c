@@ -69,6 +69,8 @@ static char *copy_str(span_mem *mem, trace *t, const char *s) {
 /* Names shared by every span (name_table.h); a copy in the trace when
  * the table declines. */
 static const char *share_str(span_mem *mem, trace *t, const char *s) {
+  if (strnlen(s, ht_limits.string_bytes + 1) > ht_limits.string_bytes)
+    return copy_str(mem, t, s); /* cut there */
   const char *shared = name_table_get(mem->names, s);
   return shared != NULL ? shared : copy_str(mem, t, s);
 }
