@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "assemble/clock_sync.h"
+#include "clock/clock_sync.h"
 #include "test_rng.h"
 
 #define MS 1000000LL

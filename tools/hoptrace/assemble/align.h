@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "assemble/clock_sync.h"
+#include "clock/clock_sync.h"
 #include "assemble/model.h"
 
 typedef struct align_state align_state;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assemble/text_hash.h"
+#include "read/text_hash.h"
 
 #define BLOCK_BYTES ((size_t)64 << 10)
 

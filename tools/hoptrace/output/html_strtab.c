@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assemble/text_hash.h"
+#include "read/text_hash.h"
 #include "output/json.h"
 
 #define SLOTS ((size_t)HTML_STRTAB_MAX * 2) /* load <= 1/2 */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assemble/text_hash.h"
+#include "read/text_hash.h"
 #include "output/utf8.h"
 
 /* Bytes that need an escape: controls, DEL, '"', '\\', '<' (as \u003c:

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "assemble/text_hash.h"
+#include "read/text_hash.h"
 #include "hoptrace/version.h"
 #include "output/json.h"
 #include "output/output.h"

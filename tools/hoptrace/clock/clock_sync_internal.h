@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assemble/clock_hull.h"
-#include "assemble/clock_sync.h"
+#include "clock/clock_hull.h"
+#include "clock/clock_sync.h"
 
 #define BUCKET_NS 1e9     /* of the pair's lower host's clock */
 #define SLOPE_MAX (CLOCK_SYNC_MAX_DRIFT_PPM * 1e3) /* ns/s */

@@ -5,7 +5,7 @@
  * the lookups (to_reference, bound_ns). Must never change a map without
  * the summary saying so (violated_tree, violated, refined), and never
  * allocate on the lookup path. */
-#include "assemble/clock_sync_internal.h"
+#include "clock/clock_sync_internal.h"
 
 #define REFINE_SWEEPS 1000
 #define REFINE_WORK 2e7    /* constraint visits per solve (~0.1 s) */

@@ -3,7 +3,7 @@
  * projection. Tolerances are in ns, far below a timestamp's resolution
  * and far above double rounding on the magnitudes clock_sync passes
  * (|a| and |b·X| < 1e11). */
-#include "assemble/clock_hull.h"
+#include "clock/clock_hull.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * are exactly those) nor merge across a step unless steps alone would
  * keep twice the buckets; knows nothing of the pair's windows or of the
  * hosts' maps. */
-#include "assemble/clock_sync_internal.h"
+#include "clock/clock_sync_internal.h"
 
 #define COMPACT_LAG 8     /* buckets: how late an RPC may come and still be kept whole */
 #define MAX_BUCKETS 1024  /* per pair; past it, neighbours merge */

@@ -6,12 +6,12 @@
  * geometry in clock_hull.c; this file must never do it itself. The
  * accessors and the table only read (const) and never allocate: a report
  * never changes what it reports. */
-#include "assemble/clock_sync.h"
+#include "clock/clock_sync.h"
 
 #include <inttypes.h>
 
-#include "assemble/clock_sync_internal.h"
-#include "assemble/text_hash.h"
+#include "clock/clock_sync_internal.h"
+#include "read/text_hash.h"
 
 #define EXACT_MAX 4e15    /* below 2^52: differences kept in doubles stay exact */
 

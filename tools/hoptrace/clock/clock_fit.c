@@ -4,7 +4,7 @@
  * weight). Fitted from the kept points alone, afresh at every solve
  * (late points are hulled first); never touches the tree or a host's
  * map. */
-#include "assemble/clock_sync_internal.h"
+#include "clock/clock_sync_internal.h"
 
 /* The window serving time t of side 0 (a) or 1 (b); the pair is fitted. */
 int cs_win_index(const pair *p, int side, int64_t t) {
