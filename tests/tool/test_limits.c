@@ -60,6 +60,13 @@ static hop_event side(int64_t ts, uint64_t trace, uint64_t span, uint64_t parent
 
 static void add(assembler *a, hop_event e) { assert_int_equal(assembler_add(a, &e), 0); }
 
+/* The end of the input: one trace written, incomplete or not. */
+static void one_trace_written(assembler *a, const seen *s, int incomplete) {
+  assembler_flush(a);
+  assert_int_equal(s->traces, 1);
+  assert_int_equal(s->incomplete, incomplete);
+}
+
 /* Past --max-open-traces the least recently active trace is written
  * before its grace: a complete one whole, an incomplete one marked. */
 static void too_many_open_traces_are_written_early(void **state) {
@@ -96,9 +103,7 @@ static void spans_past_a_traces_limit_are_dropped(void **state) {
   add(a, side(10, 7, 1, 0));
   for (uint64_t i = 2; i <= 10; i++)
     add(a, side(10 + (int64_t)i, 7, i, 1));
-  assembler_flush(a);
-  assert_int_equal(s.traces, 1);
-  assert_int_equal(s.incomplete, 1);
+  one_trace_written(a, &s, 1);
   assert_int_equal(assembler_get_stats(a)->spans, 3);
   assert_non_null(strstr(s.root_tags[0], "hoptrace.limit.dropped_spans=7;"));
   assert_int_equal(ht_drops.trace_spans, 7);
@@ -118,9 +123,7 @@ static void long_strings_are_cut(void **state) {
   memcpy(name + 63, "\xc3\xa9xyz", 6); /* the cut falls inside the é */
   e.name = name;
   add(a, e);
-  assembler_flush(a);
-  assert_int_equal(s.traces, 1);
-  assert_int_equal(s.incomplete, 0); /* every span there */
+  one_trace_written(a, &s, 0); /* every span there */
   assert_non_null(strstr(s.root_tags[0], "hoptrace.limit.strings_cut=1;"));
   assert_int_equal(ht_drops.strings, 1);
   assert_int_equal(s.name_len, 63);
