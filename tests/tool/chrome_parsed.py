@@ -4,7 +4,9 @@ Every ts and dur, read as a double and turned back into ns, must be the
 exact ns the text says (times are relative to otherData's
 time_origin_unix_ns: near the epoch a double is only good to 256 ns);
 from those ns, every annotation (instant) lies inside its own slice and
-on its track, and no two complete events of one track partly overlap.
+on its track (but for a span flagged as ending before it starts: its
+marks cannot all lie in a slice), and no two complete events of one
+track partly overlap.
 
 usage: chrome_parsed.py CHROME_JSON   (or import: check(path))"""
 import decimal
@@ -43,9 +45,11 @@ def check(path, fail):
     if slices and not isinstance(origin, str):
         fail("chrome: otherData.time_origin_unix_ns missing or not a string: %r" % (origin,))
     origin = int(origin) if origin is not None else 0
-    spans, tracks, by_span = {}, {}, {}
+    spans, tracks, by_span, backwards = {}, {}, {}, set()
     for e in slices:
         start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+        if "hoptrace.time.end_before_start_ns" in e["args"]:
+            backwards.add((e["pid"], e["args"]["span_id"]))
         by_span[(e["pid"], e["args"]["span_id"])] = (e["tid"], start, end)
         tracks.setdefault((e["pid"], e["tid"]), []).append((start, end))
         spans[(e["args"]["trace_id"], e["args"]["span_id"])] = (origin + start, origin + end)
@@ -53,6 +57,8 @@ def check(path, fail):
     instants = [e for e in events if e["ph"] == "i"]
     outside = 0
     for e in instants:
+        if (e["pid"], e["args"]["span_id"]) in backwards:
+            continue
         tid, start, end = by_span[(e["pid"], e["args"]["span_id"])]
         if e["tid"] != tid or not start <= ns(e["ts"]) <= end:
             outside += 1

@@ -1,8 +1,8 @@
 /* The babeltrace2 graph, in this process: CTF sources (src.ctf.fs, one
- * per trace directory; src.ctf.lttng-live, one per URL) ->
- * flt.utils.muxer when there are several streams -> a simple sink whose
- * consume function decodes hoptrace events (bt_decode.h) and reports
- * discarded events and packets; bt_source_run and bt_source_run_many
+ * per trace directory; src.ctf.lttng-live, one per URL) -> a sink that
+ * decodes hoptrace events (bt_decode.h) and reports discarded events and
+ * packets: a simple sink behind flt.utils.muxer (live) or alone (one
+ * stream), the merging sink of bt_merge.h for several streams of files; bt_source_run and bt_source_run_many
  * (bt_source.h). Must never parse CTF itself, nor fork or share a graph
  * between threads (libbabeltrace2 makes no promise for that: decoding in
  * parallel is bt_parallel.c's, in processes). */
@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "read/bt_decode.h"
+#include "read/bt_merge.h"
 #include "read/trace_dirs.h"
 
 typedef struct run_state {
@@ -35,6 +36,7 @@ typedef struct run_state {
    * error next time): kept here, as bt_graph_run_once must not be
    * called with an error on the thread (babeltrace2 aborts) */
   const bt_error *pending;
+  bt_merge_params merge; /* the merging sink's, which keeps a pointer */
 } run_state;
 
 /* The host whose stream lost something: its trace's `hostname`. */
@@ -104,6 +106,38 @@ static bt_graph_simple_sink_component_initialize_func_status
 sink_init(bt_message_iterator *iterator, void *data) {
   ((run_state *)data)->iterator = iterator;
   return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
+}
+
+/* The merging sink's callback: handle, and stop when the callback says. */
+static int merged(void *user, const bt_message *msg) {
+  run_state *st = user;
+  if (handle(st, msg) == 0)
+    return 0;
+  st->stopped_by_callback = 1;
+  return 1;
+}
+
+/* Files with several streams: every source port into the merging sink,
+ * in order (bt_merge.h: a stream whose time goes back is read, not
+ * refused as the muxer refuses it). */
+static int merge_files(bt_graph *graph, const bt_component_source **srcs, size_t n,
+                       run_state *st) {
+  uint64_t ports = 0;
+  for (size_t i = 0; i < n; i++)
+    ports += bt_component_source_get_output_port_count(srcs[i]);
+  st->merge = (bt_merge_params){ports, merged, st, &st->pending};
+  const bt_component_sink *sink;
+  if (bt_merge_add(graph, &st->merge, &sink) != 0)
+    return -1;
+  uint64_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    for (uint64_t j = 0; j < bt_component_source_get_output_port_count(srcs[i]); j++, k++)
+      if (bt_graph_connect_ports(graph,
+                                 bt_component_source_borrow_output_port_by_index_const(srcs[i], j),
+                                 bt_component_sink_borrow_input_port_by_index_const(sink, k),
+                                 NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+        return -1;
+  return 0;
 }
 
 static bt_graph_simple_sink_component_consume_func_status
@@ -267,8 +301,8 @@ static int add_live_sources(bt_graph *graph, const bt_component_class_source *cl
   return 0;
 }
 
-/* sources -> muxer -> sink; a single stream goes straight to the sink
- * (it is in order already, and the muxer cost 5 % of a decode). */
+/* sources -> muxer -> sink (live), sources -> merging sink (files); a
+ * single stream goes straight to the sink (nothing to merge). */
 static int build_graph(bt_graph *graph, const char *const *inputs, size_t n_inputs,
                        run_state *st, const bt_plugin **plugins, char *err, size_t err_len) {
   int live = strncmp(inputs[0], "net://", 6) == 0;
@@ -298,7 +332,14 @@ static int build_graph(bt_graph *graph, const char *const *inputs, size_t n_inpu
     return -1;
   }
   const bt_port_output *upstream = NULL;
-  if (!live && n == 1 && bt_component_source_get_output_port_count(srcs[0]) == 1) {
+  if (!live && (n > 1 || bt_component_source_get_output_port_count(srcs[0]) > 1)) {
+    int rc = merge_files(graph, srcs, n, st);
+    free(srcs);
+    if (rc != 0)
+      snprintf(err, err_len, "cannot connect %s to the merging sink", inputs[0]);
+    return rc;
+  }
+  if (!live) {
     upstream = bt_component_source_borrow_output_port_by_index_const(srcs[0], 0);
   } else {
     const bt_component_filter *muxer = add_muxer(graph, plugins[0]);
