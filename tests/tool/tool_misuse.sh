@@ -36,10 +36,14 @@ for opt in --grace --timeout --warmup; do
   done
   "$hoptrace" export --format zipkin -q "$opt" 0.5 "$work/small" > /dev/null || fail "$opt 0.5 refused"
 done
-for cmd in report view; do
-  if "$hoptrace" $cmd --format zipkin "$work/small" > /dev/null 2> "$work/err"; then fail "$cmd --format accepted"; fi
-  grep -q "hoptrace $cmd: --format is an option of export only" "$work/err" || fail "$cmd --format: $(cat "$work/err")"
-done
+if "$hoptrace" view --format zipkin "$work/small" > /dev/null 2> "$work/err"; then fail "view --format accepted"; fi
+grep -q "hoptrace view: --format is an option of export and report only" "$work/err" ||
+  fail "view --format: $(cat "$work/err")"
+if "$hoptrace" report --format zipkin "$work/small" > /dev/null 2> "$work/err"; then
+  fail "report --format zipkin accepted"
+fi
+grep -q "hoptrace report: unknown format 'zipkin' (text, json)" "$work/err" ||
+  fail "report --format zipkin: $(cat "$work/err")"
 echo "13: lax trace ids and seconds refused, --format of report/view explained"
 
 ## 3: the input is checked before the output is touched

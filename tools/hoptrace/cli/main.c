@@ -39,7 +39,7 @@
 static void usage(FILE *out) {
   fputs("usage:\n"
         "  hoptrace export --format zipkin|otlp|chrome [options] INPUT...\n"
-        "  hoptrace report [options] INPUT...\n"
+        "  hoptrace report [--format text|json] [options] INPUT...\n"
         "  hoptrace view [options] INPUT...       (writes waterfall.html by default)\n"
         "  hoptrace record [-o DIR] [--live URL] [--name SESSION] [--filter EXPR]\n"
         "                  [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n"
@@ -358,8 +358,17 @@ static int run_reader(int argc, char **argv, const char *command) {
   while ((c = getopt_long(argc, argv, "f:o:qh", longopts, &at)) != -1) {
     switch (c) {
     case 'f':
+      if (strcmp(command, "report") == 0 && (strcmp(optarg, "text") == 0 ||
+                                             strcmp(optarg, "json") == 0)) {
+        o.format = optarg[0] == 'j' ? &output_report_json : &output_report;
+        break;
+      }
+      if (strcmp(command, "report") == 0) {
+        fprintf(stderr, "hoptrace report: unknown format '%s' (text, json)\n", optarg);
+        return 2;
+      }
       if (strcmp(command, "export") != 0) {
-        fprintf(stderr, "hoptrace %s: --format is an option of export only\n", command);
+        fprintf(stderr, "hoptrace %s: --format is an option of export and report only\n", command);
         return 2;
       }
       if ((o.format = format_named(optarg)) == NULL) {

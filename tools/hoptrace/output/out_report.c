@@ -15,6 +15,8 @@
 #include "output/latency_hist.h"
 #include "output/output.h"
 #include "output/report_capture.h"
+#include "output/report_cpagg.h"
+#include "output/report_critical.h"
 #include "output/report_degraded.h"
 #include "output/report_groups.h"
 #include "output/utf8.h"
@@ -76,15 +78,19 @@ struct output {
   uint64_t unrecorded_samples; /* out of memory: said in the report */
   slow_trace slowest[SLOWEST];
   int n_slowest;
+  cp_scratch scratch;
+  cp_agg *cpagg;
 };
 
 static output *report_open(obuf *out, const output_info *info) {
   output *o = calloc(1, sizeof(*o));
   if (o != NULL && ((o->groups = report_groups_new()) == NULL ||
                     (o->degraded = report_degraded_new()) == NULL ||
-                    (o->captures = report_capture_new()) == NULL)) {
+                    (o->captures = report_capture_new()) == NULL ||
+                    (o->cpagg = cp_agg_new()) == NULL)) {
     report_groups_free(o->groups);
     report_degraded_free(o->degraded);
+    report_capture_free(o->captures);
     free(o);
     return NULL;
   }
@@ -218,22 +224,26 @@ static void measure_fanout(output *o, const span *server, double w) {
   push(o, &r->phase[PH_TOTAL], last - first);
 }
 
-/* Follows, from the root, the child that finishes last. */
-static void critical_path(const trace *t, slow_trace *out) {
-  const span *s = NULL;
-  for (size_t i = 0; i < t->n_roots; i++)
-    if (s == NULL || span_duration_ns(t->roots[i]) > span_duration_ns(s))
-      s = t->roots[i];
-  for (int depth = 0; s != NULL && out->lines < PATH_MAX_LINES; depth++) {
+static void path_line(void *user, const span *s, int depth, int64_t lo, int64_t hi) {
+  (void)lo;
+  (void)hi;
+  slow_trace *out = user;
+  if (out->lines < PATH_MAX_LINES)
     snprintf(out->path[out->lines++], sizeof(out->path[0]), "%*s%s %s/%s %.1f us",
              depth * 2, "", depth ? "`-" : "", or_unknown(s->service),
              or_unknown(s->name), (double)span_duration_ns(s) / 1000.0);
-    const span *next = NULL;
-    for (size_t i = 0; i < s->n_children; i++)
-      if (next == NULL || s->children[i]->end_ns > next->end_ns)
-        next = s->children[i];
-    s = next;
-  }
+}
+
+static void no_segment(void *user, const span *s, const span *server, int phase, int64_t ns) {
+  (void)user, (void)s, (void)server, (void)phase, (void)ns;
+}
+
+/* The spans on the path (report_critical.h), the last to finish first. */
+static void critical_path(output *o, const trace *t, slow_trace *out) {
+  cp_visitor v = {path_line, no_segment, out};
+  cp_stats unused = {0};
+  if (cp_walk(t, &v, &unused, &o->scratch) != 0)
+    o->unrecorded_samples++;
 }
 
 /* Keeps g among st's GAPS_MAX largest gaps, largest first. */
@@ -294,7 +304,7 @@ static void keep_if_slow(output *o, const trace *t) {
   st->duration = duration;
   st->incomplete = t->incomplete;
   snprintf(st->id, sizeof(st->id), "%016" PRIx64 "%016" PRIx64, t->trace_hi, t->trace_lo);
-  critical_path(t, st);
+  critical_path(o, t, st);
   st->start_ns = INT64_MAX;
   for (size_t i = 0; i < t->n_spans; i++)
     if (t->spans[i]->started && t->spans[i]->start_ns < st->start_ns)
@@ -324,6 +334,7 @@ static void report_trace(output *o, const trace *t) {
   report_capture_add(o->captures, t);
   if (report_groups_add(o->groups, t) != 0 || report_degraded_add(o->degraded, t, w) != 0)
     o->unrecorded_samples++;
+  cp_agg_add(o->cpagg, t); /* what it could not keep, it says itself */
 }
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
@@ -498,6 +509,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
       line(out, "  ", o->slowest[i].path[l]);
     print_gaps(out, &o->slowest[i]);
   }
+  cp_agg_print(o->cpagg, out);
   print_hosts(o);
   report_capture_print(o->captures, out, st, src, o->info != NULL ? o->info->captures : NULL);
   ob_printf(out, "\nCompleteness\n");
@@ -547,6 +559,8 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   report_groups_free(o->groups);
   report_degraded_free(o->degraded);
   report_capture_free(o->captures);
+  cp_scratch_free(&o->scratch);
+  cp_agg_free(o->cpagg);
   free(o);
   return rc;
 }

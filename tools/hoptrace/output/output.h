@@ -38,6 +38,7 @@ extern const output_format output_zipkin;
 extern const output_format output_otlp;
 extern const output_format output_chrome;
 extern const output_format output_report;
+extern const output_format output_report_json; /* report --format json */
 extern const output_format output_html;
 
 /* Shared by the formats: why a trace is incomplete ("" when complete).
