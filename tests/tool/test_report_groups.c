@@ -3,7 +3,8 @@
  * bound) rather than invent a p; a timed-out status is a timeout, any
  * other an error; small groups are marked; the rows stay bounded however
  * many names arrive; the time spread puts each trace in the slice of its
- * start; per-hop rows carry sampled and estimated calls. */
+ * start; per-hop rows carry sampled and estimated calls; slowest traces
+ * that ran at one moment are said to. */
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -335,6 +336,33 @@ static void slowest_trace_shows_gaps_and_clock_correction(void **state) {
   free(text);
 }
 
+/* The slowest traces all running at one moment: the report says so (the
+ * machine, not a hop); apart in time, it says nothing. */
+static void slowest_at_one_moment_said(void **state) {
+  (void)state;
+  two w[3];
+  const trace *t[3];
+  for (int i = 0; i < 3; i++) {
+    make(&w[i], UINT64_C(1) << 32, "osd.0", 0);
+    int64_t shift = i * 3000; /* each starts 3 us after, ends inside the others */
+    w[i].client.start_ns += shift;
+    w[i].server.start_ns += shift;
+    link_child(&w[i]);
+    t[i] = &w[i].t;
+  }
+  char *text = report(t, 3);
+  assert_non_null(strstr(text, "\nall 3 were running at one moment, 1970-01-01T00:00:00.001006Z"
+                               " (their starts within 6.0 us): slow together, so look at the"
+                               " machine"));
+  free(text);
+  w[2].client.start_ns = w[2].server.start_ns = 2000000; /* after the others ended */
+  w[2].client.end_ns = 2010000;
+  w[2].server.end_ns = 2008000;
+  text = report(t, 3);
+  assert_null(strstr(text, "at one moment"));
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(estimates_weight_by_one_over_p),
@@ -344,6 +372,7 @@ int main(void) {
       cmocka_unit_test(time_spread_shows_when),
       cmocka_unit_test(hop_rows_carry_estimates),
       cmocka_unit_test(slowest_trace_shows_gaps_and_clock_correction),
+      cmocka_unit_test(slowest_at_one_moment_said),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * table, errors and timeouts of the hops that had any, degraded writes
  * per primary (report_degraded.h), per-operation and per-server roll-ups
  * (report_groups.h), the slowest traces with their critical path
- * and their largest network/queue gaps, and what was lost. Keeps a
+ * and their largest network/queue gaps (report_slowest.h), the aggregate
+ * critical path (report_cpagg.h), and what was lost. Keeps a
  * bounded histogram per hop and phase (latency_hist.h), not the traces
  * nor the samples: memory does not grow with the input. */
 #include <inttypes.h>
@@ -16,15 +17,11 @@
 #include "output/output.h"
 #include "output/report_capture.h"
 #include "output/report_cpagg.h"
-#include "output/report_critical.h"
+#include "output/report_slowest.h"
 #include "output/report_degraded.h"
 #include "output/report_groups.h"
 #include "output/utf8.h"
 #include "read/limits.h"
-
-#define SLOWEST 5
-#define PATH_MAX_LINES 16
-#define GAPS_MAX 4
 
 typedef struct hop_row {
   char *label;
@@ -44,23 +41,6 @@ typedef struct host_pair {
   uint64_t rpcs, negative_request, negative_reply;
 } host_pair;
 
-/* A request or reply phase of one hop: network and queues. */
-typedef struct gap {
-  int64_t ns, at_ns, correction_ns; /* correction: -1 bound = none */
-  bool corrected, reply;
-  char text[192];
-} gap;
-
-typedef struct slow_trace {
-  int64_t duration, start_ns;
-  char id[40];
-  char path[PATH_MAX_LINES][160];
-  int lines;
-  int incomplete;
-  gap gaps[GAPS_MAX]; /* the largest, largest first */
-  int n_gaps;
-} slow_trace;
-
 struct output {
   obuf *out;
   hop_row *rows;
@@ -76,9 +56,7 @@ struct output {
   uint64_t unmatched_client_spans;
   uint64_t unsent_client_spans; /* of those: never reached a server */
   uint64_t unrecorded_samples; /* out of memory: said in the report */
-  slow_trace slowest[SLOWEST];
-  int n_slowest;
-  cp_scratch scratch;
+  report_slowest *slowest;
   cp_agg *cpagg;
 };
 
@@ -87,7 +65,9 @@ static output *report_open(obuf *out, const output_info *info) {
   if (o != NULL && ((o->groups = report_groups_new()) == NULL ||
                     (o->degraded = report_degraded_new()) == NULL ||
                     (o->captures = report_capture_new()) == NULL ||
-                    (o->cpagg = cp_agg_new()) == NULL)) {
+                    (o->cpagg = cp_agg_new()) == NULL ||
+                    (o->slowest = report_slowest_new()) == NULL)) {
+    cp_agg_free(o->cpagg);
     report_groups_free(o->groups);
     report_degraded_free(o->degraded);
     report_capture_free(o->captures);
@@ -224,94 +204,6 @@ static void measure_fanout(output *o, const span *server, double w) {
   push(o, &r->phase[PH_TOTAL], last - first);
 }
 
-static void path_line(void *user, const span *s, int depth, int64_t lo, int64_t hi) {
-  (void)lo;
-  (void)hi;
-  slow_trace *out = user;
-  if (out->lines < PATH_MAX_LINES)
-    snprintf(out->path[out->lines++], sizeof(out->path[0]), "%*s%s %s/%s %.1f us",
-             depth * 2, "", depth ? "`-" : "", or_unknown(s->service),
-             or_unknown(s->name), (double)span_duration_ns(s) / 1000.0);
-}
-
-static void no_segment(void *user, const span *s, const span *server, int phase, int64_t ns) {
-  (void)user, (void)s, (void)server, (void)phase, (void)ns;
-}
-
-/* The spans on the path (report_critical.h), the last to finish first. */
-static void critical_path(output *o, const trace *t, slow_trace *out) {
-  cp_visitor v = {path_line, no_segment, out};
-  cp_stats unused = {0};
-  if (cp_walk(t, &v, &unused, &o->scratch) != 0)
-    o->unrecorded_samples++;
-}
-
-/* Keeps g among st's GAPS_MAX largest gaps, largest first. */
-static void keep_gap(slow_trace *st, const gap *g) {
-  int at = st->n_gaps;
-  while (at > 0 && st->gaps[at - 1].ns < g->ns)
-    at--;
-  if (at == GAPS_MAX)
-    return;
-  int last = st->n_gaps < GAPS_MAX ? st->n_gaps++ : GAPS_MAX - 1;
-  memmove(&st->gaps[at + 1], &st->gaps[at], (size_t)(last - at) * sizeof(gap));
-  st->gaps[at] = *g;
-}
-
-/* The request (cs -> sr) and reply (ss -> cr) phases of each hop of t:
- * how long, when (cs or ss), and the clock correction between the two
- * sides when their hosts differ and clocks were aligned. */
-static void find_gaps(const trace *t, slow_trace *st) {
-  for (size_t i = 0; i < t->n_spans; i++) {
-    const span *srv = t->spans[i], *cli = srv->parent;
-    if (srv->kind != HOP_KIND_SERVER || cli == NULL || cli->kind != HOP_KIND_CLIENT ||
-        !srv->started)
-      continue;
-    int64_t cs = report_mark(cli, "cs", 0), sr = report_mark(srv, "sr", 0);
-    int64_t ss = report_mark(srv, "ss", 1), cr = report_mark(cli, "cr", 1);
-    gap g = {.corrected = cli->clock_bound_ns >= 0 && srv->clock_bound_ns >= 0 &&
-                          strcmp(host_name(cli), host_name(srv)) != 0};
-    g.correction_ns = srv->clock_shift_ns - cli->clock_shift_ns;
-    for (int reply = 0; reply < 2; reply++) {
-      if (reply && !(cli->ended && srv->ended))
-        continue;
-      g.ns = reply ? cr - ss : sr - cs;
-      g.at_ns = reply ? ss : cs;
-      snprintf(g.text, sizeof(g.text), "%s -> %s %s", or_unknown(cli->service),
-               or_unknown(srv->service), or_unknown(srv->name));
-      g.reply = reply;
-      keep_gap(st, &g);
-    }
-  }
-}
-
-static void keep_if_slow(output *o, const trace *t) {
-  int64_t duration = 0;
-  for (size_t i = 0; i < t->n_roots; i++)
-    if (span_duration_ns(t->roots[i]) > duration)
-      duration = span_duration_ns(t->roots[i]);
-  int slot = o->n_slowest < SLOWEST ? o->n_slowest++ : -1;
-  if (slot < 0) {
-    slot = 0;
-    for (int i = 1; i < SLOWEST; i++)
-      if (o->slowest[i].duration < o->slowest[slot].duration)
-        slot = i;
-    if (o->slowest[slot].duration >= duration)
-      return;
-  }
-  slow_trace *st = &o->slowest[slot];
-  memset(st, 0, sizeof(*st));
-  st->duration = duration;
-  st->incomplete = t->incomplete;
-  snprintf(st->id, sizeof(st->id), "%016" PRIx64 "%016" PRIx64, t->trace_hi, t->trace_lo);
-  critical_path(o, t, st);
-  st->start_ns = INT64_MAX;
-  for (size_t i = 0; i < t->n_spans; i++)
-    if (t->spans[i]->started && t->spans[i]->start_ns < st->start_ns)
-      st->start_ns = t->spans[i]->start_ns;
-  find_gaps(t, st);
-}
-
 static void report_trace(output *o, const trace *t) {
   double w = trace_weight(t);
   for (size_t i = 0; i < t->n_spans; i++) {
@@ -330,7 +222,8 @@ static void report_trace(output *o, const trace *t) {
     if (s->kind == HOP_KIND_SERVER)
       measure_fanout(o, s, w);
   }
-  keep_if_slow(o, t);
+  if (report_slowest_add(o->slowest, t) != 0)
+    o->unrecorded_samples++;
   report_capture_add(o->captures, t);
   if (report_groups_add(o->groups, t) != 0 || report_degraded_add(o->degraded, t, w) != 0)
     o->unrecorded_samples++;
@@ -407,24 +300,6 @@ static void print_errors(obuf *out, const hop_row *rows, size_t n) {
   }
 }
 
-/* The trace's start and its largest network/queue gaps: when each
- * happened (from the trace's start) and the clock correction between
- * its two hosts. */
-static void print_gaps(obuf *out, const slow_trace *st) {
-  char when[48];
-  report_utc(st->start_ns, when, sizeof(when));
-  ob_printf(out, "  started %s; largest network+queue gaps:\n", when);
-  for (int i = 0; i < st->n_gaps; i++) {
-    const gap *g = &st->gaps[i];
-    ob_printf(out, "    %-17s %10.1f us at +%.1f us  ", g->reply ? "reply net+queue" : "request net+queue",
-              us(g->ns), us(g->at_ns - st->start_ns));
-    text_escaped(out, g->text, strlen(g->text), false);
-    if (g->corrected)
-      ob_printf(out, "  (clock correction between the hosts: %+.3f us)", us(g->correction_ns));
-    ob_putc(out, '\n');
-  }
-}
-
 static void free_rows(hop_row *rows, size_t n) {
   for (size_t i = 0; i < n; i++) {
     free(rows[i].label);
@@ -432,11 +307,6 @@ static void free_rows(hop_row *rows, size_t n) {
       latency_hist_free(&rows[i].phase[p]);
   }
   free(rows);
-}
-
-static int cmp_slow(const void *a, const void *b) {
-  int64_t x = ((const slow_trace *)a)->duration, y = ((const slow_trace *)b)->duration;
-  return (x < y) - (x > y);
 }
 
 static void print_health(const void *info, FILE *f) {
@@ -499,16 +369,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   print_errors(out, o->rows, o->n_rows);
   report_degraded_print(o->degraded, out);
   report_groups_print_rollups(o->groups, out);
-  qsort(o->slowest, (size_t)o->n_slowest, sizeof(slow_trace), cmp_slow);
-  ob_printf(out, "\nSlowest traces and their critical path\n");
-  for (int i = 0; i < o->n_slowest; i++) {
-    ob_printf(out, "trace %s  %.1f us%s\n", o->slowest[i].id,
-            (double)o->slowest[i].duration / 1000.0,
-            o->slowest[i].incomplete ? "  [incomplete]" : "");
-    for (int l = 0; l < o->slowest[i].lines; l++)
-      line(out, "  ", o->slowest[i].path[l]);
-    print_gaps(out, &o->slowest[i]);
-  }
+  report_slowest_print(o->slowest, out);
   cp_agg_print(o->cpagg, out);
   print_hosts(o);
   report_capture_print(o->captures, out, st, src, o->info != NULL ? o->info->captures : NULL);
@@ -559,7 +420,7 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   report_groups_free(o->groups);
   report_degraded_free(o->degraded);
   report_capture_free(o->captures);
-  cp_scratch_free(&o->scratch);
+  report_slowest_free(o->slowest);
   cp_agg_free(o->cpagg);
   free(o);
   return rc;
