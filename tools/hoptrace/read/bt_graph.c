@@ -16,6 +16,7 @@
 
 #include "read/bt_decode.h"
 #include "read/bt_merge.h"
+#include "read/live_watch.h"
 #include "read/trace_dirs.h"
 
 typedef struct run_state {
@@ -24,6 +25,7 @@ typedef struct run_state {
   bt_source_stats *stats;
   bt_decoder *decoder;
   bt_message_iterator *iterator;
+  live_watch *watch; /* live input: a relay that stops answering */
   int stopped_by_callback;
   /* what each source reads, by its component name: "src<i>" reads
    * dirs[i] (a trace directory), "live<i>" inputs[i] (a URL) */
@@ -157,6 +159,7 @@ sink_consume(bt_message_iterator *iterator, void *data) {
   default:
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
   }
+  live_watch_leave(st->watch); /* our callbacks may wait (a full output): no stall */
   const bt_error *left = bt_current_thread_take_error();
   if (left != NULL && st->pending == NULL)
     st->pending = left;
@@ -168,6 +171,7 @@ sink_consume(bt_message_iterator *iterator, void *data) {
       stop = 1;
     bt_message_put_ref(msgs[i]);
   }
+  live_watch_enter(st->watch);
   if (stop) {
     st->stopped_by_callback = 1;
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
@@ -453,12 +457,29 @@ int bt_source_run_many(const char *const *inputs, size_t n_inputs,
     snprintf(err, err_len, "out of memory");
     goto out;
   }
-  if (build_graph(graph, inputs, n_inputs, &st, plugins, err, err_len) != 0)
+  /* a live source may wait on its relay from its creation on */
+  if (strncmp(inputs[0], "net://", 6) == 0 &&
+      (st.watch = live_watch_start(graph, inputs, n_inputs, stop)) == NULL) {
+    snprintf(err, err_len, "out of memory");
+    goto out;
+  }
+  live_watch_enter(st.watch);
+  int built = build_graph(graph, inputs, n_inputs, &st, plugins, err, err_len);
+  live_watch_leave(st.watch);
+  if (built != 0 && live_watch_stalled(st.watch))
+    goto stalled;
+  if (built != 0)
     goto out;
   for (;;) {
     if (stop != NULL && *stop)
       break;
+    live_watch_enter(st.watch);
     bt_graph_run_once_status status = bt_graph_run_once(graph);
+    live_watch_leave(st.watch);
+    if (live_watch_stalled(st.watch))
+      goto stalled;
+    if (stop != NULL && *stop) /* a source the watch cut fails: no error of its own */
+      break;
     if (status == BT_GRAPH_RUN_ONCE_STATUS_END)
       break;
     if (status == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
@@ -480,13 +501,20 @@ int bt_source_run_many(const char *const *inputs, size_t n_inputs,
     goto out;
   }
   rc = 0;
+  goto out;
+stalled:
+  snprintf(err, err_len, "the relay of %s%s stalled: no answer for %d s (stopped or "
+           "unreachable); what it held after that was not read", inputs[0],
+           n_inputs > 1 ? " (or of another input)" : "", LIVE_STALL_MS / 1000);
 out:
   for (size_t i = 0; i < st.n_dirs; i++)
     free(st.dirs[i]);
   free(st.dirs);
   if (st.pending != NULL)
     bt_error_release(st.pending);
+  live_watch_enter(st.watch); /* the teardown detaches from the relay: it may wait */
   bt_graph_put_ref(graph);
+  live_watch_stop(st.watch);
   bt_plugin_put_ref(plugins[0]);
   bt_plugin_put_ref(plugins[1]);
   bt_decoder_free(st.decoder);
