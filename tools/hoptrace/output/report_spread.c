@@ -84,34 +84,43 @@ static void print_slice(obuf *out, const bin *b, uint64_t total, int64_t offset_
             100.0 * (double)b->n / (double)total, est, ratio);
 }
 
+/* The slice of [first, first + span] holding t (clamped into it). */
+static uint64_t slice_of(int64_t t, int64_t first, int64_t span) {
+  if (t <= first || span <= 0)
+    return 0;
+  uint64_t k = (uint64_t)((unsigned __int128)((uint64_t)t - (uint64_t)first) * SPREAD_SLICES /
+                          (uint64_t)span);
+  return k < SPREAD_SLICES ? k : SPREAD_SLICES - 1;
+}
+
 void report_spread_print(const report_spread *s, obuf *out, int64_t first_ns, int64_t last_ns) {
   uint64_t total = 0;
-  size_t lo = SPREAD_BINS;
-  for (size_t i = 0; i < SPREAD_BINS; i++)
-    if (s->bins[i].n != 0) {
-      total += s->bins[i].n;
-      lo = lo == SPREAD_BINS ? i : lo;
-    }
+  bin slice[SPREAD_SLICES] = {{0, 0, 0}};
+  /* the window in equal slices; a bin counts whole in the slice holding
+   * its middle, so a slice's edges are good to one bin */
+  int64_t span = last_ns > first_ns ? last_ns - first_ns : 0;
+  for (size_t i = 0; i < SPREAD_BINS; i++) {
+    const bin *b = &s->bins[i];
+    if (b->n == 0)
+      continue;
+    total += b->n;
+    int64_t mid = s->base + (int64_t)i * s->width + s->width / 2;
+    bin *to = &slice[slice_of(mid, first_ns, span)];
+    to->n += b->n;
+    to->unknown += b->unknown;
+    to->est += b->est;
+  }
   if (total == 0)
     return;
-  /* Slices of m whole bins from the first in use to the window's end. */
-  int64_t from = s->base + (int64_t)lo * s->width;
-  uint64_t bins = last_ns > from ? bin_of(last_ns, from, s->width) + 1 : 1;
-  uint64_t m = (bins + SPREAD_SLICES - 1) / SPREAD_SLICES;
-  double slice_s = (double)m * (double)s->width / 1e9;
-  ob_printf(out, "  time spread: traces by their first span's start, the window in slices of"
-                 " %.6f s (recorded/est.: of the traces of known p, the fraction sampled; it"
-                 " changes when sampling did)\n", slice_s);
+  int slices = span > 0 ? SPREAD_SLICES : 1;
+  ob_printf(out, "  time spread: traces by their first span's start, the window in %d equal"
+                 " slices of %.6f s (each trace counted in %.6f s bins: a slice's edges are good"
+                 " to one bin; recorded/est.: of the traces of known p, the fraction sampled; it"
+                 " changes when sampling did)\n", slices, (double)span / slices / 1e9,
+            (double)s->width / 1e9);
   ob_printf(out, "    %12s %10s %7s %14s %14s\n", "from (s)", "traces", "share", "est. issued",
             "recorded/est.");
-  for (uint64_t k = 0; k * m < bins; k++) {
-    bin sum = {0, 0, 0};
-    for (uint64_t i = lo + k * m; i < lo + (k + 1) * m && i < SPREAD_BINS; i++) {
-      sum.n += s->bins[i].n;
-      sum.unknown += s->bins[i].unknown;
-      sum.est += s->bins[i].est;
-    }
-    int64_t at = from + (int64_t)(k * m) * s->width - first_ns;
-    print_slice(out, &sum, total, at > 0 ? at : 0); /* the first starts with the window */
-  }
+  for (int k = 0; k < slices; k++)
+    print_slice(out, &slice[k], total,
+                (int64_t)((unsigned __int128)(uint64_t)span * (uint64_t)k / SPREAD_SLICES));
 }

@@ -2,8 +2,10 @@
  * counted, with its 1/p weight, at its first span's start, in at most
  * SPREAD_BINS bins of equal width that double (pairs merged) whenever a
  * start falls outside them, so memory stays fixed however long the run.
- * Printed as up to SPREAD_SLICES equal slices of the window, each a
- * whole number of bins: its counts are exact, not apportioned. */
+ * Printed as SPREAD_SLICES equal slices of the window (one when it has
+ * no length), inside it: a bin counts whole in the slice holding its
+ * middle, so a slice's edges are good to one bin (the window / 512 at
+ * most), and every trace is in exactly one slice. */
 #ifndef HT_TOOL_REPORT_SPREAD_H
 #define HT_TOOL_REPORT_SPREAD_H
 
