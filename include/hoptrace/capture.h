@@ -18,7 +18,11 @@
  * traced messenger is made or the policy first set or read, so that a
  * policy the application sets wins), by ht_capture_policy_set, or at run
  * time (control `capture-policy TEXT`). Triggers fire only for spans
- * that record.
+ * that record. Automatic triggers (slow, error, a peer's notice) fire at
+ * most HT_CAPTURE_RATE a second per process (default 1000; 0: no
+ * limit; read with HT_CAPTURE): past it nothing fires and
+ * ht_traced_stats.captures_limited counts it; ht_capture_trace is never
+ * limited.
  *
  * All functions are thread-safe and never block; none allocates.
  */

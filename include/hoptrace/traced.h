@@ -120,6 +120,9 @@ typedef struct ht_traced_stats {
    * received (a notice, or a reply's HT_FLAG_CAPTURE) and honoured, or
    * refused (a trace this process took no part in, past the rate). */
   uint64_t notices_sent, notices_dropped, notices_received, notices_refused;
+  /* Automatic triggers (slow, error, a notice) past the process's capture
+   * rate (HT_CAPTURE_RATE, capture.h): no capture event, no notices. */
+  uint64_t captures_limited;
 } ht_traced_stats;
 
 /* Fills the fields of *out that out->size covers. HT_EINVAL for NULL or

@@ -218,11 +218,12 @@ static void put_capture_state(answer *a) {
     text[0] = '\0';
   put(a, " flight=%s capture=%s captures_fired=%llu captures_unrecorded=%llu"
       " notices_sent=%llu notices_dropped=%llu notices_received=%llu"
-      " notices_refused=%llu",
+      " notices_refused=%llu captures_limited=%llu",
       ht_flight_enabled() ? "on" : "off", text,
       (unsigned long long)t.captures_fired, (unsigned long long)t.captures_unrecorded,
       (unsigned long long)t.notices_sent, (unsigned long long)t.notices_dropped,
-      (unsigned long long)t.notices_received, (unsigned long long)t.notices_refused);
+      (unsigned long long)t.notices_received, (unsigned long long)t.notices_refused,
+      (unsigned long long)t.captures_limited);
 }
 
 /* flight on|off, capture-policy TEXT, capture [TRACE]. */

@@ -25,6 +25,15 @@
 static _Atomic uint64_t slow_client_ns, slow_server_ns;
 static atomic_int errors_fire, adaptive_client, adaptive_server;
 
+/* Automatic captures a second, per process (HT_CAPTURE_RATE; 0: no
+ * limit): a storm where every span fires would otherwise send the
+ * session daemon an event notification per span (lttng-sessiond 2.13 was
+ * seen to deadlock under one) and cost the messenger a capture event and
+ * notices per span, while the host snapshots at most twice a second. */
+#define CAPTURE_RATE_DEFAULT 1000
+static _Atomic uint64_t rate_per_s = CAPTURE_RATE_DEFAULT;
+static _Atomic uint64_t window_s, window_used;
+
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 static bool policy_valid(const ht_capture_policy *p) {
@@ -46,7 +55,39 @@ static void policy_store(const ht_capture_policy *p) {
 
 /* HT_CAPTURE, as capture.h says; a bad value is reported and ignored, as
  * a bad sampler is. */
+static void rate_from_env(void) {
+  const char *text = getenv("HT_CAPTURE_RATE");
+  if (text == NULL || *text == '\0')
+    return;
+  char *end;
+  unsigned long long n = strtoull(text, &end, 10);
+  if (*end == '\0' && text[0] >= '0' && text[0] <= '9' && n <= 1000000)
+    atomic_store(&rate_per_s, (uint64_t)n);
+  else
+    fprintf(stderr, "hoptrace: ignoring HT_CAPTURE_RATE=%s (0 to 1000000; %d kept)\n", text,
+            CAPTURE_RATE_DEFAULT);
+}
+
+/* One more automatic capture this second, or false (counted) past the
+ * rate. A window per second of the tracer's clock: at a window's edge two
+ * threads may both start it, a few more pass: bounded all the same. */
+static bool rate_allows(uint64_t now_ns) {
+  uint64_t limit = atomic_load_explicit(&rate_per_s, memory_order_relaxed);
+  if (limit == 0)
+    return true;
+  uint64_t s = now_ns / 1000000000u;
+  if (atomic_load_explicit(&window_s, memory_order_relaxed) != s) {
+    atomic_store_explicit(&window_used, 0, memory_order_relaxed);
+    atomic_store_explicit(&window_s, s, memory_order_relaxed);
+  }
+  if (atomic_fetch_add_explicit(&window_used, 1, memory_order_relaxed) < limit)
+    return true;
+  ht_counter_add(HT_CTR_CAPTURES_LIMITED, 1);
+  return false;
+}
+
 static void policy_from_env(void) {
+  rate_from_env();
   const char *text = getenv("HT_CAPTURE");
   ht_capture_policy p;
   if (text == NULL || *text == '\0')
@@ -189,6 +230,8 @@ void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint8_t hops
 bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
                            int32_t status, const char *service, const void *desc) {
   if (status != 0 && atomic_load_explicit(&errors_fire, memory_order_relaxed)) {
+    if (!rate_allows(ht_clock_now()))
+      return false;
     ht_shim_capture_fire(ctx, HT_CAPTURE_ERROR, 0, 0, (uint64_t)(int64_t)status, service);
     return true;
   }
@@ -203,13 +246,18 @@ bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t st
     return false;
   if (adaptive ? !ht_shim_adaptive_slow(desc, took, now, &limit) : took <= limit)
     return false;
+  if (!rate_allows(now))
+    return false;
   ht_shim_capture_fire(ctx, client ? HT_CAPTURE_SLOW_CLIENT : HT_CAPTURE_SLOW_SERVER, 0,
                        limit, took, service);
   return true;
 }
 
-void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops, const char *service) {
+bool ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops, const char *service) {
+  if (!rate_allows(ht_clock_now()))
+    return false;
   ht_shim_capture_fire(ctx, HT_CAPTURE_NOTICE, (uint8_t)(hops > 255 ? 255 : hops), 0, 0, service);
+  return true;
 }
 
 int ht_capture_trace(const ht_trace_context *ctx) {

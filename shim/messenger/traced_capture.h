@@ -31,7 +31,8 @@ void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint8_t hops
 /* A capture notice (or a reply's HT_FLAG_CAPTURE) reached this process
  * for ctx's trace, hops from the one that fired: its capture event, its
  * origin the service the notice reached (never empty: babeltrace2 2.0.4
- * can read an empty string as an earlier event's). */
-void ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops, const char *service);
+ * can read an empty string as an earlier event's). false: past the
+ * process's capture rate (counted), nothing fired: spread it no further. */
+bool ht_shim_capture_noticed(const ht_trace_context *ctx, unsigned hops, const char *service);
 
 #endif /* HT_SHIM_TRACED_CAPTURE_H */

@@ -297,8 +297,8 @@ static void captured_there(ts_state *st, const ht_trace_context *ctx, unsigned h
   ht_counter_add(HT_CTR_NOTICES_RECEIVED, 1);
   if (rc == 0)
     return; /* captured here already: no loop */
-  ht_shim_capture_noticed(ctx, hops, st->service);
-  spread_capture(st, ctx, rc, urls, n, hops);
+  if (ht_shim_capture_noticed(ctx, hops, st->service))
+    spread_capture(st, ctx, rc, urls, n, hops);
 }
 
 /* --- client side */

@@ -37,6 +37,7 @@ typedef enum ht_counter {
   HT_CTR_NOTICES_DROPPED,  /* ... not sent (rate, queue full, peer gone) */
   HT_CTR_NOTICES_RECEIVED, /* capture notices and reply flags honoured */
   HT_CTR_NOTICES_REFUSED,  /* ... refused: a trace not ours, or past the rate */
+  HT_CTR_CAPTURES_LIMITED, /* triggers past the process's capture rate */
   HT_CTR_COUNT
 } ht_counter;
 

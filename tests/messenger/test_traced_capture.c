@@ -344,7 +344,40 @@ static void test_policy_text(void **state) {
   assert_int_equal(ht_capture_policy_get(&small), HT_EINVAL);
 }
 
+/* HT_CAPTURE_RATE (10 here, set in main): 30 refused calls in a row, each
+ * an error trigger, fire 10 captures in a second's window (20 if the
+ * loop crosses into the next second), and the rest are counted limited,
+ * none lost; a capture by hand is never limited. */
+static void test_the_capture_rate_holds(void **state) {
+  pair *p = *state;
+  set_sampling("always", NULL);
+  ht_capture_policy pol;
+  assert_int_equal(ht_capture_policy_parse("error", &pol), 0);
+  assert_int_equal(ht_capture_policy_set(&pol), 0);
+  sleep(1); /* the earlier tests' captures are in an older window */
+  ht_traced_stats before = {.size = sizeof(before)}, after = {.size = sizeof(after)};
+  assert_int_equal(ht_traced_get_stats(&before), 0);
+  recorder_reset();
+  for (int i = 0; i < 30; i++)
+    assert_int_equal(ht_peer_request(p->to_nowhere, "refused", NULL, NULL, never_called, NULL),
+                     HT_ENOTCONN);
+  assert_int_equal(ht_traced_get_stats(&after), 0);
+  uint64_t fired = after.captures_fired - before.captures_fired;
+  uint64_t limited = after.captures_limited - before.captures_limited;
+  assert_int_equal(fired + limited, 30);
+  assert_true(fired >= 10 && fired <= 20);
+  assert_int_equal(recorder_count(&n_captures), fired);
+  ht_trace_context ctx = {.trace_id_lo = 7, .span_id = 1};
+  assert_int_equal(ht_capture_trace(&ctx), 0);
+  assert_int_equal(ht_traced_get_stats(&after), 0);
+  assert_int_equal(after.captures_limited - before.captures_limited, limited);
+  assert_int_equal(after.captures_fired - before.captures_fired, fired + 1);
+}
+
 int main(void) {
+  /* before the first traced messenger reads it: the rate test's limit,
+   * above what every other test here fires in a second */
+  setenv("HT_CAPTURE_RATE", "10", 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_flight_mode_records_what_is_not_kept),
       cmocka_unit_test(test_remote_recorded_counts_only_in_flight_mode),
@@ -353,6 +386,7 @@ int main(void) {
       cmocka_unit_test(test_adaptive_thresholds),
       cmocka_unit_test(test_a_capture_by_hand),
       cmocka_unit_test(test_policy_text),
+      cmocka_unit_test(test_the_capture_rate_holds),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
