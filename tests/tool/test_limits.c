@@ -158,12 +158,29 @@ static void name_tables_stay_bounded(void **state) {
   names_free(n);
 }
 
+/* Span sides waiting for their names count as open spans: past the
+ * limit a side goes on unnamed at once (counted), never held. */
+static void sides_waiting_for_names_stay_bounded(void **state) {
+  (void)state;
+  ht_limits.open_spans = 2;
+  names *n = names_new();
+  assert_non_null(n);
+  for (uint64_t i = 1; i <= 3; i++) {
+    hop_event e = {.kind = HOP_SPAN_SIDE, .hostname = "h", .vpid = 1, .procname = "x",
+                   .desc_id = 9, .span_id = i, .trace_lo = 1};
+    assert_int_equal(names_apply(n, &e), i <= 2 ? 0 : 1);
+  }
+  assert_int_equal(names_unresolved(n), 1);
+  names_free(n);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(too_many_open_traces_are_written_early, reset),
       cmocka_unit_test_setup(spans_past_a_traces_limit_are_dropped, reset),
       cmocka_unit_test_setup(long_strings_are_cut, reset),
       cmocka_unit_test_setup(name_tables_stay_bounded, reset),
+      cmocka_unit_test_setup(sides_waiting_for_names_stay_bounded, reset),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -273,7 +273,9 @@ int names_apply(names *s, hop_event *ev) {
     return put(s, host, ev->vpid, T_PEER, ev->peer_id, 0, ev->peer, NULL, NULL) == 0 ? 0 : -1;
   case HOP_SPAN_SIDE:
     if (ev->name == NULL && !ev->named_apart) { /* span_s carries its names */
-      if (!resolvable(s, ev))
+      /* past ht_limits.open_spans waiting, a side goes on with what is
+       * known now (unnamed: counted) */
+      if (!resolvable(s, ev) && s->n_held < ht_limits.open_spans)
         return hold(s, ev) == 0 ? 0 : -1; /* names_release passes it on */
       resolve(s, ev);
     }
