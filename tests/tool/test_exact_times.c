@@ -161,6 +161,9 @@ static void export_has_exact_times_and_no_partial_overlap(void **state) {
   trace t = {.trace_lo = 1, .spans = ptrs, .n_spans = N_SPANS};
   char *text = export_doc(&output_chrome, &t), *copy = strdup(text);
   assert_non_null(copy);
+  /* times are written from the document's origin (otherData), in full */
+  assert_non_null(strstr(text, "\"time_origin_unix_ns\":\""));
+  int64_t origin = strtoll(after(text, "\"time_origin_unix_ns\":\""), NULL, 10);
   int64_t tid[N_SPANS], start[N_SPANS], end[N_SPANS];
   int seen = 0, instants = 0;
   for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
@@ -168,7 +171,7 @@ static void export_has_exact_times_and_no_partial_overlap(void **state) {
       int i = (int)(strtoull(after(line, "\"span_id\":\""), NULL, 16) - 0x100u);
       assert_true(i >= 0 && i < N_SPANS);
       tid[i] = strtoll(after(line, "\"tid\":"), NULL, 10);
-      start[i] = us_text_ns(after(line, "\"ts\":"));
+      start[i] = origin + us_text_ns(after(line, "\"ts\":"));
       end[i] = start[i] + us_text_ns(after(line, "\"dur\":"));
       assert_true(start[i] == shape[i].start && end[i] == shape[i].end);
       seen++;
@@ -192,7 +195,7 @@ static void export_has_exact_times_and_no_partial_overlap(void **state) {
     if (strstr(line, "\"ph\":\"i\"") == NULL)
       continue;
     int i = (int)(strtoull(after(line, "\"span_id\":\""), NULL, 16) - 0x100u);
-    int64_t at = us_text_ns(after(line, "\"ts\":"));
+    int64_t at = origin + us_text_ns(after(line, "\"ts\":"));
     assert_true(strtoll(after(line, "\"tid\":"), NULL, 10) == tid[i]);
     assert_true(at >= start[i] && at <= end[i]);
     instants++;
