@@ -2,8 +2,9 @@
  * sequences, interleaved with ticks, loss reports and flushes. Ids come
  * from small spaces so traces and spans collide, parents point anywhere
  * (self, cycles, missing), timestamps go back and jump far.
- * Invariants: no crash or leak; every emitted trace has spans, unique
- * span ids, consistent parent/children/roots links and counters; stats
+ * Invariants: no crash or leak; every emitted trace has spans, span ids
+ * unique but where each span sharing one is flagged (and counted) a
+ * duplicate, consistent parent/children/roots links and counters; stats
  * match what the callback saw; and every event's content (annotations,
  * tags) comes out exactly once, so no trace is lost or emitted twice.
  * Every emitted trace also goes through the per-host accounting (which
@@ -16,6 +17,7 @@
 #include "assemble/align.h"
 #include "assemble/assemble.h"
 #include "assemble/host_health.h"
+#include "assemble/span_checks.h"
 #include "fuzz_target.h"
 
 static uint64_t u64(reader *r) {
@@ -44,9 +46,12 @@ typedef struct seen {
 
 static void check_hosts(void *user, trace *t) { host_health_check(((seen *)user)->hosts, t); }
 
-static void check_span(const trace *t, const span *s, size_t *children) {
+static void check_span(const trace *t, const span *s, size_t *children, size_t *duplicates) {
+  bool duplicate = span_has_tag(s, SPAN_ID_DUPLICATE_KEY);
+  *duplicates += duplicate;
   for (size_t k = 0; k < t->n_spans; k++)
-    FUZZ_CHECK(t->spans[k] == s || t->spans[k]->id != s->id);
+    FUZZ_CHECK(t->spans[k] == s || t->spans[k]->id != s->id ||
+               (duplicate && span_has_tag(t->spans[k], SPAN_ID_DUPLICATE_KEY)));
   if (s->parent != NULL) {
     FUZZ_CHECK(s->parent_id != 0 && s->parent->id == s->parent_id);
     FUZZ_CHECK(!s->orphan);
@@ -75,20 +80,23 @@ static void check_span(const trace *t, const span *s, size_t *children) {
 static void on_trace(void *user, const trace *t) {
   seen *sn = user;
   FUZZ_CHECK(t->n_spans > 0);
-  size_t children = 0, orphans = 0, unfinished = 0;
+  size_t children = 0, orphans = 0, unfinished = 0, duplicates = 0;
   for (size_t i = 0; i < t->n_spans; i++) {
     const span *s = t->spans[i];
-    check_span(t, s, &children);
+    check_span(t, s, &children, &duplicates);
     orphans += s->orphan;
     unfinished += !s->started || !s->ended;
-    sn->content += s->n_annotations + s->n_tags;
+    sn->content += s->n_annotations;
+    for (size_t k = 0; k < s->n_tags; k++) /* the assembler's own flags are not content */
+      sn->content += strncmp(s->tags[k].key, "hoptrace.", 9) != 0;
   }
   FUZZ_CHECK(children + t->n_roots == t->n_spans);
   for (size_t i = 0; i < t->n_roots; i++)
     FUZZ_CHECK(t->roots[i]->parent == NULL);
   FUZZ_CHECK(orphans == t->orphans && unfinished == t->unfinished);
-  FUZZ_CHECK(t->incomplete ==
-             (t->orphans || t->unfinished || t->lossy || t->timed_out || t->missing_spans));
+  FUZZ_CHECK(duplicates == t->duplicate_ids);
+  FUZZ_CHECK(t->incomplete == (t->orphans || t->unfinished || t->lossy || t->timed_out ||
+                               t->missing_spans || t->dropped_spans));
   FUZZ_CHECK(t->missing_spans == 0 || t->missing_host != NULL);
   align_collect(sn->align, t);
   if (sn->traces % 16 == 15) {
