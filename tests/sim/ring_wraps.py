@@ -5,9 +5,12 @@ numbers (the packet context's packet_seq_num: packets the stream ever
 produced), read from the stream files (LTTng-UST's 64-bit layout: a
 32-byte packet header, then timestamp_begin, timestamp_end, content_size,
 packet_size (bits), packet_seq_num). Prints one line per stream and the
-smallest count last."""
+smallest count of the span rings (hoptrace_CPU) last; the names channel
+(hoptrace_names_CPU, written once a second: it wraps seldom) is printed,
+not counted."""
 import glob
 import os
+import re
 import struct
 import sys
 
@@ -27,6 +30,7 @@ for path in sorted(glob.glob(os.path.join(root, "**", "hoptrace_*"), recursive=T
         off += packet_bits // 8
     if seqs:
         w = (max(seqs) + 1) / subbufs
-        wraps.append(w)
+        if re.fullmatch(r"hoptrace_\d+", os.path.basename(path)):
+            wraps.append(w)
         print(f"{os.path.relpath(path, root)}: {len(seqs)} packets, packets produced {max(seqs) + 1}, {w:.1f} wraps")
 print(f"{min(wraps) if wraps else 0:.1f}")
