@@ -1,7 +1,7 @@
 /* Cost of recording one RPC hop with hoptrace, beside Blkin's figures.
- *   bench_recording span|traced|plain WARM N   runs WARM + N hops, prints
- *                                               "hops WARM+N" and whether
- *                                               the provider is loaded
+ *   bench_recording hop|codec|traced|traced_kv|plain WARM N
+ *       runs WARM + N hops, prints "hops WARM+N" and whether the provider
+ *       is loaded
  *   bench_recording report FIGURES              writes the table
  *                                               (bench/results/recording.txt)
  * bench/recording/run.sh runs the hops in real LTTng sessions and under
@@ -15,7 +15,7 @@
 #include "table.h"
 
 static int usage(void) {
-  fputs("usage: bench_recording span|traced|traced_kv|plain WARM N\n"
+  fputs("usage: bench_recording hop|codec|traced|traced_kv|plain WARM N\n"
         "       bench_recording report FIGURES\n", stderr);
   return 2;
 }
@@ -28,8 +28,10 @@ int main(int argc, char **argv) {
   unsigned warm = (unsigned)strtoul(argv[2], NULL, 10);
   unsigned n = (unsigned)strtoul(argv[3], NULL, 10);
   ht_tracing_init(); /* the static library's constructor is not linked in */
-  if (strcmp(argv[1], "span") == 0)
-    hops_span(warm, n);
+  if (strcmp(argv[1], "hop") == 0)
+    hops_two_sided(warm, n);
+  else if (strcmp(argv[1], "codec") == 0)
+    hops_codec(warm, n);
   else if (strcmp(argv[1], "traced") == 0 || strcmp(argv[1], "plain") == 0 ||
            strcmp(argv[1], "traced_kv") == 0)
     hops_messenger(argv[1][0] == 't', strcmp(argv[1], "traced_kv") == 0, warm, n);

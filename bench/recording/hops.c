@@ -1,4 +1,4 @@
-/* The measured loops (hops.h). */
+/* The messenger hops (hops.h). */
 #include "hops.h"
 
 #include <pthread.h>
@@ -9,36 +9,8 @@
 
 #include "bench_pair.h"
 #include "hoptrace/error.h"
-#include "hoptrace/span.h"
 
 #define PAYLOAD 64
-
-static const ht_span_info root_info = {"bench", HT_SPAN_INTERNAL, "client.4", NULL};
-static const ht_span_info hop_info = {"osd_write", HT_SPAN_CLIENT, "client.4",
-                                      "tcp://127.0.0.1:6800"};
-
-static void span_hops(const ht_span *parent, unsigned n) {
-  for (unsigned i = 0; i < n; i++) {
-    ht_span s;
-    ht_span_start_child(&s, parent, &hop_info);
-    ht_span_annotate(&s, HT_ANN_CLIENT_SEND);
-    ht_span_annotate(&s, HT_ANN_SERVER_RECV);
-    ht_span_kv_int(&s, "bytes", 4096);
-    ht_span_annotate(&s, HT_ANN_SERVER_SEND);
-    ht_span_annotate(&s, HT_ANN_CLIENT_RECV);
-    ht_span_finish(&s);
-  }
-}
-
-void hops_span(unsigned warm, unsigned n) {
-  ht_span root;
-  ht_span_start_root(&root, &root_info, HT_SAMPLE_YES);
-  span_hops(&root, warm);
-  CALLGRIND_START_INSTRUMENTATION;
-  span_hops(&root, n);
-  CALLGRIND_STOP_INSTRUMENTATION;
-  ht_span_finish(&root);
-}
 
 /* Requests one at a time: each reply sends the next from the client's
  * loop thread (no current context there, so each is a new root trace,

@@ -6,9 +6,16 @@
 #ifndef HT_BENCH_HOPS_H
 #define HT_BENCH_HOPS_H
 
-/* n child spans of one sampled root, each: cs, sr, one integer
- * key-value, ss, cr, finish. */
-void hops_span(unsigned warm, unsigned n);
+/* n two-sided hops through the span API (span_hop.c), each: a client
+ * span (child of one sampled root), cs, the request's envelope encoded
+ * with the client's context and decoded, the server span started from
+ * the decoded context, sr, one integer key-value, ss, the server span
+ * finished, cr, the client span finished. */
+void hops_two_sided(unsigned warm, unsigned n);
+
+/* n times the same envelope's encode and decode alone, no span: the
+ * codec's share of a two-sided hop. */
+void hops_codec(unsigned warm, unsigned n);
 
 /* n requests and their replies, one at a time, between a client and a
  * server messenger (traced at sampling 100 %, or plain); with kv, the

@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
-# Cost of recording one RPC hop, beside Blkin's figures: runs
-# bench_recording's hops (span API, traced and plain messenger) in real
-# LTTng sessions set up as `hoptrace record` sets them up, with and
-# with vpid and vtid contexts added (which it added before the events
-# carried their process and thread), and writes bench/results/recording.txt:
-#   - events and bytes per hop: one native run of HOPS hops per session,
-#     hoptrace:* events counted with babeltrace2 (by provider prefix, so a
-#     new event schema needs no change here), bytes = the stream files
-#     (metadata and index/ excluded) / hops;
-#   - instructions per hop: a run of CG_HOPS hops under callgrind in a
-#     session of the same configuration, counting only the measured loop
-#     (--instr-atstart=no and the program's CALLGRIND_START/STOP
-#     toggles, so start-up and warm-up are left out).
-# Each run has a session of its own that tracks only the benchmark's
-# process (its pid tracked before the session starts): other programs
-# recording on this host add neither events nor bytes. Starts
-# lttng-sessiond if absent and stops only the one it started; destroys
-# its sessions and removes their traces.
-# Each row is measured over libhoptrace.a (bench_recording) and, with no
-# contexts, over libhoptrace.so (bench_recording_shared, rows "ROW.so"):
-# applications link the shared library.
-#   bench/recording/run.sh [BUILD_DIR] [HOPS] [CG_HOPS]
+# Cost of one RPC hop recorded, like for like with Blkin: runs
+# bench_recording's hops in real LTTng sessions set up as `hoptrace
+# record` sets up its spans' channel (one user-space channel, no
+# contexts), and writes bench/results/recording.txt. Rows:
+#   hop        the two-sided hop through the span API: client span, cs,
+#              the request's envelope encoded and decoded, server span
+#              (child of the client's, its context from the envelope), sr,
+#              one integer key-value, ss, cr, both finished;
+#   codec      that envelope's encode and decode alone (the share of the
+#              hop Blkin's has no equivalent of);
+#   traced_kv  the traced messenger's hop, the handler adding one
+#              integer key-value; traced without it; plain (no tracing),
+#              which the table subtracts;
+#   blkin      the same two-sided hop through Blkin's API (5 events),
+#              when BLKIN_SRC names a Blkin source (bench/blkin/build.sh);
+#              else the table quotes issue 31's figures.
+# Each row recorded ("rec": a session enables the events) and, for the
+# hops, "idle": the provider loaded, sampled, no session recording.
+# Figures per hop:
+#   - events and bytes: one native run of HOPS hops per session, the
+#     provider's events counted with babeltrace2, bytes = the stream
+#     files (metadata and index/ excluded) / hops;
+#   - instructions: CG_HOPS hops under callgrind, only the measured loop
+#     (--instr-atstart=no and the program's CALLGRIND_START/STOP toggles);
+#   - clock reads: calls to clock_gettime in that same loop, from
+#     callgrind's call counts (exact; lttng-ust and hoptrace both read
+#     the clock through it).
+# Each session tracks only the benchmark's process. Starts lttng-sessiond
+# if absent and stops only the one it started; destroys its sessions and
+# removes their traces. Rows ending ".so" ran over libhoptrace.so (what
+# applications link), the others over libhoptrace.a.
+#   [BLKIN_SRC=DIR] bench/recording/run.sh [BUILD_DIR] [HOPS] [CG_HOPS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -33,7 +43,7 @@ subbuf=2M nsubbuf=8
 source "$root/scripts/lttng-env.sh"
 ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
 out=$(mktemp -d /tmp/ht-bench-rec-XXXXXX)
-session="" n_sessions=0 others=0
+session="" n_sessions=0 others=0 provider=hoptrace blkin_bin=""
 cleanup() {
   [[ -z "$session" ]] || timeout 30 lttng destroy "$session" >/dev/null 2>&1 || true
   rm -rf "$out"
@@ -42,20 +52,15 @@ cleanup() {
 trap cleanup EXIT
 ht_sessiond_ensure
 
-# session_new CTX: a created, not yet started session ($session, trace in
-# $trace), with vpid and vtid contexts on every event when CTX is 1 (what
-# `hoptrace record` added before the events carried them; CTX 0 is what it
-# sets up now).
+# session_new EVENTS: a created, not yet started session ($session, trace
+# in $trace) recording EVENTS (hoptrace:* or zipkin:*) on one channel.
 session_new() {
   n_sessions=$((n_sessions + 1))
   session="ht-bench-rec-$$-$n_sessions" trace="$out/trace-$n_sessions"
   lttng create "$session" --output="$trace" >/dev/null
   lttng enable-channel -u -s "$session" --subbuf-size=$subbuf --num-subbuf=$nsubbuf \
     hoptrace >/dev/null
-  if (($1)); then
-    lttng add-context -u -s "$session" -c hoptrace -t vpid -t vtid >/dev/null
-  fi
-  lttng enable-event -u -s "$session" -c hoptrace 'hoptrace:*' >/dev/null
+  lttng enable-event -u -s "$session" -c hoptrace "$1" >/dev/null
 }
 
 session_end() {
@@ -64,25 +69,29 @@ session_end() {
   rm -rf "$trace"
 }
 
-# in_session CMD...: CMD as the only process the session records, then
-# stops it (stop waits until the buffers are on disk). Output in $out/run.
+# run_cmd CMD...: CMD with the provider reachable, output in $out/run.
 # Registration may wait 30 s, not 3, so that even under valgrind the
-# process records from its first hop.
+# process records (or knows it need not) from its first hop.
+run_cmd() {
+  LTTNG_UST_REGISTER_TIMEOUT=30000 HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so.0" \
+    timeout 900 "$@" >"$out/run" 2>"$out/run.err" || { cat "$out/run.err" >&2; exit 1; }
+  grep -qx "provider loaded" "$out/run" || {
+    echo "run.sh: the provider did not load: nothing could be recorded" >&2
+    exit 1
+  }
+}
+
+# in_session CMD...: CMD as the only process the session records, then
+# stops it (stop waits until the buffers are on disk).
 in_session() {
-  # another active session recording hoptrace:* would record this
+  # another active session recording these events would record this
   # process too and add to its instructions: say so in the results
   local active
   active=$(lttng list 2>/dev/null | grep -c '\[active\]' || true)
   ((active <= others)) || others=$active
-  LTTNG_UST_REGISTER_TIMEOUT=30000 HT_LTTNG_PROVIDER="$build/libhoptrace-tp.so.0" \
-    timeout 900 bash -c 'lttng track -u -s "$1" --vpid=$$ >/dev/null &&
-      lttng start "$1" >/dev/null && shift && exec "$@"' _ "$session" "$@" \
-    >"$out/run" 2>"$out/run.err" || { cat "$out/run.err" >&2; exit 1; }
+  run_cmd bash -c 'lttng track -u -s "$1" --vpid=$$ >/dev/null &&
+      lttng start "$1" >/dev/null && shift && exec "$@"' _ "$session" "$@"
   lttng stop "$session" >/dev/null
-  grep -qx "provider loaded" "$out/run" || {
-    echo "run.sh: the hoptrace provider did not load: nothing was recorded" >&2
-    exit 1
-  }
 }
 
 # trace_figures: "EVENTS BYTES DISCARDED LOST" of $trace (LTTng's
@@ -91,7 +100,7 @@ in_session() {
 trace_figures() {
   local events bytes
   events=$(timeout 600 babeltrace2 "$trace" 2>"$out/bt.err" |
-    awk '$4 ~ /^hoptrace:/ { n++ } END { print n + 0 }')
+    awk -v p="$provider:" 'index($4, p) == 1 { n++ } END { print n + 0 }')
   bytes=$(find "$trace" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' |
     awk '{ s += $1 } END { print s + 0 }')
   awk -v e="$events" -v b="$bytes" '
@@ -102,60 +111,105 @@ trace_figures() {
     END { print e, b, d + 0, l + 0 }' "$out/bt.err"
 }
 
-# measure ROW CTX [BIN SUFFIX]: appends "ROW(SUFFIX) CTX INSTR EVENTS
-# BYTES DISCARDED LOST" to $out/figures (plain: instructions only).
-measure() {
-  local row=$1 ctx=$2 bin=${3:-$bin} sfx=${4:-} n e b d l cg_e cg_d cg_l instr
-  e=-1 b=-1 d=0 l=0
-  if [[ $row != plain ]]; then
-    session_new "$ctx"
-    in_session "$bin" "$row" "$warm" "$hops"
-    n=$(awk '/^hops/ { print $2 }' "$out/run")
-    trace_figures >"$out/tf"
-    read -r e b d l <"$out/tf"
-    e=$(awk -v x="$e" -v n="$n" 'BEGIN { printf "%.4f", x / n }')
-    b=$(awk -v x="$b" -v n="$n" 'BEGIN { printf "%.2f", x / n }')
-    session_end
-  fi
-  session_new "$ctx"
-  in_session valgrind --tool=callgrind --instr-atstart=no \
-    --callgrind-out-file="$out/cg" "$bin" "$row" "$warm" "$cg_hops"
-  instr=$(awk -v n="$cg_hops" '/^totals:/ { printf "%.1f", $2 / n }' "$out/cg")
-  n=$(awk '/^hops/ { print $2 }' "$out/run")
-  trace_figures >"$out/tf"
-  read -r cg_e _ cg_d cg_l <"$out/tf"
-  session_end
-  # what the callgrind run recorded must match the native run, or its
-  # instructions are not those of the same recording
-  if [[ $row != plain ]] && awk -v x="$cg_e" -v n="$n" -v e="$e" \
-    'BEGIN { exit !((x / n - e) ^ 2 > 1e-4) }'; then
-    echo "# WARNING: $row$sfx ctx=$ctx: $cg_e events in $n hops under callgrind, $e a hop natively" \
-      >>"$out/figures"
-  fi
-  echo "$row$sfx $ctx $instr $e $b $((d + cg_d)) $((l + cg_l))" | tee -a "$out/figures" >&2
+# cg_figures N: "INSTR CLOCKS" per hop of the callgrind profile $out/cg
+# over N hops. Clock reads: calls to clock_gettime (whatever the name
+# glibc's symbol has under valgrind) from any function that is not
+# itself one of them (its vDSO half is not a second read).
+cg_figures() {
+  awk -v n="$1" '
+    function name(s,   id) {
+      if (s !~ /^\(/) return s
+      id = s; sub(/\).*/, ")", id); sub(/^\([0-9]+\) ?/, "", s)
+      if (s != "") names[id] = s
+      return names[id]
+    }
+    /^fn=/ { fn = name(substr($0, 4)) }
+    /^cfn=/ { cfn = name(substr($0, 5)) }
+    /^calls=/ { split(substr($0, 7), a, " ")
+      if (cfn ~ /clock_gettime/ && fn !~ /clock_gettime/) c += a[1] }
+    /^totals:/ { t = $2 }
+    END { printf "%.1f %.2f\n", t / n, c / n }' "$out/cg"
 }
 
-for ctx in 0 1; do
-  for row in span traced; do
-    measure "$row" "$ctx"
-  done
+# measure ROW MODE [BIN SUFFIX]: appends "ROW(SUFFIX) MODE INSTR CLOCKS
+# EVENTS BYTES DISCARDED LOST" to $out/figures. MODE rec: in sessions
+# recording the events (a native one for events and bytes, unless ROW is
+# plain or codec, which record nothing; a callgrind one); idle: no
+# session, the provider loaded.
+measure() {
+  local row=$1 mode=$2 bin=${3:-$bin} sfx=${4:-} n e=-1 b=-1 d=0 l=0 cg_e cg_d cg_l
+  local cmd=("$bin" "$row") events="hoptrace:*"
+  provider=hoptrace
+  if [[ $row == blkin ]]; then
+    cmd=("$blkin_bin") events="zipkin:*" provider=zipkin
+  fi
+  cg=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/cg")
+  if [[ $mode == idle ]]; then
+    run_cmd "${cg[@]}" "${cmd[@]}" "$warm" "$cg_hops"
+    n=$(awk '/^hops/ { print $2 }' "$out/run")
+  else
+    if [[ $row != plain && $row != codec ]]; then
+      session_new "$events"
+      in_session "${cmd[@]}" "$warm" "$hops"
+      n=$(awk '/^hops/ { print $2 }' "$out/run")
+      trace_figures >"$out/tf"
+      read -r e b d l <"$out/tf"
+      e=$(awk -v x="$e" -v n="$n" 'BEGIN { printf "%.4f", x / n }')
+      b=$(awk -v x="$b" -v n="$n" 'BEGIN { printf "%.2f", x / n }')
+      session_end
+    fi
+    session_new "$events"
+    in_session "${cg[@]}" "${cmd[@]}" "$warm" "$cg_hops"
+    n=$(awk '/^hops/ { print $2 }' "$out/run")
+    trace_figures >"$out/tf"
+    read -r cg_e _ cg_d cg_l <"$out/tf"
+    session_end
+    # what the callgrind run recorded must match the native run, or its
+    # instructions are not those of the same recording
+    if [[ $row != plain && $row != codec ]] && awk -v x="$cg_e" -v n="$n" -v e="$e" \
+      'BEGIN { exit !((x / n - e) ^ 2 > 1e-4) }'; then
+      echo "# WARNING: $row$sfx: $cg_e events in $n hops under callgrind, $e a hop natively" \
+        >>"$out/figures"
+    fi
+    d=$((d + cg_d)) l=$((l + cg_l))
+  fi
+  echo "$row$sfx $mode $(cg_figures "$cg_hops") $e $b $d $l" | tee -a "$out/figures" >&2
+}
+
+blkin_note="# Blkin: quoted from issue 31 (measured with callgrind on another machine; set BLKIN_SRC to measure it here)"
+if [[ -n ${BLKIN_SRC:-} ]]; then
+  read -r blkin_commit blkin_bin < <("$root/bench/blkin/build.sh" "$BLKIN_SRC" "$out/blkin")
+  echo "blkin-commit $blkin_commit" >>"$out/figures"
+  blkin_note="# Blkin: measured here, ceph/blkin $blkin_commit built by bench/blkin/build.sh from $BLKIN_SRC (-O2 -g, its probes linked in), the same hop: cs, sr, one integer key-value, ss, cr, ids packed and unpacked between the sides"
+  measure blkin rec
+  measure blkin idle
+fi
+measure hop rec
+measure hop idle
+measure codec idle
+measure traced_kv rec
+measure traced_kv idle
+measure traced rec
+measure plain rec
+for row in hop codec traced_kv plain; do
+  mode=rec
+  [[ $row != codec ]] || mode=idle
+  measure "$row" "$mode" "$bin_so" .so
 done
-measure traced_kv 0
-measure plain 0
-for row in span traced traced_kv plain; do
-  measure "$row" 0 "$bin_so" .so
-done
+measure hop idle "$bin_so" .so
+measure traced_kv idle "$bin_so" .so
 
 {
-  echo "# one hop, span API: a child span of one sampled root: cs, sr, one integer key-value, ss, cr, finish"
-  echo "# one hop, messenger: one request and its reply over loopback TCP (client and server spans, both sides), sampling 100 %, one request at a time"
-  echo "# traced_kv: the same hop, the server's handler adding one integer key-value to its span (ht_request_kv_int)"
-  echo "# instructions: user space, valgrind --tool=callgrind, only the measured loop of $cg_hops hops (after $warm warm-up), while a session records"
-  echo "# (under valgrind each event's clock_gettime and sched_getcpu are system calls, ~10 and ~30 user-space instructions; natively the vDSO and rseq answer them in user space)"
-  echo "# events, bytes: one session per row, $hops hops (+$warm warm-up); hoptrace:* events (babeltrace2), stream files without metadata and index/"
-  echo "# sessions: as \`hoptrace record\`: user-space channel, per-user buffers, $nsubbuf x $subbuf sub-buffers a CPU, hoptrace:*; only this process tracked"
+  echo "# hop: the two-sided hop through the span API: client span (child of one sampled root), cs, the request's envelope encoded with its context and decoded, server span from the decoded context, sr, one integer key-value, ss, cr, both finished"
+  echo "# codec: that envelope's encode and decode alone; the no-session row's own share is the hop minus it"
+  echo "# messenger: one request and its reply over loopback TCP, sampling 100 %, one request at a time; traced_kv: the server's handler adds one integer key-value (ht_request_kv_int); rows above plain subtract the plain messenger's instructions and clock reads"
+  echo "# recorded: a session enables the events; no session: the provider loaded (a session daemon running), no session enabling them"
+  echo "# instructions: user space, valgrind --tool=callgrind, only the measured loop of $cg_hops hops (after $warm warm-up)"
+  echo "# clocks: calls to clock_gettime in that loop, per hop (callgrind's call counts: exact)"
+  echo "# events, bytes: one session per row, $hops hops (+$warm warm-up), the provider's events (babeltrace2), stream files without metadata and index/"
+  echo "# sessions: one user-space channel, per-user buffers, $nsubbuf x $subbuf sub-buffers a CPU, no contexts (hoptrace:* or zipkin:*); only this process tracked"
   echo "# other LTTng sessions active meanwhile: $others"
-  echo "# Blkin: quoted (measured elsewhere with callgrind, not on this machine)"
+  echo "$blkin_note"
   echo "# $(lttng --version | head -1), lttng-ust $(dpkg-query -W -f='${Version}' liblttng-ust1 2>/dev/null || echo '?'), $(valgrind --version)"
 } >>"$out/figures"
 "$bin" report "$out/figures"
