@@ -114,9 +114,11 @@ trace_figures() {
 # cg_figures N: "INSTR CLOCKS" per hop of the callgrind profile $out/cg
 # over N hops. Clock reads: calls to clock_gettime (whatever the name
 # glibc's symbol has under valgrind) from any function that is not
-# itself one of them (its vDSO half is not a second read).
+# itself one of them (its vDSO half is not a second read). Who reads
+# it, "caller xREADS" a hop, goes to $out/callers: where to look first
+# when the count is over its goal.
 cg_figures() {
-  awk -v n="$1" '
+  awk -v n="$1" -v callers="$out/callers" '
     function name(s,   id) {
       if (s !~ /^\(/) return s
       id = s; sub(/\).*/, ")", id); sub(/^\([0-9]+\) ?/, "", s)
@@ -126,9 +128,26 @@ cg_figures() {
     /^fn=/ { fn = name(substr($0, 4)) }
     /^cfn=/ { cfn = name(substr($0, 5)) }
     /^calls=/ { split(substr($0, 7), a, " ")
-      if (cfn ~ /clock_gettime/ && fn !~ /clock_gettime/) c += a[1] }
+      calls[fn, cfn] += a[1]
+      if (cfn ~ /clock_gettime/ && fn !~ /clock_gettime/) { c += a[1]; by[fn] += a[1] } }
     /^totals:/ { t = $2 }
-    END { printf "%.1f %.2f\n", t / n, c / n }' "$out/cg"
+    END {
+      printf "%.1f %.2f\n", t / n, c / n
+      # a caller named by its address is a PLT stub: name who calls it
+      for (f in by)
+        if (f ~ /^0x/) {
+          for (k in calls) {
+            split(k, e, SUBSEP)
+            if (e[2] == f) by[e[1]] += calls[k]
+          }
+          delete by[f]
+        }
+      line = ""
+      for (f in by)
+        if (by[f] / n >= 0.005)
+          line = line sprintf("%s%s x%.2f", line == "" ? "" : ", ", f, by[f] / n)
+      print (line == "" ? "none" : line) > callers
+    }' "$out/cg"
 }
 
 # measure ROW MODE [BIN SUFFIX]: appends "ROW(SUFFIX) MODE INSTR CLOCKS
@@ -174,6 +193,8 @@ measure() {
     d=$((d + cg_d)) l=$((l + cg_l))
   fi
   echo "$row$sfx $mode $(cg_figures "$cg_hops") $e $b $d $l" | tee -a "$out/figures" >&2
+  [[ $row == codec || -n $sfx ]] ||
+    echo "$row $mode $(cat "$out/callers")" >>"$out/clock-callers"
 }
 
 blkin_note="# Blkin: quoted from issue 31 (measured with callgrind on another machine; set BLKIN_SRC to measure it here)"
@@ -210,6 +231,7 @@ measure traced_kv idle "$bin_so" .so
   echo "# sessions: one user-space channel, per-user buffers, $nsubbuf x $subbuf sub-buffers a CPU, no contexts (hoptrace:* or zipkin:*); only this process tracked"
   echo "# other LTTng sessions active meanwhile: $others"
   echo "$blkin_note"
+  sed 's/^/# clock reads a hop by caller, /' "$out/clock-callers"
   echo "# $(lttng --version | head -1), lttng-ust $(dpkg-query -W -f='${Version}' liblttng-ust1 2>/dev/null || echo '?'), $(valgrind --version)"
 } >>"$out/figures"
 "$bin" report "$out/figures"

@@ -125,7 +125,7 @@ static void blkin_rows(bench_report *rep) {
   if (blkin_commit[0] != '\0')
     snprintf(label, sizeof(label), "Blkin (measured here, commit %.12s)", blkin_commit);
   else
-    snprintf(label, sizeof(label), "Blkin (quoted from issue 31)");
+    snprintf(label, sizeof(label), "Blkin (quoted from issue 31, another machine)");
   figures r = blkin(REC), i = blkin(IDLE);
   row(rep, label, r.instr, r.clocks, r.events, r.bytes, "-", "recorded");
   row(rep, "Blkin, provider loaded, no session", i.instr, i.clocks, -1, -1, "-", "-");
