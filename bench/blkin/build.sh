@@ -5,9 +5,10 @@
 #   bench/blkin/build.sh SRC OUT_DIR
 # SRC is a Blkin git directory (a clone's .git or a bare mirror) or a
 # source tree. From git: its newest commit that builds outside Ceph's
-# tree; since a46fc2f (2019, "Modified to use TracepointProvider") the
-# library includes Ceph's own headers and links only inside Ceph, so the
-# commit before the one that removed blkin-lib/tp.c. Compiled as
+# tree. Since a46fc2f (2019, "Modified to use TracepointProvider") the
+# library includes Ceph's own headers and links only inside Ceph (and
+# refuses every annotation naming an endpoint: it would record nothing),
+# so: the commit before the one that removed blkin-lib/tp.c. Compiled as
 # RelWithDebInfo compiles hoptrace (-O2 -g), probes linked in, against
 # the system's lttng-ust. Prints "COMMIT BINARY" (COMMIT "tree" for a
 # source tree); exits 1 with a reason when it cannot build.
