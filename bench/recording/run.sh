@@ -198,6 +198,29 @@ measure() {
 }
 
 blkin_note="# Blkin: quoted from issue 31 (measured with callgrind on another machine; set BLKIN_SRC to measure it here)"
+# check_hop: the span hop recorded as the row says, read back by the
+# tool: per hop a client span (child of the root) and a server span
+# whose parent is that client span, carrying the key-value.
+check_hop() {
+  session_new "hoptrace:*"
+  in_session "$bin" hop 0 10
+  "$build/tools/hoptrace/hoptrace" export --format zipkin -o "$out/hop.json" "$trace" \
+    2>"$out/export.err" || { cat "$out/export.err" >&2; exit 1; }
+  session_end
+  python3 - "$out/hop.json" <<'PY' || exit 1
+import json, sys
+spans = json.load(open(sys.argv[1]))
+clients = {s["id"] for s in spans if s.get("kind") == "CLIENT"}
+servers = [s for s in spans if s.get("kind") == "SERVER"]
+ok = (len(clients) == 10 and len(servers) == 10 and
+      all(s.get("parentId") in clients and s.get("tags", {}).get("bytes") == "4096"
+          for s in servers))
+if not ok:
+    sys.exit("run.sh: the span hop is not a client span and its server child with a key-value")
+PY
+}
+check_hop
+
 # a Blkin that does not build leaves the quoted figures, said so
 if [[ -n ${BLKIN_SRC:-} ]] && ! built=$("$root/bench/blkin/build.sh" "$BLKIN_SRC" "$out/blkin"); then
   echo "run.sh: Blkin could not be built from $BLKIN_SRC: its figures are quoted" >&2
