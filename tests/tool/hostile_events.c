@@ -12,6 +12,10 @@
  *                                    N single-span traces, each with a name
  *                                    and a string tag of B bytes (1 MiB)
  *   hostile_events --traces N        N single-span traces, as fast as it can
+ *   hostile_events --malformed-child N
+ *                                    N two-span traces whose child is
+ *                                    malformed (its start past any clock
+ *                                    time, or span id 0), the root sound
  *   hostile_events --forge-vpid PID [--ids K]
  *                                    desc and peer events (ids 1..K, 1024)
  *                                    and a process event claiming process
@@ -113,6 +117,25 @@ static void traces(long n) {
   printf("hostile_events: %ld single-span traces\n", n);
 }
 
+/* The root whole, its child a side the tool must drop: one start time no
+ * clock converts (cycles past int64 ns), the next span id 0. */
+static void malformed_child(long n) {
+  for (long i = 0; i < n; i++) {
+    uint64_t lo;
+    root_span(1, &lo);
+    uint64_t child = next_id++, start = now_ns() - 500;
+    if (i % 2 == 0)
+      start = UINT64_MAX;
+    else
+      child = 0;
+    ht_rec_span s = {.rec = {HT_REC_NAMES_VPID_OF(1, 0, vpid),
+                             HT_REC_VTID_FLAGS_STATUS_OF(vtid, 1, 0), 0x4057, lo, child, lo,
+                             start}};
+    lttng_ust_tracepoint(hoptrace, span, &s);
+  }
+  printf("hostile_events: %ld traces with a malformed child\n", n);
+}
+
 static void forge(uint32_t victim, long ids) {
   ht_rec_process p = {.schema = HT_SCHEMA_VERSION, .procname = "FORGED", .vpid = victim};
   lttng_ust_tracepoint(hoptrace, process, &p);
@@ -131,8 +154,8 @@ int main(int argc, char **argv) {
       {"desc-flood", required_argument, NULL, 'd'}, {"huge", required_argument, NULL, 'h'},
       {"bytes", required_argument, NULL, 'b'},      {"traces", required_argument, NULL, 't'},
       {"forge-vpid", required_argument, NULL, 'f'}, {"ids", required_argument, NULL, 'i'},
-      {NULL, 0, NULL, 0}};
-  long flood = 0, n_huge = 0, bytes = 0, n_traces = 0, victim = 0, ids = 1024;
+      {"malformed-child", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0}};
+  long flood = 0, n_huge = 0, bytes = 0, n_traces = 0, victim = 0, ids = 1024, bad = 0;
   for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
     long v = optarg != NULL ? strtol(optarg, NULL, 10) : 0;
     switch (c) {
@@ -142,16 +165,17 @@ int main(int argc, char **argv) {
     case 't': n_traces = v; break;
     case 'f': victim = v; break;
     case 'i': ids = v; break;
+    case 'm': bad = v; break;
     default:
       return 2;
     }
   }
   if (bytes == 0)
     bytes = flood > 0 ? 24 : 1 << 20;
-  if ((flood > 0) + (n_huge > 0) + (n_traces > 0) + (victim > 0) != 1 || bytes < 16 ||
+  if ((flood > 0) + (n_huge > 0) + (n_traces > 0) + (victim > 0) + (bad > 0) != 1 || bytes < 16 ||
       ids < 1 || victim > UINT32_MAX) {
     fprintf(stderr, "usage: hostile_events --desc-flood N | --huge N [--bytes B] | "
-                    "--traces N | --forge-vpid PID [--ids K]\n");
+                    "--traces N | --forge-vpid PID [--ids K] | --malformed-child N\n");
     return 2;
   }
   vpid = (uint32_t)getpid();
@@ -165,5 +189,7 @@ int main(int argc, char **argv) {
     traces(n_traces);
   else if (victim > 0)
     forge((uint32_t)victim, ids);
+  else if (bad > 0)
+    malformed_child(bad);
   return 0;
 }

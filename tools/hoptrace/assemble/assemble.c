@@ -295,7 +295,8 @@ static int resolve(assembler *a, trace *t) {
   if (t->capture != NULL && settle_capture(a, t) != 0)
     return -1;
   t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out || t->missing_spans ||
-                  t->dropped_spans || (t->capture != NULL && capture_partial(t));
+                  t->dropped_spans || t->malformed_events ||
+                  (t->capture != NULL && capture_partial(t));
   return trace_limit_tags(a->mem, t);
 }
 
@@ -325,6 +326,8 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.invalid_prob_traces += trace_root_prob_invalid(t);
     a->stats.duplicate_id_spans += t->duplicate_ids;
     a->stats.backwards_spans += t->backwards;
+    a->stats.malformed_traces += t->malformed_events > 0;
+    a->stats.malformed_events += t->malformed_events;
     a->ready(a->user, t);
     handed_out = a->keep;
   }
@@ -457,6 +460,10 @@ int assembler_add(assembler *a, const hop_event *ev) {
   }
   if (ev->kind == HOP_CAPTURE)
     return add_capture(a, t, ev);
+  if (ev->kind == HOP_MALFORMED) {
+    t->malformed_events += t->malformed_events < UINT32_MAX;
+    return 0;
+  }
   span *s = find_span(a, t, ev->span_id);
   size_t n_spans = t->n_spans;
   if ((s == NULL || span_starts_again(s, ev)) && n_spans >= ht_limits.trace_spans) {

@@ -22,6 +22,9 @@ typedef struct assembler_stats {
   /* spans sharing their id with another span of their trace, spans
    * ending before they start (model.h: each flagged) */
   uint64_t duplicate_id_spans, backwards_spans;
+  /* traces that lost events the decoder dropped as malformed, and those
+   * events (each such trace incomplete) */
+  uint64_t malformed_traces, malformed_events;
   /* traces the keep callback declined (assembler_set_keep): not handed
    * out, not counted above */
   uint64_t declined_traces;

@@ -102,6 +102,9 @@ typedef struct trace {
   uint32_t dropped_spans;
   bool written_early;
   uint32_t strings_cut; /* strings cut to --max-string */
+  /* events of the trace the decoder dropped as malformed (read/event.h
+   * HOP_MALFORMED): a part of it is gone */
+  uint32_t malformed_events;
   bool incomplete;   /* any of the above */
   /* never silently wrong, set when emitted: spans sharing their id with
    * another span of the trace (each kept apart, flagged

@@ -334,6 +334,7 @@ int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   case HOP_PEER:
     return 0; /* tables: read/names.h keeps them, they never get here */
   case HOP_CAPTURE:
+  case HOP_MALFORMED:
     return 0; /* the trace's, not a span's: assemble.c keeps it */
   case HOP_HOP_SEND:
   case HOP_HOP_RECV:

@@ -287,6 +287,11 @@ static void summary(const bt_source_stats *src, const assembler_stats *st,
             "hoptrace: %" PRIu64 " spans share their span id with another span of their trace:"
             " kept apart, flagged " SPAN_ID_DUPLICATE_KEY "\n",
             st->duplicate_id_spans);
+  if (st->malformed_traces > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " traces lost %" PRIu64 " events dropped as malformed:"
+            " marked incomplete\n",
+            st->malformed_traces, st->malformed_events);
   if (st->backwards_spans > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " spans end before they start (a clock set back, or a corrupt"

@@ -386,7 +386,9 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   ob_printf(out, "  events discarded by LTTng:        %" PRIu64 " (%" PRIu64
           " packets lost), traces affected: %" PRIu64 "\n",
           src->discarded_events, src->discarded_packets, st->lossy_traces);
-  ob_printf(out, "  malformed hoptrace events:        %" PRIu64 "\n", src->malformed_events);
+  ob_printf(out, "  malformed hoptrace events:        %" PRIu64 " (dropped), of known traces: %" PRIu64
+                 ", traces affected: %" PRIu64 " (incomplete)\n",
+            src->malformed_events, st->malformed_events, st->malformed_traces);
   ob_printf(out, "  span sides unnamed (no table):    %" PRIu64 "\n", src->unresolved_names);
   if (ht_drops.names > 0)
     ob_printf(out, "  name table entries not kept:      %" PRIu64 " (--max-names)\n",

@@ -374,16 +374,19 @@ static int decode_kind_fields(bt_decoder *d, const bt_field *st,
   case HOP_DESC:
   case HOP_PEER:
   case HOP_CAPTURE:
+  case HOP_MALFORMED:
     return -1;
   }
   return -1;
 }
 
-int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
+static int decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
   const bt_event *event = bt_message_event_borrow_event_const(msg);
   class_map *m = map_class(d, bt_event_borrow_class_const(event));
-  if (m == NULL)
+  if (m == NULL) {
+    *out = (hop_event){0};
     return -1;
+  }
   if (!m->hop)
     return 0;
   const bt_field *st = bt_event_borrow_payload_field_const(event);
@@ -406,6 +409,9 @@ int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
       return BT_DECODE_FOREIGN_NAME;
     return rc;
   }
+  if (m->has_clock)
+    out->ts_ns = bt_snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg));
+  decode_context(d, event, m, out);
   if (!get_u64(st, m, F_TRACE_HI, &out->trace_hi) ||
       !get_u64(st, m, F_TRACE_LO, &out->trace_lo) ||
       !get_u64(st, m, F_SPAN, &out->span_id) ||
@@ -413,8 +419,22 @@ int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
     return -1;
   if ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0)
     return -1;
-  if (m->has_clock)
-    out->ts_ns = bt_snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg));
-  decode_context(d, event, m, out);
   return decode_kind_fields(d, st, m, out) == 0 ? 1 : -1;
+}
+
+int bt_decoder_decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
+  int rc = decode(d, msg, out);
+  if (rc != -1)
+    return rc;
+  /* what was read of it may be anything but its ids, time and origin */
+  hop_event dropped = {.kind = HOP_MALFORMED, .ts_ns = out->ts_ns,
+                       .trace_hi = out->trace_hi, .trace_lo = out->trace_lo,
+                       .span_id = out->span_id, .parent_id = out->parent_id,
+                       .vpid = out->vpid, .vtid = out->vtid,
+                       .procname = out->procname != NULL ? out->procname : "",
+                       .hostname = out->hostname != NULL ? out->hostname : ""};
+  if ((dropped.trace_hi | dropped.trace_lo) == 0)
+    dropped = (hop_event){0};
+  *out = dropped;
+  return -1;
 }

@@ -17,8 +17,9 @@ void bt_decoder_free(bt_decoder *decoder);
 #define BT_DECODE_FOREIGN_NAME (-2)
 
 /* 1: *out is a hoptrace event (valid until the next call); 0: not a
- * hoptrace event; -1: a hoptrace event missing required fields;
- * BT_DECODE_FOREIGN_NAME. */
+ * hoptrace event; -1: a hoptrace event missing required fields or with
+ * impossible values (*out then a HOP_MALFORMED event when its trace id
+ * was read, kind 0 and ids 0 otherwise); BT_DECODE_FOREIGN_NAME. */
 int bt_decoder_decode(bt_decoder *decoder, const bt_message *msg,
                       hop_event *out);
 

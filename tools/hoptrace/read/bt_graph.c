@@ -88,6 +88,8 @@ static int handle(run_state *st, const bt_message *msg) {
       st->stats->foreign_names++;
     else if (rc < 0)
       st->stats->malformed_events++;
+    if (rc < 0 && ev.kind == HOP_MALFORMED) /* its trace is told it lost a part */
+      return st->cb->on_event(st->user, &ev);
     if (rc <= 0)
       return 0;
     st->stats->hop_events++;

@@ -341,7 +341,7 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
   while (rc == 0 && (d = earliest(p)) != NULL && !(stop != NULL && *stop)) {
     const event_record *r = d->head;
     if (r->type == EVENT_RECORD_EVENT) {
-      delivered++;
+      delivered += d->head_ev->kind != HOP_MALFORMED; /* counted as malformed */
       if (cb->on_event(user, d->head_ev) != 0)
         break;
     } else if (cb->on_discarded != NULL) {

@@ -45,6 +45,10 @@ typedef enum hop_event_kind {
    * value (capture_threshold, capture_value), the service that fired in
    * `service`, the process in vpid. */
   HOP_CAPTURE,
+  /* An event of the trace (trace_hi, trace_lo; span_id and parent_id when
+   * read) the decoder dropped as malformed: not a span, but the trace has
+   * lost a part and is marked incomplete. */
+  HOP_MALFORMED,
 } hop_event_kind;
 
 /* capture_why: hoptrace_schema.h's HT_CAPTURE_* */
