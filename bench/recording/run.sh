@@ -30,7 +30,9 @@
 # if absent and stops only the one it started; destroys its sessions and
 # removes their traces. Rows ending ".so" ran over libhoptrace.so (what
 # applications link), the others over libhoptrace.a.
-#   [BLKIN_SRC=DIR] bench/recording/run.sh [BUILD_DIR] [HOPS] [CG_HOPS]
+#   [BLKIN_SRC=DIR] [KEEP_CG=DIR] bench/recording/run.sh [BUILD_DIR] [HOPS] [CG_HOPS]
+# KEEP_CG: an existing directory where each row's callgrind profile is
+# kept (ROW.MODE.cg), to see where a row's instructions go.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
@@ -193,6 +195,8 @@ measure() {
     d=$((d + cg_d)) l=$((l + cg_l))
   fi
   echo "$row$sfx $mode $(cg_figures "$cg_hops") $e $b $d $l" | tee -a "$out/figures" >&2
+  # profiles kept for callgrind_annotate when asked
+  [[ -z ${KEEP_CG:-} ]] || cp "$out/cg" "$KEEP_CG/$row$sfx.$mode.cg"
   [[ $row == codec || -n $sfx ]] ||
     echo "$row $mode $(cat "$out/callers")" >>"$out/clock-callers"
 }
