@@ -8,7 +8,11 @@
  * runs; the transport stamps it into the reply, and request_done records
  * it in one event, ending at "ss" (the reply was encoded just before, on
  * the same thread). The transport counts frames and bytes (hooks.h
- * count_frames); an unsampled request keeps no slot on either side, so
+ * count_frames). Below, "sampled" means written: sampled, and recorded
+ * by a session when the span started (span_start.h ht_span_writes_); a
+ * sampled span no session records goes the unsampled way, its ids
+ * propagated (SAMPLED still set), nothing looked up, no clock read.
+ * An unsampled request keeps no slot on either side, so
  * it passes four hook calls (before_encode, before_dispatch,
  * after_dispatch, and on_reply only if it fails), a sampled one six.
  * 2 events per sampled request and reply (schema 3,
@@ -188,7 +192,7 @@ static const char *op_of(const ht_envelope *env) {
  * span's handler may keep its names: memo, hooks.h; else NULL). */
 static void slot_name(ts_slot *s, const ht_span_info *info, ht_hook_memo *memo) {
   s->kind = info->kind;
-  if (!ht_span_is_sampled(&s->span))
+  if (!ht_span_writes_(&s->span))
     return; /* records nothing: desc stays NULL */
   s->desc = memo != NULL ? ts_handler_desc_ref(&s->span, s->st->serial, info, memo)
                          : ts_desc_ref(&s->span, s->st->serial, info);
@@ -347,7 +351,7 @@ static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
   env->trace = span.ctx;
   /* unsampled: records nothing (finishing it would only mark it ended),
    * and the key-values kept for it are forgotten (traced_kv.c) */
-  if (ht_span_is_sampled(&span))
+  if (ht_span_writes_(&span))
     encode_sampled(arg, env, peer, slot, &span, hint_word);
 }
 
@@ -438,7 +442,7 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   ht_current_set(&span->ctx);
   if (s != NULL)
     *reply_trace = &s->span.ctx; /* the storage lives as long as the request */
-  if (ht_span_is_sampled(span))
+  if (ht_span_writes_(span))
     dispatch_sampled(arg, s, span, env, from);
   else /* holds nothing, records nothing: no request_done (hooks.h) */
     *dispatch_slot = NULL;
@@ -456,7 +460,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   (void)env;
   ht_current_set(tl_saved.has ? &tl_saved.ctx : NULL);
   ts_slot *s = oneway_slot;
-  if (s != NULL && ht_span_is_sampled(&s->span)) /* else: forgotten */
+  if (s != NULL && ht_span_writes_(&s->span)) /* else: forgotten */
     oneway_sampled(s);
 }
 
@@ -485,7 +489,7 @@ __attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
  * so that the reply carries HT_FLAG_CAPTURE to the caller. */
 static void h_before_reply(void *arg, void *dispatch_slot, int32_t status) {
   ts_slot *s = dispatch_slot;
-  if (ht_span_is_sampled(&s->span) &&
+  if (ht_span_writes_(&s->span) &&
       ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service,
                             s->desc))
     captured_here(arg, &s->span.ctx);
@@ -509,7 +513,7 @@ static void h_request_done(void *arg, void *dispatch_slot, int status,
                            size_t frame_len) {
   (void)arg;
   ts_slot *s = dispatch_slot;
-  if (ht_span_is_sampled(&s->span))
+  if (ht_span_writes_(&s->span))
     done_sampled(s, status, frame_len);
 }
 
@@ -616,7 +620,7 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
 
 ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count) {
   ts_slot *s = ht_transport_request_slot(req); /* NULL: unsampled, or plain */
-  if (s == NULL || !ht_span_is_sampled(&s->span))
+  if (s == NULL || !ht_span_writes_(&s->span))
     return NULL;
   *count = &s->kvs;
   return &s->span;

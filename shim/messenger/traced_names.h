@@ -117,7 +117,7 @@ ts_peer_miss(ts_peer_memo *set, const ht_event_ops *ops, const ht_span *span,
  * name is fixed for its life). */
 static const void *ts_desc_ref(const ht_span *span, uint64_t owner,
                                const ht_span_info *info) {
-  if (!ht_span_is_sampled(span))
+  if (!ht_span_writes_(span))
     return NULL;
   const ht_event_ops *ops = ht_events_current();
   const char *name = info->name != NULL ? info->name : "";
@@ -135,7 +135,7 @@ static const void *ts_desc_ref(const ht_span *span, uint64_t owner,
 
 /* As ht_span_peer_ref(span, peer). */
 static const void *ts_peer_ref(const ht_span *span, const char *peer) {
-  if (!ht_span_is_sampled(span) || peer == NULL || peer[0] == '\0')
+  if (!ht_span_writes_(span) || peer == NULL || peer[0] == '\0')
     return NULL;
   const ht_event_ops *ops = ht_events_current();
   ts_peer_memo *set = ts_peers[ts_set((uintptr_t)peer, TS_PEER_SETS)];

@@ -320,6 +320,19 @@ static const void *on_desc_ref(const ht_span_info *i) {
 
 static const void *on_peer_ref(const char *peer) { return ht_intern_peer(peer); }
 
+/* A session has a span event enabled, or a tool attached to a span's
+ * probes: the spans starting now are written (events.h). */
+static int on_recording(void) {
+  return lttng_ust_tracepoint_enabled(hoptrace, span) ||
+         lttng_ust_tracepoint_enabled(hoptrace, span_a) ||
+         HT_USDT_ENABLED(span) || HT_USDT_ENABLED(span_start) ||
+         HT_USDT_ENABLED(span_end) || HT_USDT_ENABLED(annotation) ||
+         HT_USDT_ENABLED(kv_str) || HT_USDT_ENABLED(kv_int) ||
+         HT_USDT_ENABLED(kvs) || HT_USDT_ENABLED(status) ||
+         HT_USDT_ENABLED(msg_send) || HT_USDT_ENABLED(msg_recv) ||
+         HT_USDT_ENABLED(hop_send) || HT_USDT_ENABLED(hop_recv);
+}
+
 const ht_event_ops ht_recorder_ops = {
     .span_start = on_span_start,
     .annotate = on_annotate,
@@ -332,4 +345,5 @@ const ht_event_ops ht_recorder_ops = {
     .desc_ref = on_desc_ref,
     .peer_ref = on_peer_ref,
     .capture = on_capture,
+    .recording = on_recording,
 };

@@ -86,11 +86,19 @@ typedef struct ht_event_ops {
    * session records it, else 0. May be NULL (a recorder that keeps no
    * captures). */
   int (*capture)(const ht_trace_context *ctx, const struct ht_capture_note *note);
+  /* 1 when a span starting now would be written (for LTTng: a session
+   * has the span events enabled). Asked once per sampled span, at its
+   * start, which keeps the answer: a span that starts unwritten looks
+   * nothing up and reads no clock, and finishes unwritten even if a
+   * session starts meanwhile. NULL: always (a recorder that keeps
+   * everything, as the tests' do). */
+  int (*recording)(void);
 } ht_event_ops;
 
 /* Installs the recorder (NULL: record nothing). ops must stay valid for
  * the rest of the process (a static table): a span may still be calling
- * the previous table. Every hook must be non-NULL but capture. */
+ * the previous table. Every hook must be non-NULL but capture and
+ * recording. */
 void ht_events_install(const ht_event_ops *ops);
 
 /* events.c's installed table: read inline, every sampled span asks. */
@@ -99,6 +107,12 @@ extern HT_HOT_DATA _Atomic(const ht_event_ops *) ht_events_installed_;
 /* The installed table, or NULL. */
 static inline const ht_event_ops *ht_events_current(void) {
   return atomic_load_explicit(&ht_events_installed_, memory_order_acquire);
+}
+
+/* Whether a span starting now is written (the `recording` hook). */
+static inline int ht_events_recording(void) {
+  const ht_event_ops *ops = ht_events_current();
+  return ops != NULL && (ops->recording == NULL || ops->recording());
 }
 
 #endif /* HT_PROPAGATE_EVENTS_H */

@@ -1,5 +1,7 @@
 /* Span life cycle and annotations. Unsampled spans get ids (to propagate)
- * and return after one flag test everywhere else.
+ * and return after one flag test everywhere else; so do sampled ones that
+ * no session records when they start (span_start.h HT_SPAN_WRITES): no
+ * name looked up, no clock read.
  * Must never: allocate, lock, do I/O, or emit an event for an unsampled
  * span.
  */
@@ -20,12 +22,9 @@ const char *ht_span_kind_name(ht_span_kind kind) {
   return (unsigned)kind < 5 ? kind_names[kind] : "unknown";
 }
 
-/* The recorder for a live sampled span, else NULL. The flags first: a
- * quiet start (span_quiet.h) leaves an unsampled span's state unset. */
+/* The recorder for a live span that is written, else NULL. */
 static inline const ht_event_ops *recorder(const ht_span *span) {
-  if (__builtin_expect(!span || !(span->ctx.flags & HT_FLAG_RECORDS) ||
-                           span->state_ != HT_SPAN_LIVE,
-                       1))
+  if (__builtin_expect(!span || !ht_span_writes_(span), 1))
     return NULL;
   return ht_events_current();
 }
@@ -35,7 +34,8 @@ static inline const char *str(const char *s) { return s ? s : ""; }
 /* A started span: keeps its start and names for the event that records
  * it when it finishes. */
 static void begin(ht_span *span, const ht_span_info *info) {
-  span->state_ = HT_SPAN_LIVE; /* unsampled too: ht_span_set_error reads it */
+  if (!(span->ctx.flags & HT_FLAG_RECORDS))
+    span->state_ = HT_SPAN_LIVE; /* ht_span_set_error reads it */
   const ht_event_ops *ops = recorder(span);
   if (ops) {
     ht_span_info safe = {str(info->name), info->kind, str(info->service),
@@ -156,7 +156,7 @@ void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n) {
 }
 
 void ht_span_set_error(ht_span *span, int32_t code, const char *message) {
-  if (span && span->state_ == HT_SPAN_LIVE)
+  if (span && (span->state_ & ~(uint32_t)HT_SPAN_WRITES) == HT_SPAN_LIVE)
     span->status_ = code;
   const ht_event_ops *ops = recorder(span);
   if (ops)

@@ -9,31 +9,46 @@
 
 #include "hoptrace/span.h"
 #include "propagate/active.h"
+#include "propagate/events.h"
 #include "propagate/flight.h"
 #include "propagate/ids_impl.h"
 
-enum { HT_SPAN_LIVE = 1 };
+/* state_: started and not finished; and, decided at the start, written
+ * (events.h recording): a span is written whole or not at all. */
+enum { HT_SPAN_LIVE = 1, HT_SPAN_WRITES = 2 };
 
 /* Inlined even where the compiler would rather call: the call is the cost. */
 #define HT_SPAN_INLINE __attribute__((always_inline)) static inline
 
-/* A live span of these ids and flags. Only a sampled span's other fields
+/* A live span of these ids and flags. Only a written span's other fields
  * are ever read (span.c reads them behind its recorder check, which tests
  * the flags first): an unsampled one gets its ids only, and the public
- * starts (span.c begin) set its state, which ht_span_set_error reads. */
+ * starts (span.c begin) set its state, which ht_span_set_error reads; a
+ * sampled one that no session records gets its state and status. */
 HT_SPAN_INLINE void ht_span_set_(ht_span *span, uint64_t hi, uint64_t lo,
                                 uint64_t id, uint64_t parent, uint32_t flags,
                                 uint64_t prob) {
   span->ctx = (ht_trace_context){hi, lo, id, parent, flags};
   if (__builtin_expect(!(flags & HT_FLAG_RECORDS), 1))
     return;
-  span->state_ = HT_SPAN_LIVE;
   span->status_ = 0;
+  if (!ht_events_recording()) {
+    span->state_ = HT_SPAN_LIVE;
+    return;
+  }
+  span->state_ = HT_SPAN_LIVE | HT_SPAN_WRITES;
   span->start_ = 0;
   span->desc_ = NULL;
   for (int i = 0; i < 4; i++)
     span->marks_[i] = 0;
   span->prob_ = prob;
+}
+
+/* 1 when the span, started by a start of this file, is written when it
+ * finishes (the flags first: an unsampled span's state is unset). */
+HT_SPAN_INLINE int ht_span_writes_(const ht_span *span) {
+  return (span->ctx.flags & HT_FLAG_RECORDS) &&
+         span->state_ == (HT_SPAN_LIVE | HT_SPAN_WRITES);
 }
 
 /* A root of a new trace; the sampler decides unless hint does. Its span

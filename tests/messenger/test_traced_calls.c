@@ -130,7 +130,7 @@ static const void *c_peer_ref(const char *peer) {
   return p;
 }
 static const ht_event_ops capture = {c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs,
-                                     c_status,     c_msg,      c_side,   c_desc_ref, c_peer_ref, NULL};
+                                     c_status,     c_msg,      c_side,   c_desc_ref, c_peer_ref, NULL, NULL};
 
 static void reset(void) {
   pthread_mutex_lock(&lock);
