@@ -3,6 +3,7 @@
  *   hoptrace export --format zipkin|otlp|chrome [options] INPUT...
  *   hoptrace report [options] INPUT...
  *   hoptrace view [options] INPUT...         (-o waterfall.html)
+ *   hoptrace diff [options] A B | --split p99|halves A
  *   hoptrace record [-o DIR] [--live URL] [channel options] -- COMMAND...
  *
  * INPUT is a trace directory (any directory holding LTTng CTF traces,
@@ -29,6 +30,7 @@
 #include "hoptrace/version.h"
 
 #include "cli/ctl.h"
+#include "cli/diff_cmd.h"
 #include "cli/pipeline.h"
 #include "cli/record.h"
 #include "read/limits.h"
@@ -41,6 +43,8 @@ static void usage(FILE *out) {
         "  hoptrace export --format zipkin|otlp|chrome [options] INPUT...\n"
         "  hoptrace report [--format text|json] [options] INPUT...\n"
         "  hoptrace view [options] INPUT...       (writes waterfall.html by default)\n"
+        "  hoptrace diff [--split p99|halves] [--format text|json] [options] A [B]\n"
+        "                                         (hoptrace diff --help)\n"
         "  hoptrace record [-o DIR] [--live URL] [--name SESSION] [--filter EXPR]\n"
         "                  [--subbuf-size SIZE] [--num-subbuf N] -- COMMAND [ARG...]\n"
         "  hoptrace ctl [--timeout S] SOCKET status|sample RATIO|sampler KIND [k=v...]|set k=v...|trust-debug on|off [RATE]\n"
@@ -518,6 +522,8 @@ int main(int argc, char **argv) {
   if (strcmp(command, "export") == 0 || strcmp(command, "report") == 0 ||
       strcmp(command, "view") == 0)
     return run_reader(argc - 1, argv + 1, command);
+  if (strcmp(command, "diff") == 0)
+    return diff_main(argc - 1, argv + 1, default_decoders());
   if (strcmp(command, "record") == 0)
     return record_main(argc - 1, argv + 1);
   if (strcmp(command, "ctl") == 0)

@@ -409,7 +409,7 @@ static int run_pipeline(const pipeline_options *given) {
     return 1;
   r.align_live = r.align != NULL && opts->follow;
   output_info info = {.align = r.align, .n_hosts = hosts, .stall_ns = host_stall_ns(opts),
-                      .follow = opts->follow};
+                      .follow = opts->follow, .user = opts->format_user};
   capture_files *captures = r.flight ? malloc(sizeof(*captures)) : NULL;
   if (captures != NULL)
     capture_files_find(opts->inputs, opts->n_inputs, captures);

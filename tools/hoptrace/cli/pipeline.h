@@ -12,6 +12,7 @@ typedef struct pipeline_options {
   const char *const *inputs; /* directories, or live URLs (bt_source_run_many) */
   size_t n_inputs;
   const output_format *format;
+  void *format_user; /* handed to the format's open (output_info.user) */
   FILE *out;
   const char *out_name; /* for messages: the user's name of out */
   bool filter_trace; /* only the trace below */

@@ -24,6 +24,7 @@ typedef struct output_info {
   /* flight snapshots: the capture.json files beside them (NULL: none
    * looked for) */
   const struct capture_files *captures;
+  void *user; /* the caller's, for a format of its own (hoptrace diff) */
 } output_info;
 
 typedef struct output_format {
