@@ -73,4 +73,10 @@ for o in d["operations"]:
     for r in o["rows"]:
         assert not r["significant"], r
 PY
+# misuse: a clear error and its status, never a half-written answer
+status() { local rc=0; "$@" > /dev/null 2>&1 || rc=$?; echo $rc; }
+[[ $(status "${diff[@]}" "$work/normal") == 2 ]]            # one recording, no --split
+[[ $(status "${diff[@]}" --split p100 "$work/normal") == 2 ]]
+[[ $(status "${diff[@]}" --resamples 5 "$work/normal" "$work/slow") == 2 ]]
+[[ $(status "${diff[@]}" "$work/none" "$work/slow") == 1 ]]
 echo "tool_diff: passed"

@@ -4,9 +4,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "output/json.h"
 #include "output/report_groups.h"
+#include "output/utf8.h"
 
 /* ns as a person reads it: "+10.1 ms", "850 us", "-12 ns" */
 static const char *fmt_time(char *buf, size_t cap, double ns, int sign) {
@@ -64,22 +66,30 @@ void diff_headline(const diff_result *r, char *buf, size_t cap) {
 
 static void text_row(obuf *out, const diff_row *x, const char *what) {
   char c[32], d50[32], l50[32], h50[32], d99[32], l99[32], h99[32];
-  ob_printf(out, "  %10s %6.1f%% %c %10s [%s, %s] %10s [%s, %s] %6" PRIu64 " %6" PRIu64 "  %s\n",
+  ob_printf(out, "  %10s %6.1f%% %c %10s [%s, %s] %10s [%s, %s] %6" PRIu64 " %6" PRIu64 "  ",
             fmt_time(c, sizeof(c), x->contrib_ns, 1), 100 * x->share,
             x->significant ? '*' : x->tested ? ' ' : '?',
             fmt_time(d50, sizeof(d50), x->p50.delta, 1), fmt_time(l50, sizeof(l50), x->p50.lo, 1),
             fmt_time(h50, sizeof(h50), x->p50.hi, 1), fmt_time(d99, sizeof(d99), x->p99.delta, 1),
             fmt_time(l99, sizeof(l99), x->p99.lo, 1), fmt_time(h99, sizeof(h99), x->p99.hi, 1),
-            x->n_a, x->n_b, what);
+            x->n_a, x->n_b);
+  /* names come from the traced processes: never raw to a terminal */
+  text_escaped(out, what, strlen(what), false);
+  ob_putc(out, '\n');
 }
 
 void diff_print_text(const diff_result *r, const diff_side_info *a, const diff_side_info *b,
                      obuf *out) {
   char line[2048];
   diff_headline(r, line, sizeof(line));
-  ob_printf(out, "%s\n\n", line);
-  ob_printf(out, "A: %s (%zu traces)\nB: %s (%zu traces)\n", a->label, a->traces, b->label,
-            b->traces);
+  text_escaped(out, line, strlen(line), false);
+  const diff_side_info *sides[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    ob_puts(out, i ? "\nB: " : "\n\nA: ");
+    text_escaped(out, sides[i]->label, strlen(sides[i]->label), false);
+    ob_printf(out, " (%zu traces)", sides[i]->traces);
+  }
+  ob_putc(out, '\n');
   ob_printf(out,
             "Bootstrap: %u resamples, seed %" PRIu64 "; intervals 95 %%; * significant: beyond "
             "zero at 95 %% for all %zu changes together (Bonferroni); a p50 is tested with %d "
@@ -90,9 +100,11 @@ void diff_print_text(const diff_result *r, const diff_side_info *a, const diff_s
   for (size_t i = 0; i < r->n_ops; i++) {
     const diff_op *o = &r->ops[i];
     char ma[32], mb[32], a50[32], b50[32], a99[32], b99[32];
-    ob_printf(out, "\nOperation %s: A %" PRIu64 " traces, B %" PRIu64
+    ob_puts(out, "\nOperation ");
+    text_escaped(out, o->name, strlen(o->name), false);
+    ob_printf(out, ": A %" PRIu64 " traces, B %" PRIu64
                    "; end to end p50 %s -> %s, p99 %s -> %s, mean %s -> %s\n",
-              o->name, o->n_a, o->n_b, fmt_time(a50, sizeof(a50), o->e2e.p50.a, 0),
+              o->n_a, o->n_b, fmt_time(a50, sizeof(a50), o->e2e.p50.a, 0),
               fmt_time(b50, sizeof(b50), o->e2e.p50.b, 0),
               fmt_time(a99, sizeof(a99), o->e2e.p99.a, 0),
               fmt_time(b99, sizeof(b99), o->e2e.p99.b, 0), fmt_time(ma, sizeof(ma), o->mean_a, 0),
