@@ -22,7 +22,7 @@ install(EXPORT hoptraceTargets NAMESPACE hoptrace:: DESTINATION ${HT_CMAKE_DIR}
 configure_package_config_file(cmake/hoptraceConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfig.cmake INSTALL_DESTINATION ${HT_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfigVersion.cmake
-  COMPATIBILITY SameMinorVersion)
+  COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/hoptraceConfigVersion.cmake
         DESTINATION ${HT_CMAKE_DIR} COMPONENT dev)

@@ -38,7 +38,7 @@ static int resolve_flavour(const ht_messenger_options *opts,
   return 0;
 }
 
-int ht_messenger_new(ht_messenger **out, const ht_messenger_options *opts) {
+int ht_messenger_new(const ht_messenger_options *opts, ht_messenger **out) {
   if (out == NULL)
     return HT_EINVAL;
   ht_messenger_flavour f;

@@ -34,7 +34,7 @@ static ht_messenger *make(int traced, const char *name) {
   o.flavour = traced ? HT_MESSENGER_TRACED : HT_MESSENGER_PLAIN;
   o.name = name;
   ht_messenger *m = NULL;
-  check(ht_messenger_new(&m, &o), "messenger");
+  check(ht_messenger_new(&o, &m), "messenger");
   return m;
 }
 

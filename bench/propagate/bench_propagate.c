@@ -52,13 +52,14 @@ static void raw_event(unsigned n) {
 static void hop_event(unsigned n) {
   for (unsigned i = 0; i < n; i++) {
     barrier();
-    ht_span_msg_send(&sampled_span, 1, i, 4096, PEER);
+    ht_span_msg_send(&sampled_span, HT_MSG_REQUEST, i, 4096, PEER);
   }
 }
 
 static void span_triple(unsigned n) {
+  ht_span s;
+  ht_span_init(&s); /* once: a finished span starts again */
   for (unsigned i = 0; i < n; i++) {
-    ht_span s;
     barrier();
     ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
     ht_span_annotate(&s, HT_ANN_CLIENT_SEND);
@@ -69,8 +70,9 @@ static void span_triple(unsigned n) {
 /* A child of an unsampled span: no sampler decision, ids only. */
 static ht_span unsampled_parent;
 static void child_triple(unsigned n) {
+  ht_span s;
+  ht_span_init(&s); /* once: a finished span starts again */
   for (unsigned i = 0; i < n; i++) {
-    ht_span s;
     barrier();
     ht_span_start_child(&s, &unsampled_parent, &info);
     ht_span_annotate(&s, HT_ANN_SERVER_RECV);
@@ -170,12 +172,14 @@ int main(int argc, char **argv) {
   const char *work = argc > 1 ? argv[1] : ".";
   ht_tracing_init();
   figures x = {0};
+  ht_span_init(&sampled_span);
   ht_span_start_root(&sampled_span, &info, HT_SAMPLE_YES);
 
   x.raw_off = measure(raw_event);
   x.hop_off = measure(hop_event);
   use_sampler(HT_SAMPLER_NEVER);
   x.triple_unsampled = measure(span_triple);
+  ht_span_init(&unsampled_parent);
   ht_span_start_root(&unsampled_parent, &info, HT_SAMPLE_NO);
   x.child_unsampled = measure(child_triple);
   use_sampler(HT_SAMPLER_ALWAYS);

@@ -48,8 +48,10 @@ static void carry(wire *w, const ht_trace_context *ctx, ht_envelope *env) {
 }
 
 static void two_sided(wire *w, const ht_span *root, unsigned n) {
+  ht_span client, server;
+  ht_span_init(&client); /* once: a finished span starts again */
+  ht_span_init(&server);
   for (unsigned i = 0; i < n; i++) {
-    ht_span client, server;
     ht_envelope env;
     ht_span_start_child(&client, root, &client_info);
     ht_span_annotate(&client, HT_ANN_CLIENT_SEND);
@@ -83,8 +85,9 @@ static void run(void (*loop)(wire *, const ht_span *, unsigned), unsigned warm,
   wire w = {0};
   for (size_t i = 0; i < PAYLOAD; i++)
     w.payload[i] = 'x';
-  check(ht_frame_reader_new(&w.reader, 0), "reader");
+  check(ht_frame_reader_new(0, &w.reader), "reader");
   ht_span root;
+  ht_span_init(&root);
   ht_span_start_root(&root, &root_info, HT_SAMPLE_YES);
   loop(&w, &root, warm);
   CALLGRIND_START_INSTRUMENTATION;

@@ -32,7 +32,7 @@ static ht_messenger *make(const char *name) {
   o.name = name;
   o.flavour = HT_MESSENGER_PLAIN;
   ht_messenger *m;
-  if (ht_messenger_new(&m, &o) != 0)
+  if (ht_messenger_new(&o, &m) != 0)
     return NULL;
   return m;
 }

@@ -57,7 +57,7 @@ static double encode_ns(const ht_envelope *env) {
 
 static double decode_ns(const uint8_t *frame, size_t frame_len, double *allocs) {
   ht_frame_reader *reader;
-  if (ht_frame_reader_new(&reader, 0) != 0)
+  if (ht_frame_reader_new(0, &reader) != 0)
     abort();
   ht_envelope env;
   size_t used;

@@ -167,7 +167,7 @@ static void ratio_step(client *c, uint64_t now) {
       return;
     double ratio = strtod(end + 1, &end);
     timers.ratio_next = *end == ',' ? end + 1 : NULL;
-    ht_sampling_config cfg;
+    ht_sampling_config cfg = {.size = sizeof(cfg)};
     ht_sampling_get(&cfg);
     char text[32];
     snprintf(text, sizeof(text), "%g", ratio);

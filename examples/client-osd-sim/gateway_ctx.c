@@ -21,6 +21,7 @@ static ht_sample_hint hint_of(ht_b3_sampling s) {
 
 gw_parent gw_span_start(ht_span *span, const ht_span_info *info, const char *traceparent,
                         unsigned n_traceparent, const char *b3, gw_stats *st) {
+  ht_span_init(span);
   ht_trace_context ctx;
   if (n_traceparent > 0) {
     /* several traceparent fields: W3C says the value is then invalid */

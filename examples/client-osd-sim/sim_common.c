@@ -244,7 +244,7 @@ int sim_messenger_create(ht_messenger **out, const sim_common_opts *o, const cha
        parse_bounded(name, "frame-timeout-ms", o->frame_timeout_ms, 1, 86400000,
                      &mo.frame_timeout_ms) != 0))
     return -1;
-  int rc = ht_messenger_new(out, &mo);
+  int rc = ht_messenger_new(&mo, out);
   if (rc != 0) {
     fprintf(stderr, "%s: cannot create messenger: %s\n", name, ht_strerror(rc));
     return -1;

@@ -298,6 +298,7 @@ static int issue_failover(client *c, op *o, const char *name, uint8_t *buf, size
   o->nset = sim_map_set(&c->map, sim_map_pg(&c->map, name, strlen(name)), o->set);
   o->next = 0;
   ht_span_info info = {op_names[o->kind], HT_SPAN_INTERNAL, c->name, ""};
+  ht_span_init(&o->call);
   ht_span_start_root(&o->call, &info, HT_SAMPLE_DEFAULT);
   if (ht_span_is_sampled(&o->call)) {
     char id[48];

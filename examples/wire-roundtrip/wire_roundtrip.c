@@ -72,7 +72,7 @@ static void print_envelope(int index, const ht_envelope *env) {
 
 static int read_stream(const uint8_t *stream, size_t len) {
   ht_frame_reader *reader;
-  if (ht_frame_reader_new(&reader, 0) != 0)
+  if (ht_frame_reader_new(0, &reader) != 0)
     return 1;
   size_t at = 0;
   int index = 0, rc = 0;
@@ -118,7 +118,7 @@ static void show_hostile_frames(void) {
   printf("\nhostile frames:\n");
   for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
     ht_frame_reader *reader;
-    if (ht_frame_reader_new(&reader, 0) != 0)
+    if (ht_frame_reader_new(0, &reader) != 0)
       return;
     ht_envelope env;
     size_t used;

@@ -249,7 +249,7 @@ static ht_messenger *traced(const char *name) {
   o.name = name;
   o.request_timeout_ms = 5000; /* every reply callback runs within this */
   ht_messenger *m = NULL;
-  int rc = ht_messenger_new(&m, &o);
+  int rc = ht_messenger_new(&o, &m);
   if (rc != 0) {
     fprintf(stderr, "worker-reply: messenger %s: %s\n", name, ht_strerror(rc));
     exit(1);

@@ -2,8 +2,9 @@
  * text bridges to the HTTP world (W3C traceparent, B3 single header).
  *
  * An ht_trace_context is a plain value: copy it freely, no handle, nothing
- * to free. All functions here are pure (no I/O, no allocation) and safe to
- * call from any thread.
+ * to free. All functions here are safe to call from any thread and do no
+ * I/O and no allocation; all but ht_context_capture/restore (which read
+ * and set the calling thread's current context) are pure.
  */
 #ifndef HOPTRACE_CONTEXT_H
 #define HOPTRACE_CONTEXT_H
@@ -60,6 +61,18 @@ HT_API int ht_context_validate(const ht_trace_context *ctx);
  * only NULL. */
 HT_API int ht_context_equal(const ht_trace_context *a,
                             const ht_trace_context *b);
+
+/* The calling thread's current context: the span of the traced handler
+ * running on it, or what ht_context_restore set; zero ids
+ * (ht_context_validate fails) when there is none. Carry it to another
+ * thread to send from there as a child (traced.h). */
+HT_API ht_trace_context ht_context_capture(void);
+
+/* Makes ctx the calling thread's current context (NULL or zero ids:
+ * none) and returns the previous one, to be restored when done. Sends
+ * from this thread through a traced messenger then become children of
+ * ctx. ctx is only read. */
+HT_API ht_trace_context ht_context_restore(const ht_trace_context *ctx);
 
 /* --- W3C Trace Context `traceparent` (https://www.w3.org/TR/trace-context/)
  *

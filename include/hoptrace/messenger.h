@@ -119,8 +119,8 @@ HT_API void ht_messenger_options_init(ht_messenger_options *opts);
  * runs the loop. Errors: HT_EINVAL (also an unknown flavour, or
  * HT_MESSENGER set to neither "plain" nor "traced"), HT_ENOMEM, HT_EIO
  * (loop or thread creation failed). */
-HT_API int ht_messenger_new(ht_messenger **out,
-                            const ht_messenger_options *opts);
+HT_API int ht_messenger_new(const ht_messenger_options *opts,
+                            ht_messenger **out);
 
 /* Closes and frees the messenger. drain_ms 0: immediate. Otherwise
  * graceful first: listeners stop accepting, new sends fail with

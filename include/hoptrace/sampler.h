@@ -51,7 +51,13 @@ typedef enum ht_sampler_kind {
   HT_SAMPLER_PARENT = 4
 } ht_sampler_kind;
 
+/* Grows at the end, as ht_messenger_options: fill it with
+ * ht_sampling_config_default (or ht_sampling_config_from_env) first, which
+ * set `size`, then change fields; the library reads and writes only the
+ * fields that size covers. Every function below taking one answers
+ * HT_EINVAL for a size below 2.0's sizeof(ht_sampling_config). */
 typedef struct ht_sampling_config {
+  size_t size;               /* sizeof(ht_sampling_config) */
   ht_sampler_kind kind;
   ht_sampler_kind root_kind; /* PARENT only: decides local roots; any kind
                                 but PARENT */
@@ -63,7 +69,7 @@ typedef struct ht_sampling_config {
 } ht_sampling_config;
 
 /* Defaults: PARENT with root ALWAYS, ratio 1, rate 100/s, burst 0 (auto),
- * remote DEBUG not trusted, remote_debug_rate 10/s. */
+ * remote DEBUG not trusted, remote_debug_rate 10/s; sets cfg->size. */
 HT_API void ht_sampling_config_default(ht_sampling_config *cfg);
 
 /* 0 when cfg is usable, HT_EINVAL otherwise (NaN or out-of-range numbers,
@@ -111,8 +117,11 @@ HT_API int ht_sampling_config_format(const ht_sampling_config *cfg, char *buf,
  * buckets start full. HT_EINVAL for a bad config, HT_ENOMEM. */
 HT_API int ht_sampling_set(const ht_sampling_config *cfg);
 
-/* Copies the active configuration into *out. */
-HT_API void ht_sampling_get(ht_sampling_config *out);
+/* Copies the active configuration into the fields of *out that
+ * out->size covers (set it first, as for ht_sampling_stats:
+ * `ht_sampling_config cfg = {.size = sizeof cfg};`); out->size is kept.
+ * HT_EINVAL for NULL or a size too small. */
+HT_API int ht_sampling_get(ht_sampling_config *out);
 
 /* Process-wide counters since start, each monotonic (a snapshot, not a
  * consistent cut). Grows at the end: set `size` before the call. */

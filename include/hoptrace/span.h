@@ -25,9 +25,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hoptrace/api.h"
 #include "hoptrace/context.h"
+#include "hoptrace/msg_type.h"
 #include "hoptrace/sampler.h"
 
 #ifdef __cplusplus
@@ -60,8 +62,11 @@ typedef struct ht_span_info {
 
 /* A span records one event when it finishes (with the times of its
  * "cs", "sr", "ss", "cr" annotations), so it keeps what that event says
- * until then: the private members below. */
+ * until then: the private members below. Private members may be added at
+ * the end: `size` tells the library how much storage this caller's span
+ * has (set by ht_span_init, before the first start). */
 typedef struct ht_span {
+  size_t size;          /* sizeof(ht_span), set by ht_span_init */
   ht_trace_context ctx; /* ids and flags to propagate (read-only) */
   uint32_t state_;      /* private */
   int32_t status_;      /* private */
@@ -72,20 +77,35 @@ typedef struct ht_span {
                            (ht_sampler_root_probability), 0 otherwise */
 } ht_span;
 
+/* Prepares span storage: zeroed (every call on it does nothing) and its
+ * size set to this caller's sizeof(ht_span). Once per storage, before
+ * the first ht_span_start_*; a span may then be started again after it
+ * finished. Inline: it costs two stores on the hot path, not a call. */
+static inline void ht_span_init(ht_span *span) {
+  memset(span, 0, sizeof(*span));
+  span->size = sizeof(*span);
+}
+
 /* Standard Dapper/Zipkin annotation names. */
 #define HT_ANN_CLIENT_SEND "cs"
 #define HT_ANN_SERVER_RECV "sr"
 #define HT_ANN_SERVER_SEND "ss"
 #define HT_ANN_CLIENT_RECV "cr"
 
+/* Every start needs a span prepared by ht_span_init: HT_EINVAL, and the
+ * span untouched, for NULL or a size below 2.0's sizeof(ht_span) (a span
+ * never prepared). A later library uses members it adds only when the
+ * span's size covers them. On any other error the span is zeroed but
+ * keeps its size (records nothing, may be started again). */
+
 /* Starts a root span of a new trace; the active sampler decides, unless
- * hint overrides it (per-request). HT_EINVAL for NULL span or info. */
+ * hint overrides it (per-request). HT_EINVAL for NULL info. */
 HT_API int ht_span_start_root(ht_span *span, const ht_span_info *info,
                               ht_sample_hint hint);
 
 /* Starts a child of a local span (running or finished): same trace, same
  * decision. A parent that was never started (zero ids) gives
- * HT_EBADCONTEXT; on any error *span is zeroed (records nothing). */
+ * HT_EBADCONTEXT. */
 HT_API int ht_span_start_child(ht_span *span, const ht_span *parent,
                                const ht_span_info *info);
 
@@ -141,11 +161,11 @@ HT_API void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n);
  * the last code is also recorded when the span ends. */
 HT_API void ht_span_set_error(ht_span *span, int32_t code, const char *message);
 
-/* Message hops. type is the envelope type (see wire.h), seq its
+/* Message hops. type is the envelope type (msg_type.h), seq its
  * correlation number, peer an address. */
-HT_API void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
+HT_API void ht_span_msg_send(ht_span *span, ht_msg_type type, uint64_t seq,
                              uint64_t size, const char *peer);
-HT_API void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
+HT_API void ht_span_msg_recv(ht_span *span, ht_msg_type type, uint64_t seq,
                              uint64_t size, const char *peer);
 
 /* Ends the span: records it in one event, with the last status.

@@ -21,7 +21,8 @@
  * ones. All are lock-free and never allocate.
  *
  * Replying or sending later (timer, worker thread): the current context
- * belongs to the thread, so carry it. In the handler:
+ * belongs to the thread, so carry it (ht_context_capture/restore,
+ * context.h). In the handler:
  *     ht_trace_context ctx = ht_context_capture();
  * and on the thread that later sends:
  *     ht_trace_context prev = ht_context_restore(&ctx);
@@ -43,16 +44,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The calling thread's current context: the span of the handler running
- * on it, or what ht_context_restore set; zero ids (ht_context_validate
- * fails) when there is none. A plain value: copy it anywhere. */
-HT_API ht_trace_context ht_context_capture(void);
-
-/* Makes ctx the calling thread's current context (NULL or zero ids:
- * none) and returns the previous one, to be restored when done. Sends
- * from this thread then become children of ctx. ctx is only read. */
-HT_API ht_trace_context ht_context_restore(const ht_trace_context *ctx);
 
 /* The context of an open request's server span (what its handler had as
  * current context), for code that holds only the ht_request. Any thread,

@@ -23,6 +23,7 @@
 
 #include "hoptrace/api.h"
 #include "hoptrace/context.h"
+#include "hoptrace/msg_type.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,15 +42,6 @@ extern "C" {
 /* Unknown (future) fields an envelope may carry before it is rejected as
  * malformed: bounds the decoder's memory per frame. */
 #define HT_ENVELOPE_MAX_UNKNOWN_FIELDS 64u
-
-typedef enum ht_msg_type {
-  HT_MSG_REQUEST = 1,
-  HT_MSG_REPLY = 2,
-  HT_MSG_ONEWAY = 3,
-  HT_MSG_ERROR = 4
-  /* 5 was a "control" type nothing sent or handled: refused
-   * (HT_EMSGTYPE), never to be reused */
-} ht_msg_type;
 
 /* A plain view of one envelope. When encoding, the caller owns every
  * pointer. When produced by a reader, every pointer points into the
@@ -95,7 +87,7 @@ typedef struct ht_frame_reader ht_frame_reader;
 /* Creates a reader that refuses frames longer than max_frame bytes (prefix
  * excluded; 0 = HT_FRAME_DEFAULT_MAX; at most HT_FRAME_HARD_MAX). The
  * caller owns *out and frees it with ht_frame_reader_free. */
-HT_API int ht_frame_reader_new(ht_frame_reader **out, size_t max_frame);
+HT_API int ht_frame_reader_new(size_t max_frame, ht_frame_reader **out);
 
 /* Frees the reader and everything it handed out. NULL is a no-op. */
 HT_API void ht_frame_reader_free(ht_frame_reader *reader);
@@ -131,7 +123,7 @@ HT_API int ht_envelope_decode(ht_frame_reader *reader, const void *data,
                               size_t len, ht_envelope *env);
 
 /* Name of a message type ("request"), or "unknown". Static string. */
-HT_API const char *ht_msg_type_name(int type);
+HT_API const char *ht_msg_type_name(ht_msg_type type);
 
 #ifdef __cplusplus
 }

@@ -104,7 +104,7 @@ static int apply_pairs(ht_sampling_config *cfg, char **words, int n,
 }
 
 static void put_config(answer *a) {
-  ht_sampling_config cfg;
+  ht_sampling_config cfg = {.size = sizeof(cfg)};
   char text[256];
   ht_sampling_get(&cfg);
   if (ht_sampling_config_format(&cfg, text, sizeof(text)) == 0)
@@ -159,7 +159,7 @@ static int cmd_status(answer *a) {
 
 static int cmd_change(cmd_line *c, answer *a) {
   const char *cmd = c->tok[0];
-  ht_sampling_config cfg;
+  ht_sampling_config cfg = {.size = sizeof(cfg)};
   ht_sampling_get(&cfg);
   int rc;
   if (strcmp(cmd, "sample") == 0) {

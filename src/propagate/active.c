@@ -150,13 +150,15 @@ int ht_sampling_set(const ht_sampling_config *cfg) {
   return 0;
 }
 
-void ht_sampling_get(ht_sampling_config *out) {
-  if (!out)
-    return;
+int ht_sampling_get(ht_sampling_config *out) {
+  if (!out || out->size < HT_SAMPLING_CONFIG_SIZE_MIN)
+    return HT_EINVAL;
   ht_epoch_reader *r;
   ht_sampler *s = enter(&r);
-  *out = s->cfg;
+  (void)ht_sized_copy_out(out, &s->cfg, sizeof(s->cfg),
+                          HT_SAMPLING_CONFIG_SIZE_MIN);
   ht_epoch_exit(r);
+  return 0;
 }
 
 int ht_sampling_get_stats(ht_sampling_stats *caller) {

@@ -83,7 +83,8 @@ static unsigned plain_mode_of(ht_sampler_kind kind, double ratio) {
 }
 
 void ht_sampler_init(ht_sampler *s, const ht_sampling_config *cfg) {
-  s->cfg = *cfg;
+  ht_sampling_config_read(cfg, &s->cfg);
+  cfg = &s->cfg;
   /* a root has no parent to follow: PARENT as a root policy records none */
   s->root_mode = plain_mode_of(root_kind_of(s), cfg->ratio);
   if (s->root_mode == HT_PLAIN_PARENT)

@@ -103,6 +103,16 @@ uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
                               uint32_t flags, uint64_t now_ns,
                               ht_outcome *out);
 
+/* The smallest config a caller may give: 2.0's. When a field is added,
+ * pin this to the end of the last 2.0 field. */
+#define HT_SAMPLING_CONFIG_SIZE_MIN sizeof(ht_sampling_config)
+
+/* A caller's config (its size checked) as this library's whole struct:
+ * fields its size does not cover get their defaults. */
+void ht_sampling_config_read(const ht_sampling_config *in,
+                             ht_sampling_config *out);
+
+
 /* Initialises *s from a checked cfg (no allocation). */
 void ht_sampler_init(ht_sampler *s, const ht_sampling_config *cfg);
 /* 1 when a decision may read the clock. */

@@ -11,11 +11,26 @@
 
 #include "hoptrace/error.h"
 #include "hoptrace/sampler.h"
+#include "common/sized.h"
+#include "propagate/sampler_impl.h"
 
 static const char *const kind_names[] = {"always", "never", "ratio", "rate",
                                          "parent"};
 
+static size_t covered(size_t size) {
+  return size < sizeof(ht_sampling_config) ? size : sizeof(ht_sampling_config);
+}
+
+void ht_sampling_config_read(const ht_sampling_config *in,
+                             ht_sampling_config *out) {
+  ht_sampling_config_default(out);
+  memcpy(out, in, covered(in->size));
+  out->size = sizeof(*out);
+}
+
 void ht_sampling_config_default(ht_sampling_config *cfg) {
+  memset(cfg, 0, sizeof(*cfg));
+  cfg->size = sizeof(*cfg);
   cfg->kind = HT_SAMPLER_PARENT;
   cfg->root_kind = HT_SAMPLER_ALWAYS;
   cfg->ratio = 1.0;
@@ -28,7 +43,7 @@ void ht_sampling_config_default(ht_sampling_config *cfg) {
 static int finite_at_least(double v, double lo) { return isfinite(v) && v >= lo; }
 
 int ht_sampling_config_check(const ht_sampling_config *cfg) {
-  if (!cfg)
+  if (!cfg || cfg->size < HT_SAMPLING_CONFIG_SIZE_MIN)
     return HT_EINVAL;
   if ((unsigned)cfg->kind > HT_SAMPLER_PARENT)
     return HT_EINVAL;
@@ -81,9 +96,10 @@ static int parse_bool(const char *v, int *out) {
 
 int ht_sampling_config_set(ht_sampling_config *cfg, const char *key,
                            const char *value) {
-  if (!cfg || !key || !value)
+  if (!cfg || !key || !value || cfg->size < HT_SAMPLING_CONFIG_SIZE_MIN)
     return HT_EINVAL;
-  ht_sampling_config next = *cfg;
+  ht_sampling_config next;
+  ht_sampling_config_read(cfg, &next);
   int rc;
   if (strcmp(key, "sampler") == 0)
     rc = parse_kind(value, &next.kind);
@@ -111,7 +127,8 @@ int ht_sampling_config_set(ht_sampling_config *cfg, const char *key,
     rc = ht_sampling_config_check(&probe);
   }
   if (rc == 0)
-    *cfg = next;
+    (void)ht_sized_copy_out(cfg, &next, sizeof(next),
+                            HT_SAMPLING_CONFIG_SIZE_MIN);
   return rc;
 }
 

@@ -46,15 +46,27 @@ static void begin(ht_span *span, const ht_span_info *info) {
   }
 }
 
-/* A span that failed to start: zeroed, records nothing. */
+/* The smallest span storage a caller may give (ht_span_init sets its
+ * size): 2.0's span. When a member is added, pin this to the end of the
+ * last 2.0 member and use the new one only where span->size covers it. */
+#define SPAN_SIZE_MIN sizeof(ht_span)
+
+/* Storage prepared by ht_span_init, else nothing is written to it. */
+static inline int prepared(const ht_span *span) {
+  return span != NULL && span->size >= SPAN_SIZE_MIN;
+}
+
+/* A span that failed to start: zeroed but for its size, records nothing. */
 static int refuse(ht_span *span, int rc) {
-  memset(span, 0, sizeof(*span));
+  size_t size = span->size;
+  memset(span, 0, SPAN_SIZE_MIN);
+  span->size = size;
   return rc;
 }
 
 int ht_span_start_root(ht_span *span, const ht_span_info *info,
                        ht_sample_hint hint) {
-  if (!span)
+  if (!prepared(span))
     return HT_EINVAL;
   if (!info)
     return refuse(span, HT_EINVAL);
@@ -65,7 +77,7 @@ int ht_span_start_root(ht_span *span, const ht_span_info *info,
 
 int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
                         const ht_span_info *info) {
-  if (!span)
+  if (!prepared(span))
     return HT_EINVAL;
   if (!info || !ctx)
     return refuse(span, HT_EINVAL);
@@ -79,18 +91,16 @@ int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
 
 int ht_span_start_child(ht_span *span, const ht_span *parent,
                         const ht_span_info *info) {
-  if (!span)
+  if (!prepared(span))
     return HT_EINVAL;
-  if (!parent) {
-    memset(span, 0, sizeof(*span));
-    return HT_EINVAL;
-  }
+  if (!parent)
+    return refuse(span, HT_EINVAL);
   return ht_span_start_local(span, &parent->ctx, info);
 }
 
 int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
                          const ht_span_info *info) {
-  if (!span)
+  if (!prepared(span))
     return HT_EINVAL;
   if (!info || !remote)
     return refuse(span, HT_EINVAL);
@@ -163,14 +173,14 @@ void ht_span_set_error(ht_span *span, int32_t code, const char *message) {
     ops->status(&span->ctx, code, str(message));
 }
 
-void ht_span_msg_send(ht_span *span, uint32_t type, uint64_t seq,
+void ht_span_msg_send(ht_span *span, ht_msg_type type, uint64_t seq,
                       uint64_t size, const char *peer) {
   const ht_event_ops *ops = recorder(span);
   if (ops)
     ops->msg(&span->ctx, 0, "", type, seq, size, str(peer));
 }
 
-void ht_span_msg_recv(ht_span *span, uint32_t type, uint64_t seq,
+void ht_span_msg_recv(ht_span *span, ht_msg_type type, uint64_t seq,
                       uint64_t size, const char *peer) {
   const ht_event_ops *ops = recorder(span);
   if (ops)

@@ -9,8 +9,11 @@ target_include_directories(hoptrace_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 
 # The provider library: probes only, the only code linked with liblttng-ust.
 add_library(hoptrace_tp SHARED ${CMAKE_CURRENT_LIST_DIR}/hoptrace_tp.c)
+# Its SONAME is its own (the event schema is its interface, not the
+# library's API): the file, libhoptrace-tp.so.0.<project version>, starts
+# with it as Debian expects.
 set_target_properties(hoptrace_tp PROPERTIES OUTPUT_NAME hoptrace-tp
-  VERSION ${PROJECT_VERSION} SOVERSION 0
+  VERSION 0.${PROJECT_VERSION} SOVERSION 0
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(hoptrace_tp PRIVATE ${CMAKE_CURRENT_LIST_DIR}
   ${CMAKE_CURRENT_SOURCE_DIR}/include)

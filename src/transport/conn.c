@@ -25,7 +25,7 @@ ht_tr_conn *ht_tr_conn_new(ht_messenger *m, bool is_unix) {
   ht_tr_conn *c = calloc(1, sizeof(*c));
   if (c == NULL)
     return NULL;
-  if (ht_frame_reader_new(&c->reader, m->opts.max_frame) != 0) {
+  if (ht_frame_reader_new(m->opts.max_frame, &c->reader) != 0) {
     free(c);
     return NULL;
   }

@@ -28,7 +28,7 @@ int ht_wire_envelope_decode(ht_arena *arena, const uint8_t *data, size_t len,
   return ht_wire_envelope_decode_general(arena, data, len, env);
 }
 
-const char *ht_msg_type_name(int type) {
+const char *ht_msg_type_name(ht_msg_type type) {
   switch (type) {
   case HT_MSG_REQUEST: return "request";
   case HT_MSG_REPLY: return "reply";

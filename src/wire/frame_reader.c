@@ -32,7 +32,7 @@ struct ht_frame_reader {
   ht_arena arena;
 };
 
-int ht_frame_reader_new(ht_frame_reader **out, size_t max_frame) {
+int ht_frame_reader_new(size_t max_frame, ht_frame_reader **out) {
   if (out == NULL || max_frame > HT_FRAME_HARD_MAX)
     return HT_EINVAL;
   ht_frame_reader *reader = calloc(1, sizeof(*reader));

@@ -1,5 +1,6 @@
-/* Structs that grow (ht_messenger_options, ht_request_options and the
- * two stats structs) carry the caller's size first: a caller built
+/* Structs that grow (ht_messenger_options, ht_request_options,
+ * ht_sampling_config, ht_span and the two stats structs) carry the
+ * caller's size first: a caller built
  * against an older, shorter header gets only the fields it knows, and
  * nothing past its struct is touched; a size too small is HT_EINVAL. */
 #include <setjmp.h>
@@ -65,7 +66,7 @@ static void request_options_need_their_size(void **state) {
   ht_messenger_options_init(&mo);
   mo.log_level = HT_LOG_ERROR;
   ht_messenger *m;
-  assert_int_equal(ht_messenger_new(&m, &mo), 0);
+  assert_int_equal(ht_messenger_new(&mo, &m), 0);
   ht_peer *p;
   /* nobody listens there: the peer exists and keeps reconnecting */
   assert_int_equal(ht_messenger_connect(m, "tcp://127.0.0.1:9", &p), 0);
@@ -75,11 +76,76 @@ static void request_options_need_their_size(void **state) {
   assert_int_equal(ht_messenger_close(m, 0), 0);
 }
 
+/* A span's storage is the caller's: a start writes nothing into storage
+ * whose size ht_span_init did not set, and a refused start keeps it. */
+static void span_needs_its_size(void **state) {
+  (void)state;
+  static const ht_span_info info = {"op", HT_SPAN_INTERNAL, "svc", ""};
+  ht_span s, garbage;
+  memset(&s, 0xab, sizeof(s));
+  s.size = 0;
+  garbage = s;
+  assert_int_equal(ht_span_start_root(&s, &info, HT_SAMPLE_NO), HT_EINVAL);
+  s.size = sizeof(s) - 1;
+  garbage.size = s.size;
+  assert_int_equal(ht_span_start_root(&s, &info, HT_SAMPLE_NO), HT_EINVAL);
+  assert_int_equal(ht_span_start_local(&s, &s.ctx, &info), HT_EINVAL);
+  assert_memory_equal(&s, &garbage, sizeof(s));
+
+  ht_span_init(&s);
+  assert_int_equal(s.size, sizeof(s));
+  assert_false(ht_span_is_sampled(&s));
+  assert_int_equal(ht_span_start_root(&s, NULL, HT_SAMPLE_NO), HT_EINVAL);
+  assert_int_equal(s.size, sizeof(s)); /* refused, still prepared */
+  assert_int_equal(ht_span_start_root(&s, &info, HT_SAMPLE_NO), 0);
+  assert_int_equal(ht_context_validate(&s.ctx), 0);
+  ht_span_finish(&s);
+}
+
+static void sampling_config_needs_its_size(void **state) {
+  (void)state;
+  ht_sampling_config c;
+  memset(&c, 0xab, sizeof(c));
+  ht_sampling_config_default(&c);
+  assert_int_equal(c.size, sizeof(c));
+  assert_int_equal(ht_sampling_config_check(&c), 0);
+  assert_int_equal(ht_sampling_config_set(&c, "ratio", "0.5"), 0);
+  assert_int_equal(c.size, sizeof(c));
+
+  ht_sampling_config small = c;
+  small.size = sizeof(small) - 1;
+  char text[256];
+  ht_sampler *s = NULL;
+  assert_int_equal(ht_sampling_config_check(&small), HT_EINVAL);
+  assert_int_equal(ht_sampling_config_set(&small, "ratio", "0.25"), HT_EINVAL);
+  assert_true(small.ratio == 0.5);
+  assert_int_equal(ht_sampling_config_format(&small, text, sizeof(text)),
+                   HT_EINVAL);
+  assert_int_equal(ht_sampler_new(&small, &s), HT_EINVAL);
+  assert_null(s);
+  assert_int_equal(ht_sampling_set(&small), HT_EINVAL);
+
+  ht_sampling_config got;
+  memset(&got, 0xab, sizeof(got));
+  got.size = 0;
+  ht_sampling_config before = got;
+  assert_int_equal(ht_sampling_get(&got), HT_EINVAL);
+  assert_memory_equal(&got, &before, sizeof(got));
+  assert_int_equal(ht_sampling_get(NULL), HT_EINVAL);
+  assert_int_equal(ht_sampling_set(&c), 0);
+  got.size = sizeof(got);
+  assert_int_equal(ht_sampling_get(&got), 0);
+  assert_int_equal(got.size, sizeof(got));
+  assert_true(got.ratio == 0.5);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(stats_fill_only_what_the_caller_knows),
       cmocka_unit_test(stats_refuse_too_small_or_null),
       cmocka_unit_test(request_options_need_their_size),
+      cmocka_unit_test(span_needs_its_size),
+      cmocka_unit_test(sampling_config_needs_its_size),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,8 @@ static void run_line(const char *line, size_t len, size_t cap) {
   char *reply = malloc(cap);
   FUZZ_CHECK(reply != NULL);
   memset(reply, 0x5a, cap);
-  ht_sampling_config before, after;
+  ht_sampling_config before = {.size = sizeof(before)};
+  ht_sampling_config after = {.size = sizeof(after)};
   ht_sampling_get(&before);
   int rc = ht_control_execute(line, len, reply, cap);
   ht_sampling_get(&after);

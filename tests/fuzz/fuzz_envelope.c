@@ -30,9 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static uint8_t frame[1 << 17];
   check_against_oracle(data, size);
   ht_frame_reader *first, *second;
-  if (ht_frame_reader_new(&first, 0) != 0)
+  if (ht_frame_reader_new(0, &first) != 0)
     return 0;
-  if (ht_frame_reader_new(&second, 0) != 0) {
+  if (ht_frame_reader_new(0, &second) != 0) {
     ht_frame_reader_free(first);
     return 0;
   }

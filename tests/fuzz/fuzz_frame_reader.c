@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   data += 2;
   size -= 2;
   ht_frame_reader *reader;
-  if (ht_frame_reader_new(&reader, max_frame) != 0)
+  if (ht_frame_reader_new(max_frame, &reader) != 0)
     return 0;
   size_t at = 0;
   int rc = HT_EAGAIN;

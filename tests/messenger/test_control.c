@@ -43,7 +43,7 @@ static void test_status_and_help(void **state) {
 
 static void test_changes(void **state) {
   (void)state;
-  ht_sampling_config cfg;
+  ht_sampling_config cfg = {.size = sizeof(cfg)};
   assert_int_equal(run("sample 0.25"), 0);
   ht_sampling_get(&cfg);
   assert_int_equal(cfg.kind, HT_SAMPLER_RATIO);
@@ -84,7 +84,8 @@ static void test_capture_by_hand(void **state) {
 static void test_bad_input_changes_nothing(void **state) {
   (void)state;
   assert_int_equal(run("sampler parent ratio=0.5"), 0);
-  ht_sampling_config before, after;
+  ht_sampling_config before = {.size = sizeof(before)};
+  ht_sampling_config after = {.size = sizeof(after)};
   ht_sampling_get(&before);
   const char *bad[] = {"", "   ", "bogus", "sample", "sample 2", "sample -1",
                        "sample nan", "sample 0.1 0.2", "sampler", "sampler x",
@@ -257,7 +258,7 @@ static void test_concurrent_clients(void **state) {
   assert_memory_equal(out, "ok sampler=ratio", 16);
   close(fd);
   usleep(200000); /* the hung-up one has surely been read by now */
-  ht_sampling_config cfg;
+  ht_sampling_config cfg = {.size = sizeof(cfg)};
   ht_sampling_get(&cfg);
   assert_true(cfg.ratio == 0.25);
   for (int i = 0; i < 12; i++)

@@ -181,7 +181,7 @@ static ht_messenger *traced(const char *name) {
   o.request_timeout_ms = 2000;
   o.reconnect_min_ms = 5000; /* the dead peer stays refused while a test runs */
   ht_messenger *m = NULL;
-  assert_int_equal(ht_messenger_new(&m, &o), 0);
+  assert_int_equal(ht_messenger_new(&o, &m), 0);
   return m;
 }
 

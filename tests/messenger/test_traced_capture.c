@@ -41,7 +41,7 @@ static ht_messenger *traced(const char *name) {
   o.request_timeout_ms = 2000;
   o.reconnect_min_ms = 5000; /* the dead peer stays refused while a test runs */
   ht_messenger *m = NULL;
-  assert_int_equal(ht_messenger_new(&m, &o), 0);
+  assert_int_equal(ht_messenger_new(&o, &m), 0);
   return m;
 }
 
@@ -159,6 +159,7 @@ static void test_remote_recorded_counts_only_in_flight_mode(void **state) {
   ht_trace_context remote = {1, 2, 3, 0, HT_FLAG_RECORDED};
   ht_span_info info = {"op", HT_SPAN_SERVER, "svc", ""};
   ht_span s;
+  ht_span_init(&s);
   ht_flight_set(0);
   assert_int_equal(ht_span_start_remote(&s, &remote, &info), 0);
   assert_false(ht_span_is_sampled(&s));

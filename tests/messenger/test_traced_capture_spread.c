@@ -40,7 +40,7 @@ static ht_messenger *traced(const char *name) {
   o.name = name;
   o.request_timeout_ms = 3000;
   ht_messenger *m = NULL;
-  assert_int_equal(ht_messenger_new(&m, &o), 0);
+  assert_int_equal(ht_messenger_new(&o, &m), 0);
   return m;
 }
 

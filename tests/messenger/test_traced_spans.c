@@ -303,7 +303,7 @@ static ht_messenger *traced(const char *name) {
   o.name = name;
   o.request_timeout_ms = 2000;
   ht_messenger *m = NULL;
-  assert_int_equal(ht_messenger_new(&m, &o), 0);
+  assert_int_equal(ht_messenger_new(&o, &m), 0);
   return m;
 }
 
@@ -806,8 +806,8 @@ static void test_context_api(void **state) {
   ht_messenger_options_init(&o);
   o.flavour = HT_MESSENGER_PLAIN;
   ht_messenger *srv, *cli;
-  assert_int_equal(ht_messenger_new(&srv, &o), 0);
-  assert_int_equal(ht_messenger_new(&cli, &o), 0);
+  assert_int_equal(ht_messenger_new(&o, &srv), 0);
+  assert_int_equal(ht_messenger_new(&o, &cli), 0);
   char url[128];
   assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url,
                                        sizeof(url)), 0);

@@ -71,7 +71,7 @@ static ht_messenger *new_messenger(const args *a) {
     o.flavour = strcmp(a->flavour, "traced") == 0 ? HT_MESSENGER_TRACED
                                                    : HT_MESSENGER_PLAIN;
   ht_messenger *m = NULL;
-  int rc = ht_messenger_new(&m, &o);
+  int rc = ht_messenger_new(&o, &m);
   if (rc != 0) {
     fprintf(stderr, "%s: messenger: %s\n", a->name, ht_strerror(rc));
     exit(2);

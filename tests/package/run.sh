@@ -40,7 +40,7 @@ done
 multiarch=$(gcc -print-multiarch)
 libdir=$root/usr/lib/$multiarch
 hoptrace=$root/usr/bin/hoptrace
-for f in "$libdir/libhoptrace.so.1" "$libdir/libhoptrace-tp.so.0" "$libdir/libhoptrace.a" \
+for f in "$libdir/libhoptrace.so.2" "$libdir/libhoptrace-tp.so.0" "$libdir/libhoptrace.a" \
   "$libdir/pkgconfig/hoptrace.pc" "$libdir/cmake/hoptrace/hoptraceConfig.cmake" \
   "$root/usr/include/hoptrace.h" "$hoptrace"; do
   [[ -e $f ]] || { echo "FAIL: the packages hold no ${f#"$root"}" >&2; exit 1; }

@@ -175,6 +175,7 @@ static int env_child(void) {
   int sampled = 0;
   for (int i = 0; i < 100; i++) {
     ht_span s;
+    ht_span_init(&s);
     ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
     sampled += ht_span_is_sampled(&s);
   }

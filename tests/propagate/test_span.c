@@ -132,6 +132,10 @@ static const ht_span_info info = {"op", HT_SPAN_CLIENT, "svc", "tcp://h:1"};
 static void sampled_tree_has_exact_ids_and_parents(void **state) {
   (void)state;
   ht_span root, child, local, remote;
+  ht_span_init(&root);
+  ht_span_init(&child);
+  ht_span_init(&local);
+  ht_span_init(&remote);
   assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_DEFAULT), 0);
   assert_int_equal(ht_context_validate(&root.ctx), 0);
   assert_int_equal(root.ctx.parent_span_id, 0);
@@ -165,6 +169,7 @@ static void sampled_tree_has_exact_ids_and_parents(void **state) {
 static void annotations_kvs_status_and_messages_are_recorded(void **state) {
   (void)state;
   ht_span s;
+  ht_span_init(&s);
   ht_span_start_root(&s, &(ht_span_info){NULL, HT_SPAN_SERVER, NULL, NULL}, 0);
   assert_string_equal(log_[0].b, "|"); /* NULL strings become "" */
   ht_span_annotate(&s, HT_ANN_SERVER_RECV);
@@ -177,8 +182,8 @@ static void annotations_kvs_status_and_messages_are_recorded(void **state) {
     many[i] = (ht_kv){"key", HT_KV_INT, NULL, (int64_t)i};
   ht_span_kvs(&s, many, HT_KVS_MAX + 3);
   ht_span_set_error(&s, HT_ETIMEDOUT, "timeout");
-  ht_span_msg_send(&s, 2, 5, 300, "p");
-  ht_span_msg_recv(&s, 1, 6, 7, "q");
+  ht_span_msg_send(&s, HT_MSG_REPLY, 5, 300, "p");
+  ht_span_msg_recv(&s, HT_MSG_REQUEST, 6, 7, "q");
   ht_span_finish(&s);
   ht_span_finish(&s); /* idempotent */
   ht_span_annotate(&s, "late"); /* finished: nothing */
@@ -205,6 +210,8 @@ static void unsampled_spans_record_nothing_but_carry_ids(void **state) {
   (void)state;
   use(HT_SAMPLER_NEVER, HT_SAMPLER_NEVER, 0);
   ht_span root, child;
+  ht_span_init(&root);
+  ht_span_init(&child);
   assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_DEFAULT), 0);
   assert_int_equal(ht_context_validate(&root.ctx), 0);
   assert_false(ht_span_is_sampled(&root));
@@ -213,7 +220,7 @@ static void unsampled_spans_record_nothing_but_carry_ids(void **state) {
   ht_span_annotate(&child, "x");
   ht_span_kv_int(&child, "x", 1);
   ht_span_set_error(&child, -1, "x");
-  ht_span_msg_send(&child, 1, 1, 1, "x");
+  ht_span_msg_send(&child, HT_MSG_REQUEST, 1, 1, "x");
   ht_span_finish(&child);
   ht_span_finish(&root);
   assert_int_equal(nlog, 0);
@@ -231,6 +238,7 @@ static void remote_debug_follows_policy_and_is_counted(void **state) {
   use(HT_SAMPLER_PARENT, HT_SAMPLER_NEVER, 0);
   ht_trace_context remote = {1, 2, 3, 0, HT_FLAG_SAMPLED | HT_FLAG_DEBUG};
   ht_span s;
+  ht_span_init(&s);
   ht_span_start_remote(&s, &remote, &info);
   assert_int_equal(s.ctx.flags, 0); /* untrusted: refused, root NEVER */
   use(HT_SAMPLER_PARENT, HT_SAMPLER_NEVER, 1);
@@ -274,6 +282,8 @@ static void random_flag_passes_to_children(void **state) {
     assert_int_equal(ht_traceparent_parse(in, strlen(in), &remote), 0);
     remote.flags |= cases[i].extra;
     ht_span s, child;
+    ht_span_init(&s);
+    ht_span_init(&child);
     assert_int_equal(ht_span_start_remote(&s, &remote, &info), 0);
     assert_int_equal(ht_span_start_child(&child, &s, &info), 0);
     assert_true(child.ctx.flags & HT_FLAG_RANDOM);
@@ -285,6 +295,7 @@ static void random_flag_passes_to_children(void **state) {
     ht_span_finish(&s);
   }
   ht_span root;
+  ht_span_init(&root);
   use(HT_SAMPLER_ALWAYS, HT_SAMPLER_ALWAYS, 0);
   assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_DEBUG), 0);
   assert_false(root.ctx.flags & HT_FLAG_RANDOM);
@@ -294,6 +305,7 @@ static void random_flag_passes_to_children(void **state) {
 static void bad_arguments_are_errors_not_crashes(void **state) {
   (void)state;
   ht_span s, zero;
+  ht_span_init(&s);
   memset(&zero, 0, sizeof(zero));
   assert_int_equal(ht_span_start_root(NULL, &info, 0), HT_EINVAL);
   assert_int_equal(ht_span_start_root(&s, NULL, 0), HT_EINVAL);
@@ -314,6 +326,7 @@ static void no_recorder_installed_records_nothing(void **state) {
   (void)state;
   ht_events_install(NULL);
   ht_span s;
+  ht_span_init(&s);
   ht_span_start_root(&s, &info, HT_SAMPLE_YES);
   ht_span_annotate(&s, "x");
   ht_span_finish(&s);
@@ -325,6 +338,7 @@ static void no_recorder_installed_records_nothing(void **state) {
 static void span_side_is_one_event_with_kept_names(void **state) {
   (void)state;
   ht_span s;
+  ht_span_init(&s);
   ht_span_info op = {"op.read", HT_SPAN_CLIENT, "svc", ""};
   assert_int_equal(ht_span_start_root_quiet(&s, HT_SAMPLE_YES), 0);
   const void *desc = ht_span_desc_ref(&s, &op);
@@ -372,6 +386,7 @@ static void span_side_is_one_event_with_kept_names(void **state) {
 static void marks_go_with_the_span(void **state) {
   (void)state;
   ht_span s;
+  ht_span_init(&s);
   ht_span_start_root(&s, &info, HT_SAMPLE_YES);
   ht_span_annotate(&s, HT_ANN_CLIENT_SEND);
   ht_span_annotate(&s, HT_ANN_SERVER_RECV);

@@ -91,6 +91,8 @@ static int teardown(void **state) {
 /* The span API's two-sided hop, as bench/recording runs it. */
 static void api_hop(const ht_span *root) {
   ht_span c, s;
+  ht_span_init(&c);
+  ht_span_init(&s);
   assert_int_equal(ht_span_start_child(&c, root, &info), 0);
   ht_span_annotate(&c, HT_ANN_CLIENT_SEND);
   assert_int_equal(ht_span_start_remote(&s, &c.ctx, &info), 0);
@@ -120,6 +122,7 @@ static void quiet_hop(void) {
 static void unrecorded_spans_read_no_clock_and_call_no_hook(void **state) {
   (void)state;
   ht_span root;
+  ht_span_init(&root);
   assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_YES), 0);
   assert_true(ht_span_is_sampled(&root));
   for (int i = 0; i < 3; i++) {
@@ -135,6 +138,7 @@ static void recorded_spans_still_record(void **state) {
   (void)state;
   records = 1;
   ht_span root;
+  ht_span_init(&root);
   assert_int_equal(ht_span_start_root(&root, &info, HT_SAMPLE_YES), 0);
   api_hop(&root);
   ht_span_finish(&root);
@@ -148,6 +152,8 @@ static void recorded_spans_still_record(void **state) {
 static void the_start_decides_for_the_whole_span(void **state) {
   (void)state;
   ht_span late, early;
+  ht_span_init(&late);
+  ht_span_init(&early);
   assert_int_equal(ht_span_start_root(&late, &info, HT_SAMPLE_YES), 0);
   records = 1;
   assert_int_equal(ht_span_start_root(&early, &info, HT_SAMPLE_YES), 0);

@@ -39,6 +39,7 @@ static void *decide_loop(void *arg) {
   ht_trace_context remote = {1, 2, 3, 0, HT_FLAG_SAMPLED};
   for (int i = 0; i < DECISIONS; i++) {
     ht_span s;
+    ht_span_init(&s);
     if (ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT) != 0)
       d->bad++;
     d->roots++;
@@ -90,6 +91,7 @@ static void *short_lived(void *arg) {
   (void)arg;
   for (int i = 0; i < 2000; i++) {
     ht_span s;
+    ht_span_init(&s);
     ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
   }
   return NULL;
@@ -120,9 +122,10 @@ static void a_swap_is_visible_to_the_next_decision(void **state) {
     config_of(i % 2, &c); /* ALWAYS, NEVER */
     assert_int_equal(ht_sampling_set(&c), 0);
     ht_span s;
+    ht_span_init(&s);
     ht_span_start_root(&s, &info, HT_SAMPLE_DEFAULT);
     assert_int_equal(ht_span_is_sampled(&s), i % 2 == 0);
-    ht_sampling_config got;
+    ht_sampling_config got = {.size = sizeof(got)};
     ht_sampling_get(&got);
     assert_int_equal(got.kind, c.kind);
   }

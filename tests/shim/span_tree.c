@@ -56,7 +56,7 @@ static int start(ht_span *s, const ht_span_info *i) {
 /* A root's span_a carries the probability its trace was sampled with
  * (hoptrace_schema.h ROOT_P): the active sampler's for a default root. */
 static uint64_t root_prob(const ht_span *s) {
-  ht_sampling_config cfg;
+  ht_sampling_config cfg = {.size = sizeof(cfg)};
   ht_sampler *sampler = NULL;
   ht_sampling_get(&cfg);
   if (s->ctx.parent_span_id != 0 || ht_sampler_new(&cfg, &sampler) != 0)
@@ -88,6 +88,10 @@ static void finish(ht_span *s, int status, const char *marks) {
 
 static int build_tree(void) {
   ht_span root, a, b, g;
+  ht_span_init(&root);
+  ht_span_init(&a);
+  ht_span_init(&b);
+  ht_span_init(&g);
   ht_span_info ri = {"req", HT_SPAN_CLIENT, "client", "tcp://127.0.0.1:1"};
   if (ht_span_start_root(&root, &ri, HT_SAMPLE_DEFAULT) != 0)
     return 1;
@@ -95,7 +99,7 @@ static int build_tree(void) {
   ht_span_annotate(&root, HT_ANN_CLIENT_SEND); /* kept for its span_a */
   ht_span_kv_str(&root, "http.method", "GET");
   EXPECT(&root, "tag_s", " key=\"http.method\" value=\"GET\"");
-  ht_span_msg_send(&root, 1, 7, 128, "tcp://127.0.0.1:2");
+  ht_span_msg_send(&root, HT_MSG_REQUEST, 7, 128, "tcp://127.0.0.1:2");
   EXPECT(&root, "frame",
          " dir=0 type=1 seq=7 size=128 annotation=\"\" peer_text=\"tcp://127.0.0.1:2\"");
 
@@ -119,7 +123,7 @@ static int build_tree(void) {
   if (ht_span_start_remote(&g, &a.ctx, &gi) != 0)
     return 1;
   start(&g, &gi);
-  ht_span_msg_recv(&g, 1, 9, 4096, "tcp://127.0.0.1:2");
+  ht_span_msg_recv(&g, HT_MSG_REQUEST, 9, 4096, "tcp://127.0.0.1:2");
   EXPECT(&g, "frame",
          " dir=1 type=1 seq=9 size=4096 annotation=\"\" peer_text=\"tcp://127.0.0.1:2\"");
   finish(&g, 0, "----");

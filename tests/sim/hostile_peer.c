@@ -208,7 +208,7 @@ static void slot_end(slot *s, int closed_by_osd) {
 static void slot_start(slot *s, const opts *o, uint64_t now) {
   *s = (slot){.fd = -1, .state = S_IDLE};
   if (attack_make(&s->a, &rng, o->max_frame, o->only) != 0 ||
-      ht_frame_reader_new(&s->reader, 0) != 0) {
+      ht_frame_reader_new(0, &s->reader) != 0) {
     attack_free(&s->a);
     return;
   }

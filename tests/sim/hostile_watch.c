@@ -92,7 +92,7 @@ int watch_debug_counters(const char *path, unsigned long long *honoured,
 /* Waits for one whole frame on fd and decodes it. */
 static int read_reply(int fd, int timeout_ms) {
   ht_frame_reader *r;
-  if (ht_frame_reader_new(&r, 0) != 0)
+  if (ht_frame_reader_new(0, &r) != 0)
     return -1;
   uint64_t end = watch_now_ms() + (uint64_t)timeout_ms;
   int rc = -1;

@@ -21,6 +21,7 @@
 /* A client span and its server child, recorded (flight mode), not kept. */
 static void two_spans(ht_span *root) {
   ht_span child;
+  ht_span_init(&child);
   ht_span_info ri = {"osd_write", HT_SPAN_CLIENT, "client.0", ""};
   ht_span_info ci = {"osd_write", HT_SPAN_SERVER, "osd.0", ""};
   ht_span_start_root(root, &ri, HT_SAMPLE_NO);
@@ -44,6 +45,7 @@ int main(int argc, char **argv) {
   long fired = 0;
   for (long i = 0; i < fires; i++) {
     ht_span root;
+    ht_span_init(&root);
     for (long k = 0; k <= fill; k++)
       two_spans(&root);
     fired += ht_capture_trace(&root.ctx) == 0;

@@ -72,6 +72,8 @@ static int replica(const ht_span *primary, int r, int index) {
   ht_span_info rc_info = {"osd_replicate", HT_SPAN_CLIENT, "osd.0", "tcp://127.0.0.1:6800"};
   ht_span_info rs_info = {"replica_write", HT_SPAN_SERVER, service, endpoint};
   ht_span rclient, rserver;
+  ht_span_init(&rclient);
+  ht_span_init(&rserver);
   if (start(&rclient, primary, &rc_info) != 0)
     return -1;
   ht_span_annotate(&rclient, HT_ANN_CLIENT_SEND);
@@ -98,6 +100,8 @@ static int replica(const ht_span *primary, int r, int index) {
 
 static int one_trace(int fanout, int index) {
   ht_span client, primary;
+  ht_span_init(&client);
+  ht_span_init(&primary);
   const char *name = index >= 0 && index < forced ? "osd_read" : op;
   ht_span_info ci = {name, HT_SPAN_CLIENT, "client", "tcp://127.0.0.1:7000"};
   ht_span_info pi = {name, HT_SPAN_SERVER, "osd.0", "tcp://127.0.0.1:6800"};
@@ -110,7 +114,7 @@ static int one_trace(int fanout, int index) {
     return -1;
   ht_span_annotate(&client, HT_ANN_CLIENT_SEND);
   ht_span_kv_str(&client, "object", strcmp(op, "osd_write") == 0 ? "rbd_data.42" : op);
-  ht_span_msg_send(&client, 1, (uint64_t)index, 4096, "tcp://127.0.0.1:6800");
+  ht_span_msg_send(&client, HT_MSG_REQUEST, (uint64_t)index, 4096, "tcp://127.0.0.1:6800");
   if (start(&primary, &client, &pi) != 0)
     return -1;
   ht_span_annotate(&primary, HT_ANN_SERVER_RECV);

@@ -53,7 +53,7 @@ static void test_slow_reader_queue_full(void **state) {
   ht_messenger_options_init(&opts);
   opts.flavour = HT_MESSENGER_PLAIN;
   opts.write_queue_bytes = QUEUE_BYTES;
-  assert_int_equal(ht_messenger_new(&cli, &opts), 0);
+  assert_int_equal(ht_messenger_new(&opts, &cli), 0);
   ht_peer *p;
   assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
   ls.cfd = accept(ls.lfd, NULL, NULL);

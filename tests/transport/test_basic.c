@@ -177,18 +177,18 @@ static void test_addresses_and_options(void **state) {
   ht_messenger_options_init(&o);
   o.reconnect_min_ms = 10;
   o.reconnect_max_ms = 5;
-  assert_int_equal(ht_messenger_new(&m, &o), HT_EINVAL);
+  assert_int_equal(ht_messenger_new(&o, &m), HT_EINVAL);
   ht_messenger_options_init(&o);
   o.flavour = HT_MESSENGER_TRACED; /* the shim builds it */
-  assert_int_equal(ht_messenger_new(&m, &o), 0);
+  assert_int_equal(ht_messenger_new(&o, &m), 0);
   assert_int_equal(ht_messenger_close(m, 0), 0);
   ht_messenger_options_init(&o);
   o.size = 4; /* a caller that knows nothing */
-  assert_int_equal(ht_messenger_new(&m, &o), HT_EINVAL);
+  assert_int_equal(ht_messenger_new(&o, &m), HT_EINVAL);
   setenv("HT_MESSENGER", "bogus", 1);
-  assert_int_equal(ht_messenger_new(&m, NULL), HT_EINVAL);
+  assert_int_equal(ht_messenger_new(NULL, &m), HT_EINVAL);
   setenv("HT_MESSENGER", "plain", 1);
-  assert_int_equal(ht_messenger_new(&m, NULL), 0);
+  assert_int_equal(ht_messenger_new(NULL, &m), 0);
   assert_int_equal(ht_messenger_close(m, 0), 0);
   unsetenv("HT_MESSENGER");
 }

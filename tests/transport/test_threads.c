@@ -238,7 +238,7 @@ static void test_caller_loop(void **state) {
   o.loop = &loop;
   o.flavour = HT_MESSENGER_PLAIN;
   ext_state s = {0};
-  assert_int_equal(ht_messenger_new(&s.cli, &o), 0);
+  assert_int_equal(ht_messenger_new(&o, &s.cli), 0);
   assert_int_equal(ht_messenger_connect(s.cli, bound, &s.peer), 0);
   uv_timer_init(&loop, &s.timer);
   s.timer.data = &s;

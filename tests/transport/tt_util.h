@@ -111,7 +111,7 @@ static inline ht_messenger *tt_messenger(const char *name, tt_log *log,
   if (tweak != NULL)
     tweak(&o);
   ht_messenger *m = NULL;
-  int rc = ht_messenger_new(&m, &o);
+  int rc = ht_messenger_new(&o, &m);
   if (rc != 0) {
     fprintf(stderr, "ht_messenger_new: %s\n", ht_strerror(rc));
     abort();

@@ -22,7 +22,7 @@ static uint8_t frame_buf[1 << 16];
 
 static int setup_reader(void **state) {
   ht_frame_reader *reader;
-  int rc = ht_frame_reader_new(&reader, 0);
+  int rc = ht_frame_reader_new(0, &reader);
   *state = reader;
   return rc;
 }
@@ -294,7 +294,7 @@ static void encoder_refuses_bad_arguments(void **state) {
                                   .payload_len = 100};
   assert_int_equal(ht_frame_encode(&fits_header_only, frame_buf, 20, &len), HT_ENOSPC);
   assert_string_equal(ht_msg_type_name(HT_MSG_ONEWAY), "one-way");
-  assert_string_equal(ht_msg_type_name(0), "unknown");
+  assert_string_equal(ht_msg_type_name((ht_msg_type)0), "unknown");
 }
 
 int main(void) {

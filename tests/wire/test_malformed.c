@@ -40,7 +40,7 @@ static void build_sample(sample *s) {
 
 static int decode(const pb_builder *b) {
   ht_frame_reader *reader;
-  assert_int_equal(ht_frame_reader_new(&reader, 0), 0);
+  assert_int_equal(ht_frame_reader_new(0, &reader), 0);
   ht_envelope env;
   int direct = ht_envelope_decode(reader, b->buf, b->len, &env);
   /* the same bytes as a frame must give the same answer */

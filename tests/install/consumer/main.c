@@ -23,7 +23,7 @@ int main(void) {
   if (ht_frame_encode(&env, frame, sizeof(frame), &len) != 0)
     return 2;
   ht_frame_reader *reader;
-  if (ht_frame_reader_new(&reader, 0) != 0)
+  if (ht_frame_reader_new(0, &reader) != 0)
     return 3;
   ht_envelope out;
   int rc = ht_frame_reader_feed(reader, frame, len, &used, &out);

@@ -28,6 +28,8 @@ int main(int argc, char **argv) {
   const char *service = argc > 1 ? argv[1] : "pkg-consumer";
   ht_span_info root_info = {0}, child_info = {0};
   ht_span root, child;
+  ht_span_init(&root);
+  ht_span_init(&child);
 
   ht_tracing_init(); /* the static library's start-up; idempotent */
   root_info.name = "pkg_request";

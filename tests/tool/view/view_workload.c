@@ -36,10 +36,12 @@ static int rpc(const ht_span *parent, const char *op, const char *service, int p
   ht_span_info ci = {op, HT_SPAN_CLIENT, "gateway", "tcp://127.0.0.1:8080"};
   ht_span_info si = {op, HT_SPAN_SERVER, service, addr};
   ht_span c, s;
+  ht_span_init(&c);
+  ht_span_init(&s);
   if (ht_span_start_child(&c, parent, &ci) != 0 || ht_span_start_child(&s, &c, &si) != 0)
     return -1;
   ht_span_annotate(&c, HT_ANN_CLIENT_SEND);
-  ht_span_msg_send(&c, 1, (uint64_t)port, 4096, addr);
+  ht_span_msg_send(&c, HT_MSG_REQUEST, (uint64_t)port, 4096, addr);
   ht_span_annotate(&s, HT_ANN_SERVER_RECV);
   ht_span_kv_int(&s, "object_size", 4096 + port);
   pause_us(busy);
@@ -58,6 +60,7 @@ static int one_trace(long i, int fanout, long slow_us, FILE *expect) {
   const char *op = ops[i % 3];
   ht_span_info ri = {op, HT_SPAN_SERVER, "gateway", "tcp://127.0.0.1:8080"};
   ht_span root;
+  ht_span_init(&root);
   if (ht_span_start_root(&root, &ri, HT_SAMPLE_YES) != 0)
     return -1;
   ht_span_kv_str(&root, "bucket", i % 2 ? "photos" : "logs");
