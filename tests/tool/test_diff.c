@@ -3,12 +3,14 @@
  * more in B names it, with its change and all of the end-to-end change;
  * two halves of one recording differ in nothing significant; the slowest
  * 1 % against the rest names it too; the same seed, the same figures;
- * weights of 1/p move the quantiles. */
+ * weights of 1/p move the quantiles; operations past the bound are
+ * counted, not kept. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cmocka.h>
@@ -143,12 +145,33 @@ static void weights_move_quantiles(void **state) {
   assert_true(isnan(boot_quantile(bins, 0, NULL, 0.5)));
 }
 
+static void operations_are_bounded(void **state) {
+  (void)state;
+  diff_keys keys;
+  diff_set s;
+  diff_keys_init(&keys);
+  diff_set_init(&s, &keys);
+  char names[DIFF_OPS + 10][16];
+  write w;
+  for (int i = 0; i < DIFF_OPS + 10; i++) {
+    snprintf(names[i], sizeof(names[i]), "op%d", i);
+    make(&w, 0, P1);
+    w.c.name = names[i];
+    assert_int_equal(diff_set_add(&s, &w.t), i < DIFF_OPS ? 0 : -1);
+  }
+  assert_int_equal(s.n, DIFF_OPS);
+  assert_int_equal(s.dropped, 10);
+  diff_set_free(&s);
+  diff_keys_free(&keys);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(slow_replica_is_named),
       cmocka_unit_test(halves_are_alike),
       cmocka_unit_test(slowest_percent_is_named),
       cmocka_unit_test(weights_move_quantiles),
+      cmocka_unit_test(operations_are_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

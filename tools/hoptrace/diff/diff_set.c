@@ -155,7 +155,7 @@ int diff_set_add(diff_set *s, const trace *t) {
     return 0;
   }
   adding a = {s, op_for(s->keys, nz(root->name)), s->n_cells, 0};
-  if (a.op == UINT32_MAX || (s->n == s->cap && s->n >= UINT32_MAX)) {
+  if (a.op == UINT32_MAX || s->n >= DIFF_TRACES) {
     s->dropped++;
     return -1;
   }

@@ -3,8 +3,9 @@
  * and the ns each (operation, hop, phase) holds on its critical path
  * (output/report_critical.h: the report's own phases). Keys are shared by
  * the recordings compared (one diff_keys), so a key means the same in
- * each. Bounded: at most DIFF_KEYS keys and DIFF_CELLS (key, ns) cells a
- * recording; what does not fit is counted, never kept. */
+ * each. Bounded: at most DIFF_OPS operations, DIFF_KEYS keys, DIFF_TRACES
+ * traces and DIFF_CELLS (key, ns) cells a recording; a trace that does not
+ * fit is counted, never kept (comparing then takes about as much again). */
 #ifndef HT_TOOL_DIFF_SET_H
 #define HT_TOOL_DIFF_SET_H
 
@@ -17,6 +18,7 @@
 #define DIFF_KEYS 4096
 #define DIFF_OPS 256
 #define DIFF_CELLS ((size_t)1 << 23) /* 128 MiB of cells at most */
+#define DIFF_TRACES ((size_t)1 << 22) /* 160 MiB of traces at most */
 
 typedef struct diff_key {
   uint32_t op;
