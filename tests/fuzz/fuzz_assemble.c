@@ -10,7 +10,11 @@
  * Every emitted trace also goes through the per-host accounting (which
  * may mark it) and the clock alignment: its RPCs into the fit, refitted
  * every few traces, then moved onto the reference clock; hostile
- * timestamps and hosts must not crash, overflow or leak there either. */
+ * timestamps and hosts must not crash, overflow or leak there either.
+ * Every emitted trace is then written in every output format, each
+ * document checked at the end (fuzz_outputs.h: valid JSON). Half the
+ * inputs run under small memory limits (read/limits.h), which must hold:
+ * open traces, spans a trace, string bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +22,9 @@
 #include "assemble/assemble.h"
 #include "assemble/host_health.h"
 #include "assemble/span_checks.h"
+#include "fuzz_outputs.h"
 #include "fuzz_target.h"
+#include "read/limits.h"
 
 static uint64_t u64(reader *r) {
   uint64_t v = 0;
@@ -42,6 +48,7 @@ typedef struct seen {
   uint64_t content; /* annotations + tags emitted */
   align_state *align;
   host_health *hosts;
+  fuzz_outputs *outputs;
 } seen;
 
 static void check_hosts(void *user, trace *t) { host_health_check(((seen *)user)->hosts, t); }
@@ -66,20 +73,27 @@ static void check_span(const trace *t, const span *s, size_t *children, size_t *
   }
   *children += s->n_children;
   FUZZ_CHECK(span_duration_ns(s) >= 0);
+  /* the event's strings, cut to --max-string; the assembler's own tags
+   * (hoptrace.*) whole */
+  size_t max = ht_limits.string_bytes;
   for (size_t k = 0; k < s->n_annotations; k++)
-    FUZZ_CHECK(strlen(s->annotations[k].value) < 256);
-  for (size_t k = 0; k < s->n_tags; k++)
-    FUZZ_CHECK(strlen(s->tags[k].key) < 256 &&
-               (s->tags[k].is_int || strlen(s->tags[k].str_value) < 256));
+    FUZZ_CHECK(strlen(s->annotations[k].value) <= max);
+  for (size_t k = 0; k < s->n_tags; k++) {
+    size_t most = strncmp(s->tags[k].key, "hoptrace.", 9) == 0 ? 256 : max;
+    FUZZ_CHECK(strlen(s->tags[k].key) <= most &&
+               (s->tags[k].is_int || strlen(s->tags[k].str_value) <= most));
+  }
   const char *fields[] = {s->name, s->service, s->endpoint, s->peer,
                           s->procname, s->hostname, s->status_message};
   for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
-    FUZZ_CHECK(fields[k] == NULL || (fields[k][0] != '\0' && strlen(fields[k]) < 256));
+    FUZZ_CHECK(fields[k] == NULL ||
+               (fields[k][0] != '\0' && strlen(fields[k]) <= ht_limits.string_bytes));
 }
 
 static void on_trace(void *user, const trace *t) {
   seen *sn = user;
-  FUZZ_CHECK(t->n_spans > 0);
+  FUZZ_CHECK(t->n_spans > 0 || t->malformed_events > 0); /* those alone: a trace of no span */
+  FUZZ_CHECK(t->n_spans <= ht_limits.trace_spans);
   size_t children = 0, orphans = 0, unfinished = 0, duplicates = 0;
   for (size_t i = 0; i < t->n_spans; i++) {
     const span *s = t->spans[i];
@@ -96,7 +110,7 @@ static void on_trace(void *user, const trace *t) {
   FUZZ_CHECK(orphans == t->orphans && unfinished == t->unfinished);
   FUZZ_CHECK(duplicates == t->duplicate_ids);
   FUZZ_CHECK(t->incomplete == (t->orphans || t->unfinished || t->lossy || t->timed_out ||
-                               t->missing_spans || t->dropped_spans));
+                               t->missing_spans || t->dropped_spans || t->malformed_events));
   FUZZ_CHECK(t->missing_spans == 0 || t->missing_host != NULL);
   align_collect(sn->align, t);
   if (sn->traces % 16 == 15) {
@@ -106,6 +120,7 @@ static void on_trace(void *user, const trace *t) {
   align_apply(sn->align, (trace *)t);
   for (size_t i = 0; i < t->n_spans; i++)
     FUZZ_CHECK(t->spans[i]->clock_bound_ns >= -1);
+  fuzz_outputs_trace(sn->outputs, t);
   sn->traces++;
   sn->spans += t->n_spans;
   sn->orphans += t->orphans;
@@ -113,6 +128,12 @@ static void on_trace(void *user, const trace *t) {
   sn->incomplete += t->incomplete;
   sn->lossy += t->lossy;
   sn->timed_out += t->timed_out;
+}
+
+/* Every event's content came out once; less only when span events were
+ * dropped past --max-trace-spans (counted). */
+static bool content_out(const seen *sn, uint64_t content) {
+  return ht_drops.trace_spans > 0 ? sn->content <= content : sn->content == content;
 }
 
 /* The input's clock moves with wrap-around (the harness itself must not
@@ -125,7 +146,8 @@ static int64_t ts_add(int64_t ts, int64_t d) {
 static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
                              hop_kv *kvs, size_t max_kvs) {
   memset(ev, 0, sizeof(*ev));
-  ev->kind = (hop_event_kind)(op % 17); /* up to HOP_SPAN_NAMES */
+  /* up to HOP_SPAN_NAMES, and an event dropped as malformed */
+  ev->kind = op % 18 == 17 ? HOP_MALFORMED : (hop_event_kind)(op % 18);
   uint8_t step = byte(r);
   if (step == 0xff)
     *ts = (int64_t)u64(r); /* anywhere, even negative or near the limits */
@@ -207,7 +229,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const int64_t graces[] = {0, 1000, 1000000, 1000000000};
   static const int64_t timeouts[] = {0, 5000, 10000000, 30000000000};
   uint8_t setup = byte(&r);
+  const tool_limits defaults = ht_limits;
+  if (setup & 0x10) /* small limits: every one reached */
+    ht_limits = (tool_limits){.open_traces = 3, .open_spans = 12, .trace_spans = 6,
+                              .names = 8, .name_bytes = 256, .string_bytes = 12,
+                              .page_bytes = 2048};
+  ht_drops = (tool_drops){0};
   seen sn = {.align = align_new(NULL), .hosts = host_health_new()};
+  output_info info = {.align = sn.align, .n_hosts = 2, .hosts = sn.hosts,
+                      .stall_ns = 5000000000, .follow = setup & 0x20};
+  sn.outputs = fuzz_outputs_open(&info);
   assembler *a = assembler_new(on_trace, &sn, graces[setup & 3],
                                timeouts[(setup >> 2) & 3]);
   FUZZ_CHECK(a != NULL && sn.align != NULL && sn.hosts != NULL);
@@ -232,7 +263,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       host_health_discarded(sn.hosts, strs[op % N_STRS], op & 1, op & 2);
     } else if (op < 0xf8) {
       assembler_flush(a);
-      FUZZ_CHECK(sn.content == content); /* nothing open: all came out */
+      FUZZ_CHECK(content_out(&sn, content)); /* nothing open: all came out */
     } else {
       ts = (int64_t)u64(&r); /* the clock jumps anywhere */
       assembler_tick(a, ts);
@@ -240,15 +271,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   assembler_flush(a);
   const assembler_stats *st = assembler_get_stats(a);
-  FUZZ_CHECK(sn.content == content);
+  FUZZ_CHECK(content_out(&sn, content));
   FUZZ_CHECK(st->traces == sn.traces && st->spans == sn.spans);
   FUZZ_CHECK(st->orphan_spans == sn.orphans &&
              st->unfinished_spans == sn.unfinished);
   FUZZ_CHECK(st->incomplete_traces == sn.incomplete &&
              st->lossy_traces == sn.lossy && st->timed_out_traces == sn.timed_out);
   FUZZ_CHECK(st->open_traces_peak <= st->traces);
+  /* the trace an event is added to is never written early: one above */
+  FUZZ_CHECK(st->open_traces_peak <= ht_limits.open_traces + 1);
   char err[128];
   FUZZ_CHECK(align_solve(sn.align, err, sizeof(err)) == 0);
+  fuzz_outputs_close(sn.outputs, st);
   FILE *sink = fopen("/dev/null", "w");
   if (sink != NULL) {
     clock_sync_print(align_clock(sn.align), sink);
@@ -258,5 +292,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   assembler_free(a);
   align_free(sn.align);
   host_health_free(sn.hosts);
+  ht_limits = defaults;
   return 0;
 }
