@@ -178,6 +178,23 @@ static inline bool trace_recorded_not_kept(const trace *t) {
   return recorded;
 }
 
+/* a - b in ns, saturated to int64: a corrupt trace's times may lie
+ * anywhere in int64, their difference past it. */
+static inline int64_t ns_diff(int64_t a, int64_t b) {
+  int64_t d;
+  if (!__builtin_sub_overflow(a, b, &d))
+    return d;
+  return a > b ? INT64_MAX : INT64_MIN;
+}
+
+/* a + b, saturated to int64 likewise. */
+static inline int64_t ns_sum(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r))
+    return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 /* Duration in ns, or 0 if the span lacks start or end. Saturates: a
  * corrupt trace's timestamps may lie anywhere in int64. */
 static inline int64_t span_duration_ns(const span *s) {

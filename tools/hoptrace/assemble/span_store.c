@@ -47,6 +47,16 @@ void *trace_alloc(span_mem *mem, trace *t, size_t size) {
   return p;
 }
 
+/* The first n bytes of s, copied in the trace. */
+static char *copy_n(span_mem *mem, trace *t, const char *s, size_t n) {
+  char *copy = trace_alloc(mem, t, n + 1);
+  if (copy != NULL) {
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+  }
+  return copy;
+}
+
 /* A copy in the trace, of at most ht_limits.string_bytes (cut where a
  * UTF-8 sequence starts, counted on the trace and the run). */
 static char *copy_str(span_mem *mem, trace *t, const char *s) {
@@ -58,12 +68,7 @@ static char *copy_str(span_mem *mem, trace *t, const char *s) {
     ht_drops.strings++;
     t->strings_cut++;
   }
-  char *copy = trace_alloc(mem, t, n + 1);
-  if (copy != NULL) {
-    memcpy(copy, s, n);
-    copy[n] = '\0';
-  }
-  return copy;
+  return copy_n(mem, t, s, n);
 }
 
 /* Names shared by every span (name_table.h); a copy in the trace when
@@ -202,7 +207,16 @@ const char *trace_str(span_mem *mem, trace *t, const char *s) {
 
 int span_add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_int,
                  int64_t int_value, const char *str_value) {
-  return add_tag(mem, t, s, key, is_int, int_value, str_value);
+  /* the assembler's own texts, not input: whole whatever --max-string
+   * (a flag's key cut short is no flag) */
+  const char *value = str_value != NULL ? str_value : "";
+  const char *shared = name_table_get(mem->names, key);
+  const char *k = shared != NULL ? shared : copy_n(mem, t, key, strlen(key));
+  const char *v = is_int ? NULL : copy_n(mem, t, value, strlen(value));
+  if (k == NULL || (!is_int && v == NULL) || add_tag(mem, t, s, "", true, 0, NULL) != 0)
+    return -1;
+  s->tags[s->n_tags - 1] = (tag){k, is_int, int_value, v};
+  return 0;
 }
 
 static int apply_context(span_mem *mem, trace *t, span *s, const hop_event *ev) {

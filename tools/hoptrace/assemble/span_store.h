@@ -28,7 +28,8 @@ void *trace_alloc(span_mem *mem, trace *t, size_t size);
 /* A string kept as long as t (shared when the name table takes it),
  * NULL out of memory. */
 const char *trace_str(span_mem *mem, trace *t, const char *s);
-/* Adds a tag to s (the key shared, the value copied). 0, or -1. */
+/* Adds one of the assembler's own tags to s (the key shared, the value
+ * copied; both whole, never cut to --max-string). 0, or -1. */
 int span_add_tag(span_mem *mem, trace *t, span *s, const char *key, bool is_int,
                  int64_t int_value, const char *str_value);
 /* Applies one event's content to its span. 0, or -1 out of memory. */

@@ -118,7 +118,7 @@ static void span_event(output *o, const trace *t, const placed *p) {
   ob_printf(o->out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", pid_of(s), p->tid);
   ts_rel(o, p->start);
   ob_puts(o->out, ",\"dur\":");
-  json_ns_as_us(o->out, p->end - p->start);
+  json_ns_as_us(o->out, ns_diff(p->end, p->start));
   ob_puts(o->out, ",\"args\":{\"trace_id\":");
   json_trace_id(o->out, t->trace_hi, t->trace_lo, 0);
   ob_puts(o->out, ",\"span_id\":");

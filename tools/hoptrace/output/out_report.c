@@ -167,14 +167,14 @@ static void measure_hop(output *o, const span *client, const span *server, doubl
   int64_t cs = report_mark(client, "cs", 0), cr = report_mark(client, "cr", 1);
   int64_t sr = report_mark(server, "sr", 0), ss = report_mark(server, "ss", 1);
   if (server->started)
-    push(o, &r->phase[PH_REQUEST], sr - cs);
+    push(o, &r->phase[PH_REQUEST], ns_diff(sr, cs));
   if (server->started && server->ended)
-    push(o, &r->phase[PH_SERVICE], ss - sr);
+    push(o, &r->phase[PH_SERVICE], ns_diff(ss, sr));
   if (client->ended && server->ended)
-    push(o, &r->phase[PH_REPLY], cr - ss);
+    push(o, &r->phase[PH_REPLY], ns_diff(cr, ss));
   if (client->started && client->ended)
-    push(o, &r->phase[PH_TOTAL], cr - cs);
-  count_cross_host(o, client, server, sr - cs, cr - ss);
+    push(o, &r->phase[PH_TOTAL], ns_diff(cr, cs));
+  count_cross_host(o, client, server, ns_diff(sr, cs), ns_diff(cr, ss));
 }
 
 static void measure_fanout(output *o, const span *server, double w) {
@@ -201,7 +201,7 @@ static void measure_fanout(output *o, const span *server, double w) {
   r->calls++;
   r->est += w;
   r->unknown += w == 0;
-  push(o, &r->phase[PH_TOTAL], last - first);
+  push(o, &r->phase[PH_TOTAL], ns_diff(last, first));
 }
 
 static void report_trace(output *o, const trace *t) {

@@ -34,7 +34,7 @@ static int64_t span_end(const span *s) {
 /* The part of [a, b) inside [x, y). */
 static int64_t overlap(int64_t a, int64_t b, int64_t x, int64_t y) {
   int64_t lo = max64(a, x), hi = min64(b, y);
-  return hi > lo ? hi - lo : 0;
+  return hi > lo ? ns_diff(hi, lo) : 0;
 }
 
 static void emit(walk *w, const span *s, const span *server, int phase, int64_t ns) {
@@ -59,7 +59,7 @@ static void own(walk *w, const span *s, int64_t a, int64_t b) {
   if (b <= a)
     return;
   if (s->kind != HOP_KIND_CLIENT) {
-    emit(w, s, NULL, CP_SERVICE, b - a);
+    emit(w, s, NULL, CP_SERVICE, ns_diff(b, a));
     return;
   }
   int64_t cs = report_mark(s, "cs", 0), cr = report_mark(s, "cr", 1);
@@ -101,8 +101,10 @@ static void visit(walk *w, const span *s, int depth, int64_t lo, int64_t hi) {
     int64_t start = span_shown_start_ns(k), end = span_end(k);
     if (start < lo || end > hi) {
       w->stats->clamped++;
-      w->stats->clamped_ns += (start < lo ? min64(lo, end) - start : 0) +
-                              (end > hi ? end - max64(hi, start) : 0);
+      w->stats->clamped_ns =
+          ns_sum(w->stats->clamped_ns,
+                 ns_sum(start < lo ? ns_diff(min64(lo, end), start) : 0,
+                        end > hi ? ns_diff(end, max64(hi, start)) : 0));
     }
     child c = {k, max64(start, lo), min64(end, hi)};
     if (c.hi > c.lo)

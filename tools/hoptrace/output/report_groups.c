@@ -196,7 +196,7 @@ int report_groups_add(report_groups *g, const trace *t) {
     group *r = group_for(&g->servers, s->service ? s->service : "?");
     if (r == NULL)
       return -1;
-    int64_t service = report_mark(s, "ss", 1) - report_mark(s, "sr", 0);
+    int64_t service = ns_diff(report_mark(s, "ss", 1), report_mark(s, "sr", 0));
     rc |= count(r, w, s->status, s->status == HT_ETIMEDOUT, service,
                 s->started && s->ended && service >= 0);
   }
@@ -243,7 +243,10 @@ void report_estimate(char *buf, size_t cap, double est, uint64_t n, uint64_t unk
 }
 
 static double window_s(const report_groups *g) {
-  return g->any_time && g->last_ns > g->first_ns ? (double)(g->last_ns - g->first_ns) / 1e9 : 0;
+  /* in uint64: hostile times may lie anywhere in int64, their span past it */
+  return g->any_time && g->last_ns > g->first_ns
+             ? (double)((uint64_t)g->last_ns - (uint64_t)g->first_ns) / 1e9
+             : 0;
 }
 
 /* The traces recorded and issued. Traces of unknown p are never given a

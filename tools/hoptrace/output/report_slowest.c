@@ -96,11 +96,11 @@ static void find_gaps(const trace *t, slow_trace *st) {
     int64_t ss = report_mark(srv, "ss", 1), cr = report_mark(cli, "cr", 1);
     gap g = {.corrected = cli->clock_bound_ns >= 0 && srv->clock_bound_ns >= 0 &&
                           strcmp(host_name(cli), host_name(srv)) != 0};
-    g.correction_ns = srv->clock_shift_ns - cli->clock_shift_ns;
+    g.correction_ns = ns_diff(srv->clock_shift_ns, cli->clock_shift_ns);
     for (int reply = 0; reply < 2; reply++) {
       if (reply && !(cli->ended && srv->ended))
         continue;
-      g.ns = reply ? cr - ss : sr - cs;
+      g.ns = reply ? ns_diff(cr, ss) : ns_diff(sr, cs);
       g.at_ns = reply ? ss : cs;
       snprintf(g.text, sizeof(g.text), "%s -> %s %s", or_unknown(cli->service),
                or_unknown(srv->service), or_unknown(srv->name));
@@ -153,7 +153,7 @@ static void print_gaps(obuf *out, const slow_trace *st) {
   for (int i = 0; i < st->n_gaps; i++) {
     const gap *g = &st->gaps[i];
     ob_printf(out, "    %-17s %10.1f us at +%.1f us  ", g->reply ? "reply net+queue" : "request net+queue",
-              us(g->ns), us(g->at_ns - st->start_ns));
+              us(g->ns), us(ns_diff(g->at_ns, st->start_ns)));
     text_escaped(out, g->text, strlen(g->text), false);
     if (g->corrected)
       ob_printf(out, "  (clock correction between the hosts: %+.3f us)", us(g->correction_ns));
@@ -181,7 +181,7 @@ static void print_moment(obuf *out, const slow_trace *st, int n) {
     return;
   char when[48];
   report_utc(last, when, sizeof(when));
-  double d = (double)(last - first);
+  double d = (double)ns_diff(last, first);
   ob_printf(out, "all %d were running at one moment, %s (their starts within %.1f %s): slow"
                  " together, so look at the machine (CPU, memory, disk, a pause of the"
                  " process) before any one hop\n", n, when, d < 1e6 ? d / 1e3 : d / 1e6,

@@ -32,13 +32,19 @@ static uint64_t bin_of(int64_t t, int64_t base, int64_t width) {
   return t < base ? UINT64_MAX : ((uint64_t)t - (uint64_t)base) / (uint64_t)width;
 }
 
+/* Where bin i starts: in unsigned arithmetic, as base + i * width of a
+ * bin in use is a time (an int64) while i * width alone may not be. */
+static int64_t bin_start(const report_spread *s, size_t i) {
+  return (int64_t)((uint64_t)s->base + (uint64_t)i * (uint64_t)s->width);
+}
+
 /* Doubles the width until the bins in use and t fit; every old bin lies
  * in one new bin, as both bases are multiples of the old width. */
 static void widen(report_spread *s, int64_t t) {
   int64_t lo = t, hi = t;
   for (size_t i = 0; i < SPREAD_BINS; i++)
     if (s->bins[i].n != 0) {
-      int64_t at = s->base + (int64_t)i * s->width;
+      int64_t at = bin_start(s, i);
       lo = at < lo ? at : lo;
       hi = at > hi ? at : hi;
     }
@@ -53,7 +59,7 @@ static void widen(report_spread *s, int64_t t) {
   for (size_t i = 0; i < SPREAD_BINS; i++) {
     if (old[i].n == 0)
       continue;
-    bin *b = &s->bins[bin_of(s->base + (int64_t)i * s->width, base, w)];
+    bin *b = &s->bins[bin_of(bin_start(s, i), base, w)];
     b->n += old[i].n;
     b->unknown += old[i].unknown;
     b->est += old[i].est;
@@ -85,11 +91,11 @@ static void print_slice(obuf *out, const bin *b, uint64_t total, int64_t offset_
 }
 
 /* The slice of [first, first + span] holding t (clamped into it). */
-static uint64_t slice_of(int64_t t, int64_t first, int64_t span) {
-  if (t <= first || span <= 0)
+static uint64_t slice_of(int64_t t, int64_t first, uint64_t span) {
+  if (t <= first || span == 0)
     return 0;
   uint64_t k = (uint64_t)((unsigned __int128)((uint64_t)t - (uint64_t)first) * SPREAD_SLICES /
-                          (uint64_t)span);
+                          span);
   return k < SPREAD_SLICES ? k : SPREAD_SLICES - 1;
 }
 
@@ -98,13 +104,16 @@ void report_spread_print(const report_spread *s, obuf *out, int64_t first_ns, in
   bin slice[SPREAD_SLICES] = {{0, 0, 0}};
   /* the window in equal slices; a bin counts whole in the slice holding
    * its middle, so a slice's edges are good to one bin */
-  int64_t span = last_ns > first_ns ? last_ns - first_ns : 0;
+  /* unsigned: hostile times may lie anywhere in int64, their span past it */
+  uint64_t span = last_ns > first_ns ? (uint64_t)last_ns - (uint64_t)first_ns : 0;
   for (size_t i = 0; i < SPREAD_BINS; i++) {
     const bin *b = &s->bins[i];
     if (b->n == 0)
       continue;
     total += b->n;
-    int64_t mid = s->base + (int64_t)i * s->width + s->width / 2;
+    /* the bin holds a time, so its start fits; its middle may not */
+    int64_t at = bin_start(s, i);
+    int64_t mid = at > INT64_MAX - s->width / 2 ? INT64_MAX : at + s->width / 2;
     bin *to = &slice[slice_of(mid, first_ns, span)];
     to->n += b->n;
     to->unknown += b->unknown;
