@@ -1,7 +1,9 @@
 /* What application code adds to traced spans (hoptrace/traced.h): key-
  * values and annotations on a request's server span, on the thread's
  * current span, and on the next call's client span. Each is an event at
- * once (tag_s, tag_i, note), with the span's ids, before the span's own.
+ * once (tag_s, tag_i, note), with the span's ids, before the span's own;
+ * but a server span's first integer one, which its own event carries
+ * (span_k).
  * Must never: record anything for an unsampled span, block, allocate, or
  * keep a caller's pointer past the call. */
 #include <string.h>
@@ -65,6 +67,12 @@ static int on_request(ht_request *req, int type, const char *key, const char *st
   ht_span *span = ht_shim_request_span(req, &count);
   if (span == NULL) /* unsampled, or not a traced messenger's */
     return req == NULL ? HT_EINVAL : 0;
+  /* the first integer one rides in the span's event (span_k) */
+  if (type == KV_INT && key_ok(key) && *count < HT_SPAN_KVS_MAX &&
+      ht_shim_request_kv_inline(req, key, i64)) {
+    (*count)++;
+    return 0;
+  }
   return record(&span->ctx, count, HT_SPAN_KVS_MAX, type, key, str, i64);
 }
 

@@ -67,6 +67,10 @@ typedef struct ts_slot {
   const void *peer;    /* ht_span_peer_ref of the connection, or NULL */
   const char *peer_text; /* client: the peer's URL, valid while the send
                           * call runs (a call refused at once) */
+  const void *kv_key;  /* the first integer key-value the handler added
+                        * (ht_span_peer_ref of its key), written inline
+                        * with the span, or NULL */
+  int64_t kv_value;
   ts_state *st;
   struct ts_slot *prev, *next;
 } ts_slot;
@@ -117,6 +121,7 @@ static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->name = NULL;
   s->peer = NULL;
   s->peer_text = NULL;
+  s->kv_key = NULL;
 }
 
 /* A server slot in the transport's storage whose span, started in place,
@@ -203,7 +208,8 @@ static void slot_name(ts_slot *s, const ht_span_info *info, ht_hook_memo *memo) 
 /* The slot's span, recorded in one event from start_ns to now. */
 static void finish_side(ts_slot *s, uint8_t frames) {
   ht_span_info info = {s->name, s->kind, s->st->service, ""};
-  ht_span_finish_side(&s->span, s->desc, &info, s->start_ns, s->peer, frames);
+  ht_span_finish_side_kv(&s->span, s->desc, &info, s->start_ns, s->peer, frames,
+                         s->kv_key, s->kv_value);
 }
 
 /* The flags a per-message hint gives a child of ctx. */
@@ -624,6 +630,15 @@ ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count) {
     return NULL;
   *count = &s->kvs;
   return &s->span;
+}
+
+int ht_shim_request_kv_inline(const ht_request *req, const char *key, int64_t value) {
+  ts_slot *s = ht_transport_request_slot(req);
+  if (s == NULL || !ht_span_writes_(&s->span) || s->kv_key != NULL)
+    return 0;
+  s->kv_key = ts_peer_ref(&s->span, key); /* a memo hit for a constant key */
+  s->kv_value = value;
+  return s->kv_key != NULL;
 }
 
 int ht_request_context(const ht_request *req, ht_trace_context *out) {

@@ -187,9 +187,10 @@ void ht_span_msg_recv(ht_span *span, ht_msg_type type, uint64_t seq,
     ops->msg(&span->ctx, 1, "", type, seq, size, str(peer));
 }
 
-void ht_span_finish_side(ht_span *span, const void *desc,
-                         const ht_span_info *info, uint64_t start,
-                         const void *peer, uint8_t frames) {
+void ht_span_finish_side_kv(ht_span *span, const void *desc,
+                            const ht_span_info *info, uint64_t start,
+                            const void *peer, uint8_t frames,
+                            const void *kv_key, int64_t kv_value) {
   const ht_event_ops *ops = recorder(span);
   if (ops) {
     ht_span_side side = {&span->ctx,
@@ -201,7 +202,9 @@ void ht_span_finish_side(ht_span *span, const void *desc,
                          NULL,
                          span->status_,
                          frames,
-                         span->prob_};
+                         span->prob_,
+                         kv_key,
+                         kv_value};
     ops->span_side(&side);
   }
   if (span)
@@ -227,7 +230,7 @@ void ht_span_finish(ht_span *span) {
   if (ops && span->start_ != 0) {
     ht_span_side side = {&span->ctx, span->desc_, {"", HT_SPAN_INTERNAL, "", ""},
                          NULL, span->start_, span->marks_, span->status_, 0,
-                         span->prob_};
+                         span->prob_, NULL, 0};
     ops->span_side(&side);
   }
   if (span)

@@ -24,6 +24,10 @@
  *            side, written by thread vtid of process vpid; peer 0 = none;
  *            status 0 = ok (a negative one as its 32-bit two's
  *            complement)
+ *   span_k:  a span side as `span`, with one integer key-value of the
+ *            span inline (key, value): one event where span and tag_i
+ *            were two (the traced messenger's first integer key-value of
+ *            a span; a tool before this event does not read it)
  *   span_s:  self-contained, side = [desc | peer << 16, vpid,
  *            vtid | flags << 24, status], at, then the names inline (desc
  *            and peer 0): when an intern table is full
@@ -80,6 +84,9 @@
  * PID_MAX_LIMIT). */
 #define HT_SCHEMA_SPAN(X) X(X64x7, rec)
 
+/* span with one integer key-value inline */
+#define HT_SCHEMA_SPAN_K(X) X(X64x7, rec) X(STR, key) X(I64, value)
+
 /* Schema 2's span sides (read only): `side` = [desc | peer << 16, vpid,
  * vtid | flags << 24] (span_x: and status), `at` = ids then start. The
  * span API's span_a and the inline span_s still write these arrays. */
@@ -132,7 +139,8 @@ enum {
 /* E(event name, its field list). The first events get the smallest ids,
  * which LTTng's compact event header needs: the hot ones come first. */
 #define HT_SCHEMA_EVENTS(E)                                                    \
-  E(span, HT_SCHEMA_SPAN) E(span_a, HT_SCHEMA_SPAN_A) E(tag_i, HT_SCHEMA_TAG_I) \
+  E(span, HT_SCHEMA_SPAN) E(span_k, HT_SCHEMA_SPAN_K) E(span_a, HT_SCHEMA_SPAN_A) \
+  E(tag_i, HT_SCHEMA_TAG_I)                                                    \
   E(tag_s, HT_SCHEMA_TAG_S) E(note, HT_SCHEMA_NOTE) E(error, HT_SCHEMA_ERROR)  \
   E(frame, HT_SCHEMA_FRAME) E(span_s, HT_SCHEMA_SPAN_S)                        \
   E(span_n, HT_SCHEMA_SPAN_N) E(process, HT_SCHEMA_PROCESS)                    \

@@ -203,9 +203,10 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
       n_marks += ev->marks_ns[k] != 0;
     }
   switch (ev->kind) {
-  case HOP_SPAN_SIDE:
+  case HOP_SPAN_SIDE: /* its marks, frames' annotations and span_k's tag */
     return n_marks + (ev->annotation != NULL && ev->annotation[0] != '\0') +
-           (ev->end_annotation != NULL && ev->end_annotation[0] != '\0');
+           (ev->end_annotation != NULL && ev->end_annotation[0] != '\0') +
+           (ev->key != NULL);
   case HOP_ANNOTATION:
   case HOP_KV_STR:
   case HOP_KV_INT:

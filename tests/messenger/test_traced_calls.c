@@ -110,6 +110,8 @@ static void c_side(const ht_span_side *s) {
     snprintf(d->peer, sizeof(d->peer), "%s", s->peer != NULL ? (const char *)s->peer : "");
   }
   pthread_mutex_unlock(&lock);
+  if (s->kv_key != NULL) /* the span's key-value its own event carries */
+    c_kv_int(s->ctx, s->kv_key, s->kv_value);
 }
 static const void *c_desc_ref(const ht_span_info *info) {
   pthread_mutex_lock(&lock);

@@ -298,6 +298,8 @@ static int apply_side(span_mem *mem, trace *t, span *s, const hop_event *ev) {
     }
   if (marks)
     sort_annotations(s);
+  if (ev->key != NULL && add_tag(mem, t, s, ev->key, true, ev->int_value, NULL) != 0)
+    return -1; /* a span_k's key-value */
   apply_end(s, ev);
   return apply_hop(mem, t, s, ev, ev->end_annotation);
 }

@@ -82,7 +82,8 @@ typedef struct hop_event {
   /* span_end status, status code */
   int32_t status;
   const char *message; /* status */
-  /* kv_str, kv_int */
+  /* kv_str, kv_int; a span side's one integer key-value (span_k), key
+   * NULL: none */
   const char *key;
   const char *str_value;
   int64_t int_value;

@@ -24,7 +24,7 @@ typedef struct entry {
 /* A span side waiting for its names, with its own copy of its strings. */
 typedef struct held {
   hop_event ev;
-  char *hostname, *procname;
+  char *hostname, *procname, *key; /* key: a span_k's key-value's */
 } held;
 
 struct names {
@@ -57,6 +57,7 @@ static void entry_free(entry *e) {
 static void held_free(held *h) {
   free(h->hostname);
   free(h->procname);
+  free(h->key);
 }
 
 void names_free(names *s) {
@@ -204,12 +205,14 @@ static int hold(names *s, const hop_event *ev) {
   h->ev = *ev;
   h->hostname = strdup(ev->hostname);
   h->procname = strdup(ev->procname != NULL ? ev->procname : "");
-  if (h->hostname == NULL || h->procname == NULL) {
+  h->key = ev->key != NULL ? strdup(ev->key) : NULL;
+  if (h->hostname == NULL || h->procname == NULL || (ev->key != NULL && h->key == NULL)) {
     held_free(h);
     return -1;
   }
   h->ev.hostname = h->hostname;
   h->ev.procname = h->procname;
+  h->ev.key = h->key;
   s->n_held++;
   return 0;
 }

@@ -300,6 +300,15 @@ static int side(hop_event *out, const uint64_t *at, const uint32_t *sd,
 }
 #define IDS_OF(kind, r) ids(out, (kind), (r).ids)
 
+/* A span side from span's (or span_k's) `rec`: side's words packed in
+ * two, then at. */
+static int rec_side(hop_event *out, const uint64_t *rec, const bt_clock_class *clock,
+                    int64_t ts_ns) {
+  uint64_t w0 = rec[HT_REC_NAMES_VPID], w1 = rec[HT_REC_VTID_FLAGS_STATUS];
+  uint32_t sd[] = {HT_REC_LOW(w0), HT_REC_HIGH(w0), HT_REC_LOW(w1), HT_REC_HIGH(w1)};
+  return side(out, rec + HT_REC_AT, sd, 4, clock, ts_ns);
+}
+
 /* A span side's common part from its `at` and `side` arrays. */
 #define SIDE_OF(r)                                                             \
   side(out, (r).at, (r).side, sizeof((r).side) / sizeof((r).side[0]), clock, ts_ns)
@@ -308,13 +317,17 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
                    const bt_clock_class *clock, int64_t ts_ns, hop_event *out) {
   out->ts_ns = ts_ns; /* every event's time, tables' too (the merge's key) */
   switch (event) {
-  case S2_span: { /* rec: side's words packed in two, then at */
+  case S2_span: {
     ht_rec_span r;
-    if (read_span(st, m, &r) != 0)
+    return read_span(st, m, &r) != 0 || rec_side(out, r.rec, clock, ts_ns) != 0 ? -1 : 1;
+  }
+  case S2_span_k: { /* and its one integer key-value */
+    ht_rec_span_k r;
+    if (read_span_k(st, m, &r) != 0 || rec_side(out, r.rec, clock, ts_ns) != 0)
       return -1;
-    uint64_t w0 = r.rec[HT_REC_NAMES_VPID], w1 = r.rec[HT_REC_VTID_FLAGS_STATUS];
-    uint32_t sd[] = {HT_REC_LOW(w0), HT_REC_HIGH(w0), HT_REC_LOW(w1), HT_REC_HIGH(w1)};
-    return side(out, r.rec + HT_REC_AT, sd, 4, clock, ts_ns) != 0 ? -1 : 1;
+    out->key = r.key;
+    out->int_value = r.value;
+    return 1;
   }
   case S2_span_v2: {
     ht_rec_span_v2 r;
