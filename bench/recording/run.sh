@@ -14,7 +14,7 @@
 #              which the table subtracts;
 #   blkin      the same two-sided hop through Blkin's API (5 events),
 #              when BLKIN_SRC names a Blkin source (bench/blkin/build.sh);
-#              else the table quotes issue 31's figures.
+#              else the table quotes DESIGN.md's figures (measured elsewhere).
 # Each row recorded ("rec": a session enables the events) and, for the
 # hops, "idle": the provider loaded, sampled, no session recording.
 # Figures per hop:
@@ -209,7 +209,7 @@ measure() {
     echo "$row $mode $(cat "$out/callers")" >>"$out/clock-callers"
 }
 
-blkin_note="# Blkin: quoted from issue 31 (measured with callgrind on another machine; set BLKIN_SRC to measure it here)"
+blkin_note="# Blkin: quoted from DESIGN.md (measured with callgrind on another machine; set BLKIN_SRC to measure it here)"
 # check_hop: the span hop recorded as the row says, read back by the
 # tool: per hop a client span (child of the root) and a server span
 # whose parent is that client span, carrying the key-value.
@@ -236,7 +236,7 @@ check_hop
 # a Blkin that does not build leaves the quoted figures, said so
 if [[ -n ${BLKIN_SRC:-} ]] && ! built=$("$root/bench/blkin/build.sh" "$BLKIN_SRC" "$out/blkin"); then
   echo "run.sh: Blkin could not be built from $BLKIN_SRC: its figures are quoted" >&2
-  blkin_note="# Blkin: quoted from issue 31 (measured with callgrind on another machine; BLKIN_SRC=$BLKIN_SRC did not build)"
+  blkin_note="# Blkin: quoted from DESIGN.md (measured with callgrind on another machine; BLKIN_SRC=$BLKIN_SRC did not build)"
 elif [[ -n ${BLKIN_SRC:-} ]]; then
   read -r blkin_commit blkin_bin <<<"$built"
   echo "blkin-commit $blkin_commit" >>"$out/figures"

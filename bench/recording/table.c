@@ -6,7 +6,7 @@
 
 #include "bench_report.h"
 
-/* Blkin (ceph/blkin on Debian's lttng-ust, callgrind) as issue 31 quotes
+/* Blkin (ceph/blkin on Debian's lttng-ust, callgrind) as DESIGN.md quotes
  * it, for when run.sh could not build it here. */
 static const double blkin_quoted[2][4] = {
     /* instr, clocks, events, bytes */
@@ -14,7 +14,7 @@ static const double blkin_quoted[2][4] = {
     {715.0, -1.0, -1.0, -1.0}, /* provider loaded, no session */
 };
 
-/* Goals per two-sided hop (issue 31). */
+/* Goals per two-sided hop (README, bench/recording). */
 #define GOAL_HOP_INSTR 2900.0
 #define GOAL_HOP_EVENTS 2.0
 #define GOAL_HOP_CLOCKS 4.0
@@ -126,7 +126,7 @@ static void blkin_rows(bench_report *rep) {
     snprintf(label, sizeof(label), "Blkin, recorded (measured here, commit %.12s)",
              blkin_commit);
   else
-    snprintf(label, sizeof(label), "Blkin, recorded (quoted: issue 31, another machine)");
+    snprintf(label, sizeof(label), "Blkin, recorded (quoted: DESIGN.md, another machine)");
   figures r = blkin(REC), i = blkin(IDLE);
   char result[96];
   verdict(result, sizeof(result), &r, NULL, NULL, 0);
