@@ -134,11 +134,25 @@ else {
   if [[ $unix == 1 ]]; then
     for ((i = 0; i < osds; i++)); do echo "osd $i unix://$work/osd.$i.sock"; done
   else
+    # Ports below the kernel's ephemeral range: a port is free when the
+    # map is written and listened on only later, and in the ephemeral
+    # range any process's outgoing connection can take it meanwhile (a
+    # run under valgrind lost osd.1's port that way).
     python3 - "$osds" <<'PY'
-import socket, sys
+import random, socket, sys
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
 socks = []
 for i in range(int(sys.argv[1])):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
+    s = socket.socket()
+    for _ in range(200):
+        try:
+            s.bind(("127.0.0.1", random.randint(10000, low - 1) if low > 10001 else 0))
+            break
+        except OSError:
+            pass
+    else:
+        s.bind(("127.0.0.1", 0))
+    socks.append(s)
     print("osd %d tcp://127.0.0.1:%d" % (i, s.getsockname()[1]))
 PY
   fi
