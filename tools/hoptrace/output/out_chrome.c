@@ -71,7 +71,10 @@ static void set_origin(output *o, int64_t start) {
   if (o->have_origin)
     return;
   int64_t r = start % NS_PER_S;
-  o->origin = start - (r < 0 ? r + NS_PER_S : r);
+  /* Whole seconds below the first start; a start within a second of
+   * INT64_MIN (a hostile trace) has no whole second below it: itself. */
+  if (__builtin_sub_overflow(start, r < 0 ? r + NS_PER_S : r, &o->origin))
+    o->origin = start;
   o->have_origin = 1;
 }
 
