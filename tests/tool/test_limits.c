@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "assemble/assemble.h"
+#include "output/output.h"
 #include "read/limits.h"
 #include "read/names.h"
 
@@ -26,6 +27,7 @@ typedef struct seen {
   int traces, incomplete;
   size_t name_len; /* the first trace's first span's name */
   char root_tags[8][512]; /* the first traces' root tags, "key=value;..." */
+  char why[256];          /* the first trace's incomplete reason */
 } seen;
 
 static void on_ready(void *user, const trace *t) {
@@ -34,6 +36,8 @@ static void on_ready(void *user, const trace *t) {
   s->incomplete += t->incomplete;
   if (i == 0 && t->n_spans > 0)
     s->name_len = strlen(t->spans[0]->name);
+  if (i == 0)
+    trace_incomplete_reason(t, s->why, sizeof(s->why));
   if (i >= 8 || t->n_roots == 0)
     return;
   const span *root = t->roots[0];
@@ -106,6 +110,7 @@ static void spans_past_a_traces_limit_are_dropped(void **state) {
   one_trace_written(a, &s, 1);
   assert_int_equal(assembler_get_stats(a)->spans, 3);
   assert_non_null(strstr(s.root_tags[0], "hoptrace.limit.dropped_spans=7;"));
+  assert_string_equal(s.why, "7 span event(s) dropped past --max-trace-spans");
   assert_int_equal(ht_drops.trace_spans, 7);
   assembler_free(a);
 }

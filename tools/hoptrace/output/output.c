@@ -48,6 +48,9 @@ const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   if (t->missing_spans && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "%u server span(s) missing from host %s; ",
                           t->missing_spans, t->missing_host ? t->missing_host : "?");
+  if (t->dropped_spans && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n, "%u span event(s) dropped past --max-trace-spans; ",
+                          t->dropped_spans);
   if (t->malformed_events && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "%u malformed event(s) dropped; ",
                           t->malformed_events);
