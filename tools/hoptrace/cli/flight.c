@@ -24,9 +24,14 @@
 #define DRAIN_QUIET_MS 300 /* no notification for this long: the last arrived */
 #define DRAIN_MAX_MS 3000
 #define WAKE_SIGNAL SIGURG /* ends the receiver's wait; ignored by default */
+/* A snapshot still being taken this long after the run ended is given up
+ * (its thread cancelled in liblttng-ctl's wait for the daemon's answer):
+ * at once when the daemon is known gone, else after a long while. */
+#define GIVE_UP_LOST_MS 1000
+#define GIVE_UP_MS 60000
 
 struct flight {
-  char session[128], dir[PATH_MAX], where[PATH_MAX];
+  char session[128], dir[PATH_MAX], where[PATH_MAX], trigger[128];
   uint64_t snapshot_max;
   fl_notify *notify;
   pthread_t receiver, snapshotter;
@@ -34,7 +39,8 @@ struct flight {
   pthread_cond_t cv; /* a trigger arrived, the run ends, the receiver ended */
   fl_policy policy;
   fl_log log;
-  int stop_receiver, receiver_done, final;
+  int stop_receiver, receiver_done, final, snapshotter_done;
+  int daemon_gone; /* a snapshot was given up: no more commands to it */
   int64_t last_note_ns, started_ns;
   fl_trace open_traces[FL_SNAP_TRACES]; /* the pending batch's */
   unsigned n_open;
@@ -189,7 +195,29 @@ static void snapshot_dir(const flight *f, const char *prefix, char *name, size_t
   closedir(d);
 }
 
-/* Takes one snapshot (the lock released meanwhile). */
+/* What a cancelled snapshot leaves: its output freed, its batch failed
+ * (so the counts still add up), the lock held again (the thread ends). */
+typedef struct taking {
+  flight *f;
+  const fl_batch *b;
+  struct lttng_snapshot_output *out;
+} taking;
+
+static void given_up(void *arg) {
+  taking *t = arg;
+  lttng_snapshot_output_destroy(t->out);
+  pthread_mutex_lock(&t->f->mu);
+  fl_policy_done(&t->f->policy, t->b, 0);
+  t->f->daemon_gone = 1;
+  snprintf(t->f->log.last_failure, sizeof(t->f->log.last_failure),
+           "given up: the session daemon did not answer");
+  t->f->snapshotter_done = 1;
+  pthread_cond_broadcast(&t->f->cv);
+  pthread_mutex_unlock(&t->f->mu);
+}
+
+/* Takes one snapshot (the lock released meanwhile). The only place the
+ * snapshot thread may be cancelled: waiting for the daemon's answer. */
 static void take(flight *f, const fl_batch *b) {
   char prefix[32], err[256] = "";
   snprintf(prefix, sizeof(prefix), "capture-%06u", ++f->seq);
@@ -203,8 +231,14 @@ static void take(flight *f, const fl_batch *b) {
   int rc = out == NULL ? -LTTNG_ERR_NOMEM : lttng_snapshot_output_set_name(prefix, out);
   if (rc == 0 && f->snapshot_max != 0)
     rc = lttng_snapshot_output_set_size(f->snapshot_max, out);
-  if (rc == 0)
+  if (rc == 0) {
+    taking t = {f, b, out};
+    pthread_cleanup_push(given_up, &t);
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
     rc = lttng_snapshot_record(f->session, out, 1);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    pthread_cleanup_pop(0);
+  }
   int64_t done = mono_ns();
   s.written_ns = wall_ns();
   lttng_snapshot_output_destroy(out);
@@ -226,6 +260,7 @@ static void take(flight *f, const fl_batch *b) {
 static void *snapshot(void *arg) {
   flight *f = arg;
   quiet_thread_signals();
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
   pthread_mutex_lock(&f->mu);
   for (;;) {
     int64_t wait;
@@ -241,11 +276,15 @@ static void *snapshot(void *arg) {
     else
       pthread_cond_wait(&f->cv, &f->mu);
   }
+  f->snapshotter_done = 1;
+  pthread_cond_broadcast(&f->cv);
   pthread_mutex_unlock(&f->mu);
   return NULL;
 }
 
 static void on_wake(int sig) { (void)sig; }
+
+const char *flight_trigger(const flight *f) { return f->trigger; }
 
 flight *flight_start(const char *session, const char *dir, const flight_options *o) {
   flight *f = calloc(1, sizeof(*f));
@@ -262,8 +301,8 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   flight_geometry(o->ring_bytes, &subbuf, &num);
   f->log.ring_bytes = subbuf * num;
   f->log.memory_bytes = f->log.ring_bytes * possible_cpus();
-  char name[128], err[256];
-  snprintf(name, sizeof(name), "hoptrace-flight-%d-%s", (int)getpid(), session);
+  char *name = f->trigger, err[256];
+  snprintf(name, sizeof(f->trigger), "hoptrace-flight-%d-%s", (int)getpid(), session);
   sigset_t old;
   pipe_guard(&old);
   f->notify = fl_notify_open(name, o->event, o->trace_ids, err, sizeof(err));
@@ -292,7 +331,7 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   }
   if (pthread_create(&f->snapshotter, NULL, snapshot, f) != 0) {
     f->final = 1;
-    flight_finish(f, NULL);
+    flight_finish(f, NULL, 0);
     return NULL;
   }
   fprintf(stderr, "hoptrace: flight recorder: trigger %s on %s; snapshots of session %s "
@@ -332,22 +371,42 @@ static void stop_receiver(flight *f) {
   pthread_join(f->receiver, NULL);
 }
 
-int flight_finish(flight *f, const char *out_dir) {
+/* Ends the snapshot thread: the pending snapshot taken, unless the one
+ * being taken waits past the bound for a daemon that does not answer. */
+static void stop_snapshots(flight *f, int daemon_lost) {
+  pthread_mutex_lock(&f->mu);
+  f->final = 1;
+  pthread_cond_broadcast(&f->cv);
+  int64_t until = mono_ns() + (int64_t)(daemon_lost ? GIVE_UP_LOST_MS : GIVE_UP_MS) * 1000000;
+  while (!f->snapshotter_done && mono_ns() < until)
+    wait_for(f, until - mono_ns());
+  int done = f->snapshotter_done;
+  pthread_mutex_unlock(&f->mu);
+  if (!done) {
+    fprintf(stderr, "hoptrace: flight recorder: the session daemon did not answer a "
+                    "snapshot within %d s: given up\n",
+            (daemon_lost ? GIVE_UP_LOST_MS : GIVE_UP_MS) / 1000);
+    pthread_cancel(f->snapshotter);
+  }
+  pthread_join(f->snapshotter, NULL);
+}
+
+int flight_finish(flight *f, const char *out_dir, int daemon_lost) {
   int started = !f->final;
-  if (started)
+  if (started && !daemon_lost)
     drain(f);
   stop_receiver(f);
-  if (started) {
-    pthread_mutex_lock(&f->mu);
-    f->final = 1;
-    pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->mu);
-    pthread_join(f->snapshotter, NULL);
-  }
+  if (started)
+    stop_snapshots(f, daemon_lost);
   sigset_t old;
   pipe_guard(&old);
-  f->log.tracer_discarded = fl_notify_tracer_discarded(f->notify);
-  fl_notify_close(f->notify);
+  if (daemon_lost || f->daemon_gone) { /* asking it would wait forever */
+    f->log.tracer_discarded = -1;
+    fl_notify_abandon(f->notify);
+  } else {
+    f->log.tracer_discarded = fl_notify_tracer_discarded(f->notify);
+    fl_notify_close(f->notify);
+  }
   pipe_unguard(&old);
   f->log.seconds = (double)(mono_ns() - f->started_ns) / 1e9;
   int rc = 0;

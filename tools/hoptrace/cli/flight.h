@@ -42,10 +42,16 @@ typedef struct flight flight;
  * set. */
 flight *flight_start(const char *session, const char *dir, const flight_options *o);
 
+/* The name of the agent's trigger on the daemon. */
+const char *flight_trigger(const flight *f);
+
 /* The run is over: waits until notifications stop (bounded), takes the
  * pending snapshot once allowed, removes the trigger, and writes
  * out_dir/capture.json and the stderr summary. Frees f. 0, or -1 when
- * capture.json could not be written. */
-int flight_finish(flight *f, const char *out_dir);
+ * capture.json could not be written. daemon_lost: the session daemon
+ * died or stopped answering: nothing more is asked of it (the trigger
+ * stays where it is), a snapshot it has not answered within 1 s is
+ * given up, all bounded. */
+int flight_finish(flight *f, const char *out_dir, int daemon_lost);
 
 #endif

@@ -16,20 +16,25 @@ struct fl_notify {
   char name[128];
 };
 
-void fl_notify_close(fl_notify *n) {
+/* ask: unsubscribe and unregister (each a command the daemon answers) */
+static void release(fl_notify *n, int ask) {
   if (n == NULL)
     return;
-  if (n->subscribed)
+  if (n->subscribed && ask)
     lttng_notification_channel_unsubscribe(n->channel, n->condition);
-  if (n->channel != NULL)
+  if (n->channel != NULL) /* closes our end: nothing waits on the daemon */
     lttng_notification_channel_destroy(n->channel);
-  if (n->registered)
+  if (n->registered && ask)
     lttng_unregister_trigger(n->trigger);
   lttng_trigger_destroy(n->trigger);
   lttng_action_destroy(n->action);
   lttng_condition_destroy(n->condition);
   free(n);
 }
+
+void fl_notify_close(fl_notify *n) { release(n, 1); }
+
+void fl_notify_abandon(fl_notify *n) { release(n, 0); }
 
 /* Asks the tracer to send the event's field (an array's element at
  * index >= 0) with each notification: which trace fired, and why. */

@@ -45,4 +45,8 @@ long long fl_notify_tracer_discarded(fl_notify *n);
  * registered) and frees. */
 void fl_notify_close(fl_notify *n);
 
+/* Frees without a word to the daemon (one that does not answer): the
+ * trigger stays registered there. */
+void fl_notify_abandon(fl_notify *n);
+
 #endif

@@ -61,6 +61,9 @@ int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
     return -1;
   double q[3];
   quantiles(l, q);
+  char discarded[32] = "unknown (no daemon to ask)";
+  if (l->tracer_discarded >= 0)
+    snprintf(discarded, sizeof(discarded), "%lld", l->tracer_discarded);
   fprintf(f,
           "{\"triggers_fired\":%llu,\"snapshots\":%llu,\"coalesced\":%llu,"
           "\"rate_limited\":%llu,\"dropped\":%llu,\"daemon_dropped_notifications\":%llu,"
@@ -106,12 +109,15 @@ int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
 void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char *where) {
   double q[3];
   quantiles(l, q);
+  char discarded[32] = "unknown (no daemon to ask)";
+  if (l->tracer_discarded >= 0)
+    snprintf(discarded, sizeof(discarded), "%lld", l->tracer_discarded);
   fprintf(f,
           "hoptrace: flight recorder: %llu triggers fired in %.1f s; %llu snapshots written "
           "to %s (%llu triggers coalesced into them, %llu waited for the rate limit), "
           "%llu dropped (waited too long, or their snapshot failed), %llu snapshots "
           "failed%s%s%s; the daemon dropped notifications %llu times, the tracers "
-          "discarded %lld%s; trigger to "
+          "discarded %s%s; trigger to "
           "snapshot written p50 %.1f ms, p99 %.1f ms, max %.1f ms; ring %llu bytes a CPU, "
           "%llu bytes of memory per traced user\n",
           (unsigned long long)p->fired, l->seconds, (unsigned long long)p->snapshots, where,
@@ -119,7 +125,7 @@ void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char 
           (unsigned long long)p->dropped, (unsigned long long)p->failures,
           l->last_failure[0] ? " (last: " : "", l->last_failure,
           l->last_failure[0] ? ")" : "", (unsigned long long)l->daemon_dropped,
-          l->tracer_discarded,
+          discarded,
           l->channel_lost ? "; the notification channel closed early (daemon gone?)" : "",
           q[0], q[1], q[2], (unsigned long long)l->ring_bytes,
           (unsigned long long)l->memory_bytes);

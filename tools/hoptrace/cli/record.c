@@ -434,6 +434,20 @@ static int run_command(recording *r) {
   return lost ? EXIT_DAEMON_LOST : status;
 }
 
+/* Another's daemon that stopped answering may answer again, still
+ * holding what this recording set up there: named, with how to remove
+ * it (asking now would wait on it). */
+static void say_left_behind(const recording *r, const char *trigger) {
+  const char *names[2] = {r->live ? r->live_name : NULL, r->disk ? r->disk_name : NULL};
+  for (int i = 0; i < 2; i++)
+    if (names[i] != NULL)
+      fprintf(stderr, "hoptrace: session %s may remain on that daemon: once it answers, "
+                      "'lttng destroy %s'\n", names[i], names[i]);
+  if (trigger[0] != '\0')
+    fprintf(stderr, "hoptrace: the flight recorder's trigger may remain on that daemon: "
+                    "once it answers, 'lttng remove-trigger %s'\n", trigger);
+}
+
 /* Stops and destroys the sessions (not on a vanished daemon). 0, or -1
  * when the trace may be incomplete (said why). */
 static int end_sessions(recording *r) {
@@ -551,10 +565,15 @@ int record_main(int argc, char **argv) {
     goto out;
   }
   status = run_command(&r);
-  if (fl != NULL && flight_finish(fl, r.dir) != 0 && status == 0)
+  char trigger[128] = "";
+  if (fl != NULL)
+    snprintf(trigger, sizeof(trigger), "%s", flight_trigger(fl));
+  if (fl != NULL && flight_finish(fl, r.dir, r.sessiond.lost) != 0 && status == 0)
     status = 2;
   if (end_sessions(&r) != 0 && status != EXIT_DAEMON_LOST)
     status = EXIT_DAEMON_LOST;
+  if (r.sessiond.lost && !r.sessiond.ours)
+    say_left_behind(&r, trigger);
   if (r.live)
     fprintf(stderr, "hoptrace: live session %s streamed to %s (read it at "
                     "net://RELAY/host/HOSTNAME/%s)\n", r.live_name, r.o.live_url, r.live_name);

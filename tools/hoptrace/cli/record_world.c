@@ -245,11 +245,16 @@ int world_daemon_lost(rec_daemon *d, const char *session_name) {
     return 1;
   if (d->ours && d->pid > 0) {
     int st;
-    if (waitpid(d->pid, &st, WNOHANG) != d->pid)
+    /* stopped (SIGSTOP, a debugger): alive, its sockets open, and every
+     * command to it would wait forever */
+    if (waitpid(d->pid, &st, WNOHANG | WUNTRACED) != d->pid)
       return 0;
     char how[96];
-    const char *sig = WIFSIGNALED(st) ? sigabbrev_np(WTERMSIG(st)) : NULL;
-    if (WIFSIGNALED(st))
+    const char *sig = WIFSIGNALED(st) ? sigabbrev_np(WTERMSIG(st))
+                      : WIFSTOPPED(st) ? sigabbrev_np(WSTOPSIG(st)) : NULL;
+    if (WIFSTOPPED(st))
+      snprintf(how, sizeof(how), "stopped answering (stopped by SIG%s)", sig ? sig : "?");
+    else if (WIFSIGNALED(st))
       snprintf(how, sizeof(how), "was killed by SIG%s", sig ? sig : "?");
     else
       snprintf(how, sizeof(how), "exited (status %d)", WEXITSTATUS(st));
