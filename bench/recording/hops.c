@@ -67,7 +67,10 @@ static void run_chain(chain *c, unsigned n) {
 
 void hops_messenger(int traced, int kv, unsigned warm, unsigned n) {
   bench_pair pair;
-  bench_pair_open(&pair, traced, 1.0);
+  /* HT_BENCH_RATIO: another head-sampling ratio (bench/flight: flight
+   * mode keeps 1 % and records every request in memory) */
+  const char *r = getenv("HT_BENCH_RATIO");
+  bench_pair_open(&pair, traced, r != NULL ? atof(r) : 1.0);
   chain c = {.peer = pair.peer, .op = kv ? "echo_kv" : "echo"};
   pthread_mutex_init(&c.lock, NULL);
   pthread_cond_init(&c.cond, NULL);

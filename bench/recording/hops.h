@@ -18,7 +18,8 @@ void hops_two_sided(unsigned warm, unsigned n);
 void hops_codec(unsigned warm, unsigned n);
 
 /* n requests and their replies, one at a time, between a client and a
- * server messenger (traced at sampling 100 %, or plain); with kv, the
+ * server messenger (traced at sampling 100 %, or HT_BENCH_RATIO; or
+ * plain); with kv, the
  * server's handler adds one integer key-value to its span. Exits on a
  * failed request. */
 void hops_messenger(int traced, int kv, unsigned warm, unsigned n);
