@@ -8,11 +8,15 @@
 # time on a shared machine is not: a run's counts move only with what the
 # workload did (reads and writes in other proportions), about 1 %.
 # Start-up and shutdown are counted too, divided among the operations.
-#   bench/sim/attribute.sh [BUILD_DIR] [SECONDS] [TOP]   (defaults: build, 15, 25)
+# With MODE flight the second run is flight mode instead (HT_FLIGHT=1
+# under `hoptrace record --flight`, head sampling 1 %: every request
+# recorded into the rings, nothing written, no trigger firing).
+#   bench/sim/attribute.sh [BUILD_DIR] [SECONDS] [TOP] [traced|flight]
+#   (defaults: build, 15, 25, traced)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
-secs=${2:-15} top=${3:-25}
+secs=${2:-15} top=${3:-25} second=${4:-traced}
 sim=$build/examples/client-osd-sim
 export HT_LTTNG_PROVIDER=$build/libhoptrace-tp.so
 out=$(mktemp -d /tmp/ht-sim-cg-XXXXXX)
@@ -30,6 +34,12 @@ for mode in plain traced; do
   if [[ $mode == plain ]]; then
     HT_CG_DIR=$out/$mode bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" \
       --messenger plain >"$out/$mode/log" 2>&1
+  elif [[ $second == flight ]]; then
+    echo "in flight mode, head sampling 1 %" >"$out/$mode/label"
+    HT_FLIGHT=1 HT_CG_DIR=$out/$mode "$build/tools/hoptrace/hoptrace" record --flight \
+      -o "$out/$mode/trace" -- \
+      bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \
+      --sample-ratio 0.01 >"$out/$mode/log" 2>&1
   else
     HT_CG_DIR=$out/$mode "$build/tools/hoptrace/hoptrace" record -o "$out/$mode/trace" -- \
       bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \

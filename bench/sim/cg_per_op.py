@@ -24,11 +24,13 @@ def per_op(out, mode, prog):
 
 def main():
     out, top = sys.argv[1], int(sys.argv[2])
+    label_path = os.path.join(out, "traced", "label")  # attribute.sh's flight mode
+    second = open(label_path).read().strip() if os.path.exists(label_path) else "traced at 100 %"
     for prog, label in (("osd", "OSDs (4)"), ("client", "clients (2)")):
         a, ta, na = per_op(out, "plain", prog)
         b, tb, nb = per_op(out, "traced", prog)
-        print("%s: %.0f instructions an operation plain (%d ops), %.0f traced at 100 %% "
-              "(%d ops): +%.0f" % (label, ta, na, tb, nb, tb - ta))
+        print("%s: %.0f instructions an operation plain (%d ops), %.0f %s "
+              "(%d ops): +%.0f" % (label, ta, na, tb, second, nb, tb - ta))
         objs = {}
         for k in set(a) | set(b):
             objs[k[1]] = objs.get(k[1], 0) + b.get(k, 0) - a.get(k, 0)
