@@ -58,8 +58,8 @@ static void check_json(const char *what, const char *s, size_t n) {
 }
 
 /* The page's data block, line by line as its script reads it: "S" and a
- * JSON string (a text of the table), or "T", a JSON header, a tab and a
- * JSON array of spans. */
+ * JSON string (a text of the table), "T", a JSON header, a tab and a
+ * JSON array of spans, or "A" and the aggregate critical path's object. */
 static void check_page(const char *page, size_t n) {
   static const char open_tag[] = "<script type=\"text/x-hoptrace\" id=\"data\">\n";
   const char *begin = strstr(page, open_tag);
@@ -72,6 +72,8 @@ static void check_page(const char *page, size_t n) {
     FUZZ_CHECK(nl != NULL);
     if (*line == 'S') {
       check_json("waterfall text", line + 1, (size_t)(nl - line - 1));
+    } else if (*line == 'A') {
+      check_json("waterfall critical path", line + 1, (size_t)(nl - line - 1));
     } else {
       FUZZ_CHECK(*line == 'T');
       const char *tab = memchr(line, '\t', (size_t)(nl - line));

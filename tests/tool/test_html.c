@@ -79,9 +79,14 @@ static void texts_cannot_close_the_block(void **state) {
   char *text = page(&t), *data = data_block(text);
   assert_null(strstr(data, "</"));
   assert_null(strstr(data, "<!--")); /* would keep the element open */
-  /* one line a string or trace: no raw newline inside a text */
-  for (char *line = data; *line; line = strchr(line, '\n') + 1)
-    assert_true(*line == 'S' || *line == 'T');
+  /* one line a string, a trace or the aggregate critical path (last):
+   * no raw newline inside a text */
+  char *last = NULL;
+  for (char *line = data; *line; line = strchr(line, '\n') + 1) {
+    assert_true(*line == 'S' || *line == 'T' || *line == 'A');
+    last = line;
+  }
+  assert_true(last != NULL && *last == 'A');
   free(data);
   free(text);
 }
@@ -158,7 +163,13 @@ static void failed_spans_are_marked(void **state) {
   assert_true(tail[-1] != 'l'); /* an index, not null: the error type */
   assert_non_null(strstr(text, "const ERR = '#d62728'"));
   assert_non_null(strstr(text, "failed (ERROR: refused, timed out, reset, error "));
-  assert_non_null(strstr(text, "b.style.background = s.err ? ERR : colourOf(s.svc)"));
+  assert_non_null(strstr(text, "b.style.backgroundColor = s.err ? ERR : colourOf(s.svc)"));
+  /* the report's aggregate critical path, on one line: the refused call
+   * is its root operation's whole path */
+  const char *agg = strstr(data, "\nA{\"operations\":[{\"operation\":\"replica_write\"");
+  assert_non_null(agg);
+  assert_non_null(strstr(agg, "\"share_all\":1,"));
+  assert_true(strchr(agg + 1, '\n')[1] == '\0'); /* the block's last line */
   char *header = trace_header(data); /* flags 1: a span ERROR */
   assert_non_null(strstr(header, ",1,[")); /* flags, then [services] */
   free(header);

@@ -4,8 +4,9 @@
 # operations, several durations) with `hoptrace record`, writes the page
 # and checks its behaviour (view_check.js check: filters against the
 # workload's own list and the OTLP export's durations, span rows, tags,
-# critical path, collapsing, no network request, no script error), keeping
-# a screenshot in WORKDIR/waterfall.png. Then bench/view/run.sh over
+# critical path, collapsing, the aggregate critical path against `report
+# --format json`'s, no network request, no script error), keeping
+# screenshots in WORKDIR/waterfall.png and WORKDIR/critical-path.png. Then bench/view/run.sh over
 # 100,000 traces into WORKDIR (not bench/results/), which fails only on a
 # hang (10x the goals).
 # usage: view_test.sh HOPTRACE WORKLOAD PROVIDER WORKDIR SRCDIR
@@ -27,6 +28,7 @@ cat "$work/record.log"
 grep -q " 0 discarded by LTTng" "$work/record.log"
 timeout 300 "${tool[@]}" view -o "$work/waterfall.html" "$work/trace"
 timeout 300 "${tool[@]}" export --format otlp -q -o "$work/otlp.json" "$work/trace"
+timeout 300 "${tool[@]}" report --format json -q -o "$work/report.json" "$work/trace"
 # each trace's duration (first start to last end, ns) from the OTLP export
 python3 - "$work/otlp.json" > "$work/durations.txt" <<'PY'
 import json, sys
@@ -41,8 +43,8 @@ for t, (lo, hi) in spans.items():
     print(t, hi - lo)
 PY
 timeout 180 node "$here/view_check.js" check "$work/waterfall.html" "$work/expect.txt" \
-  "$work/durations.txt" "$work/waterfall.png"
-[[ -s "$work/waterfall.png" ]]
+  "$work/durations.txt" "$work/waterfall.png" "$work/report.json"
+[[ -s "$work/waterfall.png" && -s "$work/critical-path.png" ]]
 timeout 300 "${tool[@]}" view --trace-id 0123456789abcdef -q -o "$work/empty.html" "$work/trace"
 timeout 60 node "$here/view_check.js" empty "$work/empty.html"
 

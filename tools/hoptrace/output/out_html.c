@@ -12,6 +12,8 @@
  *           the trace's start), duration (ns, -1 unfinished),
  *           [time, annotation, ...], [key, value, ...], status message,
  *           error type]
+ * A last line "A" holds the aggregate critical path of all the traces
+ * (the report's, report_cpagg.h: cp_agg_json on one line).
  * The last two only when the status is not 0: the description and
  * error.type when the span is ERROR (semconv.h's rule: a failed call, a
  * server's own fault), else the message and null (a server span that
@@ -27,6 +29,7 @@
 #include "output/html_strtab.h"
 #include "output/json.h"
 #include "output/output.h"
+#include "output/report_cpagg.h"
 #include "output/semconv.h"
 #include "read/limits.h"
 
@@ -45,15 +48,19 @@ struct output {
   uint32_t *seen; /* per string index: the trace that listed it last */
   uint32_t trace_no;
   uint64_t page_bytes; /* the traces' text so far, about (page_bytes_of) */
+  cp_agg *cpagg;       /* over every trace, those left off the page too */
 };
 
 static output *html_open(obuf *out, const output_info *info) {
   (void)info;
   output *o = calloc(1, sizeof(*o));
   if (o == NULL || (o->strs = html_strtab_new()) == NULL ||
-      (o->seen = calloc(HTML_STRTAB_MAX, sizeof(*o->seen))) == NULL) {
-    if (o != NULL)
+      (o->seen = calloc(HTML_STRTAB_MAX, sizeof(*o->seen))) == NULL ||
+      (o->cpagg = cp_agg_new()) == NULL) {
+    if (o != NULL) {
       html_strtab_free(o->strs);
+      free(o->seen);
+    }
     free(o);
     return NULL;
   }
@@ -323,6 +330,7 @@ static uint64_t page_bytes_of(const trace *t) {
 }
 
 static void html_trace(output *o, const trace *t) {
+  cp_agg_add(o->cpagg, t); /* what it could not keep, its JSON says */
   uint64_t bytes = page_bytes_of(t);
   if (o->page_bytes + bytes > ht_limits.page_bytes) {
     ht_drops.page_traces++; /* a page a browser can still open */
@@ -339,14 +347,44 @@ static void html_trace(output *o, const trace *t) {
   ob_puts(o->out, "]\n");
 }
 
+/* The "A" line: cp_agg_json through a memory stream, its line breaks
+ * (between tokens only: a string's are escaped) left out. */
+static void html_cpagg(output *o) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  obuf *b = mem ? obuf_new(mem) : NULL;
+  if (b != NULL) {
+    cp_agg_json(o->cpagg, b);
+    int bad = obuf_flush(b);
+    obuf_free(b);
+    if (fclose(mem) == 0 && bad == 0 && text != NULL) {
+      ob_putc(o->out, 'A');
+      for (const char *p = text, *nl; p < text + len; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(text + len - p));
+        if (nl == NULL)
+          nl = text + len;
+        ob_write(o->out, p, (size_t)(nl - p));
+      }
+      ob_putc(o->out, '\n');
+    }
+    mem = NULL;
+  }
+  if (mem != NULL)
+    fclose(mem);
+  free(text);
+}
+
 static int html_close(output *o, const bt_source_stats *src, const assembler_stats *st) {
   (void)src;
   (void)st;
+  html_cpagg(o);
   ob_puts(o->out, "</script>\n<script>\n");
   ob_puts(o->out, html_view_js);
   ob_puts(o->out, "</script></body></html>\n");
   int rc = obuf_error(o->out) ? -1 : 0;
   html_strtab_free(o->strs);
+  cp_agg_free(o->cpagg);
   free(o->stack);
   free(o->seen);
   free(o);
