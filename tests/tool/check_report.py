@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The report's numbers against what trace_workload issued (tool_report.sh).
 
-usage: check_report.py REPORT ZIPKIN OTLP EXPECT FACTS RATIO FORCED
+usage: check_report.py REPORT ZIPKIN OTLP EXPECT FACTS RATIO FORCED JSON
        check_report.py --rate REPORT EXPECT FORCED
 
 FACTS (trace_workload --facts): "issued N", "error TRACE", "timeout TRACE".
@@ -16,13 +16,18 @@ rest sampled at RATIO. Checks:
   per-operation rows (osd_read: FORCED
   traces, flagged <100; osd_write: not flagged) and per-server rows;
 - errors and timeouts per hop (only the hops that had any) and per
-  operation = the facts;
+  operation = the facts; said on a hop's calls line only when it had any,
+  never "errors: 0"; the "no errors" line once when none had;
+- the per-hop blocks by operation, each operation's hops by their share
+  of its end-to-end time (largest first), the operation with the most
+  end-to-end time first; JSON (report --format json) in the same order;
 - every root span of the Zipkin and OTLP files, and no other span, carries
   hoptrace.sampling.probability, "1" on FORCED of them, RATIO on the rest.
 With --rate (a rate-limited sampler, whose roots record no p; FORCED
 forced, p = 1): the estimate is "at least" the recorded, never counted as
 p = 1 for the rate-limited ones, which read "unknown" wherever they are
-alone (osd_write's rows).
+alone (osd_write's rows); no hop failed: no errors or timeouts column
+in the roll-ups, "no errors" said once.
 """
 import json
 import math
@@ -56,6 +61,20 @@ def absent_row(text, section, label):
                    for line in text[start:end if end > 0 else None].splitlines())
 
 
+def hop_errors(text, section, label):
+    """[calls, errors, timeouts] of `label` summed over its rows in `section`."""
+    start = text.find("\n" + section)
+    end = text.find("\n\n", start + 1)
+    sums = None
+    for line in text[start:end if end > 0 else None].splitlines():
+        if line.strip().startswith(label + " "):
+            f = [int(x) for x in line.strip()[len(label):].split()[:3]]
+            sums = f if sums is None else [a + b for a, b in zip(sums, f)]
+    if sums is None:
+        fail("section %r has no row %r" % (section, label))
+    return sums
+
+
 def spread(text):
     """The time spread's slices: [from, traces, share, est. issued, ratio]."""
     start = text.find("recorded/est.\n")
@@ -73,11 +92,64 @@ def spread(text):
 
 
 def hop_label(text, hop):
-    """The fields of the calls line under a per-hop row group's label."""
+    """The first five fields of the calls line under a per-hop row group's
+    label (calls: N sampled, est. E), checked for its share after them."""
     at = text.find("\n%s\n  calls: " % hop)
     if at < 0:
         fail("no per-hop rows for %r" % hop)
-    return text[at + 1:].split("\n", 2)[1].split()
+    calls = text[at + 1:].split("\n", 2)[1]
+    if not re.search(r"; \d+\.\d % of the operation's end-to-end time", calls):
+        fail("no share on %r" % calls)
+    return calls.split(";")[0].split()
+
+
+def per_hop(text):
+    """The per-hop blocks in order: [(operation, hop, share %, errors, timeouts)]."""
+    start = text.find("\nPer hop ")
+    end = text.find("\n\n", start + 1)
+    if start < 0:
+        fail("no Per hop section")
+    blocks, op, lines = [], None, text[start:end].splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("operation "):
+            op = line[len("operation "):].split(":")[0]
+        m = re.match(r"  calls: \d+ sampled, est\. \S+; (\d+\.\d) % of the operation's"
+                     r" end-to-end time(; errors: (\d+))?(; timeouts: (\d+))?$", line)
+        if line.startswith("  calls:") and m is None:
+            fail("calls line %r" % line)
+        if m:
+            if op is None:
+                fail("hop %r before any operation" % lines[i - 1])
+            blocks.append((op, lines[i - 1], float(m.group(1)), int(m.group(3) or 0),
+                           int(m.group(5) or 0)))
+    return blocks
+
+
+def check_order(text, report_json):
+    """Per hop: by operation, then share, largest first; the JSON alike."""
+    blocks = per_hop(text)
+    ops = [b[0] for b in blocks]
+    if ops != sorted(ops, key=ops.index) or len(set(ops)) < 2:
+        fail("per-hop blocks not grouped by operation: %r" % ops)
+    for op in set(ops):
+        shares = [b[2] for b in blocks if b[0] == op]
+        if shares != sorted(shares, reverse=True):
+            fail("operation %s: hops not by share: %r" % (op, shares))
+    if re.search(r"errors: 0\b|timeouts: 0\b", text):
+        fail("an 'errors: 0' or 'timeouts: 0' in the report")
+    doc = json.load(open(report_json))
+    e2e = [o["e2e_ns"] for o in doc["hops"]]
+    if e2e != sorted(e2e, reverse=True):
+        fail("json operations not by end-to-end time: %r" % e2e)
+    order = [(o["operation"], h["hop"]) for o in doc["hops"] for h in o["hops"]
+             if h["phases"]]
+    if order != [b[:2] for b in blocks]:
+        fail("json order %r, text %r" % (order, [b[:2] for b in blocks]))
+    for o in doc["hops"]:
+        for h in o["hops"]:
+            if h.get("errors", 1) == 0 or h.get("timeouts", 1) == 0:
+                fail("json hop with a zero error count: %r" % h)
+    return blocks
 
 
 def check_rate(report, expect, forced):
@@ -99,6 +171,13 @@ def check_rate(report, expect, forced):
         fail("rate-limited operation: %r" % row(text, "Per operation", "client osd_write"))
     if row(text, "Per operation", "client osd_read")[:2] != [str(forced), str(forced)]:
         fail("forced operation: %r" % row(text, "Per operation", "client osd_read"))
+    heads = [l.split() for l in text.splitlines() if l.split()[:2] in (["operation", "sampled"],
+                                                                          ["server", "sampled"])]
+    if len(heads) != 2 or any("errors" in h or "timeouts" in h for h in heads):
+        fail("roll-ups of a run without errors: %r" % heads)
+    if text.count("Errors and timeouts per hop: no errors (") != 1 or \
+            re.search(r"errors: 0\b|timeouts: 0\b", text):
+        fail("no errors not said once, or said per hop")
     if hop_label(text, "client -> osd.0 osd_write") != ["calls:", str(limited), "sampled,",
                                                          "est.", "unknown"]:
         fail("rate-limited hop: %r" % hop_label(text, "client -> osd.0 osd_write"))
@@ -112,7 +191,7 @@ def check_rate(report, expect, forced):
 def main():
     if sys.argv[1] == "--rate":
         return check_rate(sys.argv[2], sys.argv[3], int(sys.argv[4]))
-    report, zipkin, otlp, expect, facts, ratio, forced = sys.argv[1:8]
+    report, zipkin, otlp, expect, facts, ratio, forced, report_json = sys.argv[1:9]
     ratio, forced = float(ratio), int(forced)
     text = open(report).read()
     lines = [l.split() for l in open(expect) if l.strip()]
@@ -171,15 +250,19 @@ def main():
     if int(row(text, "Per server", "osd.1")[3]) != len(errors):
         fail("osd.1 errors %r != %d" % (row(text, "Per server", "osd.1"), len(errors)))
 
-    # per hop: calls errors timeouts
+    # per hop: calls errors timeouts, a row per operation the hop served
     section = "Errors and timeouts per hop"
-    if row(text, section, "osd.0 -> osd.1 replica_write")[1:] != [str(len(errors)), "0"]:
-        fail("replica errors: %r, want %d" % (row(text, section, "osd.0 -> osd.1 replica_write"),
-                                              len(errors)))
-    if row(text, section, "osd.0 -> ? osd_replicate") != [str(len(timeouts)), "0",
-                                                           str(len(timeouts))]:
-        fail("timeouts: %r, want %d" % (row(text, section, "osd.0 -> ? osd_replicate"),
+    if hop_errors(text, section, "osd.0 -> osd.1 replica_write")[1:] != [len(errors), 0]:
+        fail("replica errors: %r, want %d" % (
+            hop_errors(text, section, "osd.0 -> osd.1 replica_write"), len(errors)))
+    if hop_errors(text, section, "osd.0 -> ? osd_replicate") != [len(timeouts), 0, len(timeouts)]:
+        fail("timeouts: %r, want %d" % (hop_errors(text, section, "osd.0 -> ? osd_replicate"),
                                         len(timeouts)))
+    blocks = check_order(text, report_json)
+    said = [sum(b[3] for b in blocks if b[1] == "osd.0 -> osd.1 replica_write"),
+            sum(b[3] + b[4] for b in blocks if b[1] != "osd.0 -> osd.1 replica_write")]
+    if said != [len(errors), 0]:
+        fail("errors on the per-hop calls lines: %r, want [%d, 0]" % (said, len(errors)))
     # only the hops that failed are listed: the client's had none
     if not absent_row(text, section, "client -> osd.0 osd_write"):
         fail("client hop listed among the hops with errors")

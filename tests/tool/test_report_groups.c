@@ -305,12 +305,15 @@ static void hop_rows_carry_estimates(void **state) {
     t[i] = &w[i].t;
   }
   char *text = report(t, 3);
-  assert_non_null(strstr(text, "\nclient -> osd.0 op\n  calls: 3 sampled, est. 12\n"
+  assert_non_null(strstr(text, "\nclient -> osd.0 op\n  calls: 3 sampled, est. 12; 100.0 % of the operation's"
+                               " end-to-end time\n"
                                "  request net+queue           3 "));
   free(text);
   text = report(t, 5);
-  assert_non_null(strstr(text, "\nclient -> osd.0 op\n  calls: 4 sampled, est. >=13\n"));
-  assert_non_null(strstr(text, "\nclient -> osd.9 op\n  calls: 1 sampled, est. unknown\n"));
+  assert_non_null(strstr(text, "\nclient -> osd.0 op\n  calls: 4 sampled, est. >=13; 92.9 % of the"
+                               " operation's end-to-end time\n"));
+  assert_non_null(strstr(text, "\nclient -> osd.9 op\n  calls: 1 sampled, est. unknown; 7.1 % of the"
+                               " operation's end-to-end time\n"));
   free(text);
 }
 

@@ -23,10 +23,11 @@ cat "$work/record.log"
 grep -q " 0 discarded by LTTng" "$work/record.log"
 
 timeout 120 "${tool[@]}" report -o "$work/report.txt" "$work/trace"
+timeout 120 "${tool[@]}" report --format json -o "$work/report.json" "$work/trace"
 timeout 120 "${tool[@]}" export --format zipkin -o "$work/zipkin.json" "$work/trace"
 timeout 120 "${tool[@]}" export --format otlp -o "$work/otlp.json" "$work/trace"
 python3 "$src/check_report.py" "$work/report.txt" "$work/zipkin.json" "$work/otlp.json" \
-  "$work/expect.txt" "$work/facts.txt" $ratio $forced
+  "$work/expect.txt" "$work/facts.txt" $ratio $forced "$work/report.json"
 
 HT_SAMPLE_RATE=50 timeout 120 "$hoptrace" record -o "$work/rate-trace" \
   --filter '$ctx.procname == "trace_workload"' -- \

@@ -147,6 +147,17 @@ void report_degraded_print(const report_degraded *d, obuf *out) {
                  DEGRADED_ACKED_KEY " and " DEGRADED_PLANNED_KEY ")\n");
     return;
   }
+  uint64_t writes = d->other.writes, degraded = d->other.degraded;
+  for (size_t i = 0; i < d->n; i++) {
+    writes += d->rows[i].writes;
+    degraded += d->rows[i].degraded;
+  }
+  if (degraded == 0) { /* a table of zeros would hide nothing worth a look */
+    ob_printf(out, "\nDegraded writes per primary: none (%" PRIu64 " write(s) sampled by %zu"
+                   " primar%s, each acknowledged by all its replicas)\n",
+              writes, d->n + (d->other.writes > 0), d->n + (d->other.writes > 0) == 1 ? "y" : "ies");
+    return;
+  }
   ob_puts(out, "\nDegraded writes per primary: a write acknowledged with N of M replicas, N < M"
                " (its primary's server span: " DEGRADED_ACKED_KEY " = N, " DEGRADED_PLANNED_KEY
                " = M); sampled, and estimated issued by 1/p as in Built from\n");

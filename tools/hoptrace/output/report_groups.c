@@ -322,7 +322,10 @@ static void cell(obuf *out, const char *label, size_t width) {
     ob_putc(out, ' ');
 }
 
-static void print_row(obuf *out, const group *r, double secs) {
+/* failing: the table has a row with an error or a timeout; else their
+ * columns are left out (the report says "no errors" once, in Errors and
+ * timeouts per hop). */
+static void print_row(obuf *out, const group *r, double secs, bool failing) {
   if (r->n == 0)
     return;
   char est[48], rate[48] = "unknown";
@@ -331,28 +334,35 @@ static void print_row(obuf *out, const group *r, double secs) {
     snprintf(rate, sizeof(rate), "%s%.1f", r->unknown ? ">=" : "",
              (r->est + (double)r->unknown) / secs);
   cell(out, r->label != NULL ? r->label : "(other)", 28);
-  ob_printf(out, " %8" PRIu64 " %10s %10s %7" PRIu64 " %8" PRIu64 " %10.1f %10.1f %10.1f%s\n",
-            r->n, est, rate, r->errors, r->timeouts,
-            (double)latency_hist_quantile(&r->lat, 0.5) / 1000.0,
+  ob_printf(out, " %8" PRIu64 " %10s %10s", r->n, est, rate);
+  if (failing)
+    ob_printf(out, " %7" PRIu64 " %8" PRIu64, r->errors, r->timeouts);
+  ob_printf(out, " %10.1f %10.1f %10.1f%s\n", (double)latency_hist_quantile(&r->lat, 0.5) / 1000.0,
             (double)latency_hist_quantile(&r->lat, 0.99) / 1000.0, (double)r->lat.max / 1000.0,
             group_small_mark(r->lat.count));
 }
 
 static void print_table(obuf *out, const table *t, const char *what, double secs) {
-  ob_printf(out, "  %-28s %8s %10s %10s %7s %8s %10s %10s %10s\n", what, "sampled", "est.",
-            "est./s", "errors", "timeouts", "p50", "p99", "max");
+  bool failing = t->other.errors + t->other.timeouts > 0;
   for (size_t i = 0; i < t->n; i++)
-    print_row(out, &t->rows[i], secs);
-  print_row(out, &t->other, secs);
+    failing |= t->rows[i].errors + t->rows[i].timeouts > 0;
+  ob_printf(out, "  %-28s %8s %10s %10s", what, "sampled", "est.", "est./s");
+  if (failing)
+    ob_printf(out, " %7s %8s", "errors", "timeouts");
+  ob_printf(out, " %10s %10s %10s\n", "p50", "p99", "max");
+  for (size_t i = 0; i < t->n; i++)
+    print_row(out, &t->rows[i], secs, failing);
+  print_row(out, &t->other, secs, failing);
 }
 
 void report_groups_print_rollups(const report_groups *g, obuf *out) {
   double secs = window_s(g);
   ob_printf(out, "\nPer operation (a trace's root span): sampled traces, estimated issued"
-                 " (1/p each) and rate over the window, traces with an error or a timeout,"
-                 " duration in microseconds\n");
+                 " (1/p each) and rate over the window, traces with an error or a timeout"
+                 " (columns only when any had), duration in microseconds\n");
   print_table(out, &g->ops, "operation", secs);
   ob_printf(out, "\nPer server (server spans): service time sr -> ss in microseconds; a"
-                 " server that calls others (Fan-out) includes its children's round trips\n");
+                 " server that calls others (Fan-out) includes its children's round trips;"
+                 " errors and timeouts columns only when any span had one\n");
   print_table(out, &g->servers, "server", secs);
 }
