@@ -223,6 +223,26 @@ static void operations_are_bounded(void **state) {
   cp_agg_free(a);
 }
 
+/* Times at int64's extremes (write_trace.h make_far): the rows stay
+ * positive and add up to the end-to-end time, INT64_MAX. */
+static void int64_extremes_add_up(void **state) {
+  (void)state;
+  far_trace f;
+  make_far(&f, P1);
+  cp_agg *a = cp_agg_new();
+  assert_int_equal(cp_agg_add(a, &f.t), 0);
+  cp_op_summary s;
+  cp_row *rows;
+  size_t n;
+  cp_agg_op(a, 0, &s, &rows, &n);
+  assert_true(s.e2e_ns == (double)INT64_MAX && s.tail_from_ns > 0);
+  for (size_t i = 0; i < n; i++)
+    assert_true(rows[i].all_ns > 0 && rows[i].tail_ns >= 0);
+  free(rows);
+  sums_to_one(a);
+  cp_agg_free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_trace_by_phase),
@@ -230,6 +250,7 @@ int main(void) {
       cmocka_unit_test(weighted_by_one_over_p),
       cmocka_unit_test(child_outside_parent_is_clamped),
       cmocka_unit_test(operations_are_bounded),
+      cmocka_unit_test(int64_extremes_add_up),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -165,6 +166,29 @@ static void operations_are_bounded(void **state) {
   diff_keys_free(&keys);
 }
 
+/* Times at int64's extremes (write_trace.h make_far): every cell stays
+ * positive and the trace's cells add up within int64 (the path splits
+ * the root's window, its length saturated). */
+static void int64_extremes_stay_positive(void **state) {
+  (void)state;
+  diff_keys keys;
+  diff_set s;
+  diff_keys_init(&keys);
+  diff_set_init(&s, &keys);
+  far_trace f;
+  make_far(&f, P1);
+  assert_int_equal(diff_set_add(&s, &f.t), 0);
+  assert_int_equal(s.traces[0].e2e_ns, INT64_MAX);
+  int64_t sum = 0;
+  for (size_t i = 0; i < s.n_cells; i++) {
+    assert_true(s.cells[i].ns > 0);
+    assert_false(__builtin_add_overflow(sum, s.cells[i].ns, &sum));
+  }
+  assert_true(sum > INT64_MAX / 2);
+  diff_set_free(&s);
+  diff_keys_free(&keys);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(slow_replica_is_named),
@@ -172,6 +196,7 @@ int main(void) {
       cmocka_unit_test(slowest_percent_is_named),
       cmocka_unit_test(weights_move_quantiles),
       cmocka_unit_test(operations_are_bounded),
+      cmocka_unit_test(int64_extremes_stay_positive),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,4 +59,28 @@ static inline void make(write *w, int64_t x, uint64_t prob) {
                  .root_prob = prob};
 }
 
+/* Times at int64's extremes: a root over most of int64 (its duration
+ * saturated) whose grandchild is the same hop as itself (one key met
+ * twice in the trace). */
+typedef struct far_trace {
+  span root, call, again;
+  span *spans[3], *roots[1], *root_kids[1], *call_kids[1];
+  trace t;
+} far_trace;
+
+static inline void make_far(far_trace *f, uint64_t prob) {
+  memset(f, 0, sizeof(*f));
+  f->root = mk(1, 0, "osd.0", "op", HOP_KIND_SERVER, INT64_MIN + 1, INT64_MAX - 1);
+  f->call = mk(2, 1, "osd.0", "op", HOP_KIND_CLIENT, INT64_MIN / 2, -2);
+  f->again = mk(3, 2, "osd.0", "op", HOP_KIND_SERVER, INT64_MIN / 2 + 1, -3);
+  link(&f->root, f->root_kids, (span *[]){&f->call}, 1);
+  link(&f->call, f->call_kids, (span *[]){&f->again}, 1);
+  f->spans[0] = &f->root;
+  f->spans[1] = &f->call;
+  f->spans[2] = &f->again;
+  f->roots[0] = &f->root;
+  f->t = (trace){.spans = f->spans, .n_spans = 3, .roots = f->roots, .n_roots = 1,
+                 .root_prob = prob};
+}
+
 #endif

@@ -129,7 +129,8 @@ static void segment(void *user, const span *sp, const span *server, int phase, i
   }
   diff_key *x = &k->keys[key];
   if (x->last_trace == k->serial) {
-    s->cells[x->last_cell].ns += ns;
+    /* a key met twice in one trace far apart: its sum may pass int64 */
+    s->cells[x->last_cell].ns = ns_sum(s->cells[x->last_cell].ns, ns);
     return;
   }
   if (s->n_cells == s->cap_cells) {
