@@ -295,7 +295,7 @@ static int resolve(assembler *a, trace *t) {
   if (t->capture != NULL && settle_capture(a, t) != 0)
     return -1;
   t->incomplete = t->unfinished || t->orphans || t->lossy || t->timed_out || t->missing_spans ||
-                  t->dropped_spans || t->malformed_events ||
+                  t->dropped_spans || t->malformed_events || t->unreceived ||
                   (t->capture != NULL && capture_partial(t));
   return trace_limit_tags(a->mem, t);
 }
@@ -328,6 +328,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.backwards_spans += t->backwards;
     a->stats.malformed_traces += t->malformed_events > 0;
     a->stats.malformed_events += t->malformed_events;
+    a->stats.unreceived_traces += t->unreceived > 0;
     a->ready(a->user, t);
     handed_out = a->keep;
   }
@@ -509,6 +510,23 @@ void assembler_discarded(assembler *a, const hop_loss *loss) {
   }
   if (host != NULL) /* lost packets have no times: the loss ended by now */
     remember_loss(a, host, end_ns != 0 ? end_ns : a->now_ns);
+}
+
+static void mark_unreceived(trace *t, const char *host) {
+  if (t->unreceived++ == 0)
+    t->unreceived_host = host;
+}
+
+void assembler_unreceived(assembler *a, const hop_event *ev, const char *host) {
+  open_trace *o = idmap_get(&a->traces, ev->trace_hi, ev->trace_lo);
+  if (o != NULL && (ev->trace_hi != 0 || ev->trace_lo != 0))
+    mark_unreceived(o->t, host);
+}
+
+void assembler_unreceived_host(assembler *a, const char *host) {
+  for (open_trace *o = a->oldest; o != NULL; o = o->next)
+    if (o->t->unreceived == 0 && span_on_host(o->t, host) != NULL)
+      mark_unreceived(o->t, host);
 }
 
 /* last_ns + d <= now without overflow: timestamps are whatever int64 a

@@ -25,6 +25,9 @@ typedef struct assembler_stats {
   /* traces that lost events the decoder dropped as malformed, and those
    * events (each such trace incomplete) */
   uint64_t malformed_traces, malformed_events;
+  /* traces the relay's files held events of that the live stream never
+   * delivered (assembler_unreceived) */
+  uint64_t unreceived_traces;
   /* traces the keep callback declined (assembler_set_keep): not handed
    * out, not counted above */
   uint64_t declined_traces;
@@ -50,6 +53,14 @@ int assembler_add(assembler *a, const hop_event *ev);
  * that host (every one when the stream names no host), and the trace of
  * a span of that host running when it ended whose event comes later. */
 void assembler_discarded(assembler *a, const hop_loss *loss);
+
+/* A live session ended and the relay's files hold ev, never delivered
+ * (read/relay_check.h): its trace, when open, is marked incomplete
+ * (host: a string that outlives the assembler's traces). */
+void assembler_unreceived(assembler *a, const hop_event *ev, const char *host);
+/* The same for every open trace with a span on host, whose stream
+ * ended with events never delivered. */
+void assembler_unreceived_host(assembler *a, const char *host);
 
 /* Emits what is ready at time now_ns (ns since epoch). */
 void assembler_tick(assembler *a, int64_t now_ns);

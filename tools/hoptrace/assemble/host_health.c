@@ -184,9 +184,16 @@ void host_health_print(const host_health *h, int64_t stall_ns, FILE *out) {
                  " spans orphaned by it",
             r->name[0] ? r->name : "(unnamed)", r->events, r->discarded_events,
             r->lost_packets, r->missing_server_spans, r->orphaned_children);
-    if (r->events > 0 && h->last_ns - r->last_ns > stall_ns)
+    if (r->events > 0 && ns_diff(h->last_ns, r->last_ns) > stall_ns)
       fprintf(out, "; STALLED or VANISHED: its last event came %.1f s before the input's last",
-              (double)(h->last_ns - r->last_ns) / 1e9);
+              (double)ns_diff(h->last_ns, r->last_ns) / 1e9);
     fputc('\n', out);
   }
+}
+
+int64_t host_health_last_ns(const host_health *h, const char *host) {
+  for (size_t i = 0; i < h->n_hosts; i++)
+    if (strcmp(h->hosts[i].name, host) == 0)
+      return h->hosts[i].events > 0 ? h->hosts[i].last_ns : INT64_MIN;
+  return INT64_MIN;
 }

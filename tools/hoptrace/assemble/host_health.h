@@ -31,6 +31,9 @@ void host_health_check(host_health *h, trace *t);
 
 size_t host_health_count(const host_health *h);
 
+/* The latest event time of host; INT64_MIN when none came from it. */
+int64_t host_health_last_ns(const host_health *h, const char *host);
+
 /* One line per host; a host whose last event came more than stall_ns
  * before the input's last event is called stalled or vanished. */
 void host_health_print(const host_health *h, int64_t stall_ns, FILE *out);

@@ -105,6 +105,10 @@ typedef struct trace {
   /* events of the trace the decoder dropped as malformed (read/event.h
    * HOP_MALFORMED): a part of it is gone */
   uint32_t malformed_events;
+  /* events of it the relay's files held and the live stream never
+   * delivered (read/relay_check.h), and their (first) host */
+  uint32_t unreceived;
+  const char *unreceived_host;
   bool incomplete;   /* any of the above */
   /* never silently wrong, set when emitted: spans sharing their id with
    * another span of the trace (each kept apart, flagged

@@ -53,6 +53,9 @@ static void usage(FILE *out) {
         "  -o, --output FILE   write there instead of stdout\n"
         "  --trace-id HEX      only this trace (16 or 32 hex digits)\n"
         "  --follow            live input: write each trace as soon as it is complete\n"
+        "  --relay-dir DIR     live input: the relay's output directory (lttng-relayd -o),\n"
+        "                      readable here: when the session ends, events its files hold\n"
+        "                      past the last one received are reported (exit 1)\n"
         "  --grace SECONDS     quiet time before a complete trace is written (default 2)\n"
         "  --timeout SECONDS   an incomplete trace is written after this (default 30)\n"
         "  --decoders N        processes decoding a trace directory's streams in\n"
@@ -355,6 +358,7 @@ static int run_reader(int argc, char **argv, const char *command) {
       {"max-names", required_argument, NULL, 'L'}, {"max-string", required_argument, NULL, 'L'},
       {"give-up-after", required_argument, NULL, 'G'},
       {"max-page-mib", required_argument, NULL, 'L'},
+      {"relay-dir", required_argument, NULL, 'r'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   ship_options push = {0};
   int c, at;
@@ -396,6 +400,7 @@ static int run_reader(int argc, char **argv, const char *command) {
       o.align = strcmp(optarg, "on") == 0;
       break;
     case 'R': o.align_reference = optarg; break;
+    case 'r': o.relay_dir = optarg; break;
     case 'g':
     case 'T':
     case 'W':
@@ -466,6 +471,10 @@ static int run_reader(int argc, char **argv, const char *command) {
       fprintf(stderr, "hoptrace: inputs are all trace directories or all live URLs\n");
       return 2;
     }
+  if (o.relay_dir != NULL && !live) {
+    fprintf(stderr, "hoptrace: --relay-dir goes with a live input (net://...)\n");
+    return 2;
+  }
   if (o.follow && !live) {
     fprintf(stderr, "hoptrace: --follow needs a live input (net://...)\n");
     return 2;

@@ -15,6 +15,7 @@
 #include "assemble/align.h"
 #include "assemble/assemble.h"
 #include "assemble/host_health.h"
+#include "cli/live_end.h"
 #include "output/utf8.h"
 #include "output/writer.h"
 #include "read/bt_hosts.h"
@@ -444,10 +445,21 @@ static int run_pipeline(const pipeline_options *given) {
   bt_source_callbacks cb = {on_event, on_discarded, on_idle};
   bt_source_stats src;
   char err[512];
+  struct timespec started;
+  clock_gettime(CLOCK_REALTIME, &started);
   int rc = bt_source_read(source, &cb, &r, &src, &stop_reading, err, sizeof(err));
   if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);
+  /* a live input that ended by itself: whole, or not (live_end.h) */
+  bool live_end = rc == 0 && !interrupted && strncmp(opts->inputs[0], "net://", 6) == 0;
+  relay_check relay = {0};
+  int unclean = live_end && opts->relay_dir != NULL
+                    ? live_end_check(&relay, opts->relay_dir, opts->inputs, opts->n_inputs,
+                                     r.hosts, r.asm_,
+                                     (int64_t)started.tv_sec * 1000000000 + started.tv_nsec,
+                                     &stop_reading)
+                    : 0;
   assembler_flush(r.asm_);
   end_warmup(&r, true);
   if (r.writer != NULL)
@@ -479,11 +491,14 @@ static int run_pipeline(const pipeline_options *given) {
     if (r.align != NULL)
       align_summary(r.align, hosts);
   }
+  if (live_end && (!opts->quiet || unclean != 0))
+    live_end_print(&relay, unclean, opts->relay_dir, st->unreceived_traces);
+  relay_check_free(&relay);
   assembler_free(r.asm_);
   align_free(r.align);
   host_health_free(r.hosts);
   free(captures);
-  if (rc != 0)
+  if (rc != 0 || unclean != 0)
     return 1;
   if (write_rc != 0 && !interrupted) {
     fprintf(stderr, "hoptrace: cannot write %s: %s\n",

@@ -34,6 +34,9 @@ typedef struct pipeline_options {
   bool align;
   const char *align_reference; /* NULL: the fit's choice */
   int64_t align_warmup_ns;
+  /* live: the relay's output directory (lttng-relayd -o), read here when
+   * the session ends (cli/live_end.h); NULL: not compared */
+  const char *relay_dir;
 } pipeline_options;
 
 /* 0 ok, 1 input error (message on stderr), 2 output error, 3 written but

@@ -51,6 +51,10 @@ const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   if (t->dropped_spans && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "%u span event(s) dropped past --max-trace-spans; ",
                           t->dropped_spans);
+  if (t->unreceived && n < cap)
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "the live session of host %s ended uncleanly: %u event(s) the relay"
+                          " holds never received; ", t->unreceived_host, t->unreceived);
   if (t->malformed_events && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "%u malformed event(s) dropped; ",
                           t->malformed_events);

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# A live session whose session daemon is SIGKILLed under `hoptrace export
+# --follow --relay-dir`: our own lttng-sessiond and lttng-relayd. The
+# relay then ends the session's streams as a clean destroy would, and
+# serves the viewer only the packets whose index had come: the follower
+# used to exit 0, "0 packets lost", while the relay's files held events
+# it never received. Now a session destroyed cleanly ends "whole", exit
+# 0; after the kill the follower ends within 15 s, names the host and
+# the events the relay holds past the last one received, marks the
+# traces open at the end incomplete, and exits 1.
+# usage: tool_live_killed.sh HOPTRACE WORKLOAD PROVIDER WORKDIR TESTS_TOOL_DIR
+set -euo pipefail
+trap 'echo "tool_live_killed: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5
+source "$here/../../scripts/lttng-env.sh"
+ht_private_world "$0" "$@"
+rm -rf "$work" && mkdir -p "$work"
+export HT_LTTNG_PROVIDER=$provider
+session=hoptrace-killed-$$
+follower="" workload_pid=""
+cleanup() {
+  for p in $follower $workload_pid; do kill -KILL "$p" 2>/dev/null || true; done
+  ht_live_session_end
+  ht_sessiond_release
+}
+trap cleanup EXIT
+ht_sessiond_ensure
+host=$(hostname)
+
+# follow SESSION NAME: a follower of the live session, its output
+# NAME.json and NAME.log; once attached, the workload goes on: 2,000
+# traces, one every 2 ms
+follow() {
+  "$hoptrace" export --format zipkin --follow --grace 0.5 --relay-dir "$work/relay" \
+    -o "$work/$2.json" "net://127.0.0.1:$HT_LIVE_PORT/host/$host/$1" 2> "$work/$2.log" &
+  follower=$!
+  "$workload" --warm-up --traces 2000 --fanout 3 --pause-us 2000 --expect "$work/$2.expect" &
+  workload_pid=$!
+  for _ in $(seq 300); do
+    grep -q '"traceId"' "$work/$2.json" 2>/dev/null && break
+    sleep 0.2
+  done
+  grep -q '"traceId"' "$work/$2.json" || { echo "follower $2 never attached" >&2; cat "$work/$2.log" >&2; exit 1; }
+  kill -USR1 "$workload_pid"
+  sleep 2
+}
+
+# ended_within MS: the follower's exit status in rc, or fail
+ended_within() {
+  local end=$(( $(date +%s%N) + $1 * 1000000 ))
+  while kill -0 "$follower" 2>/dev/null && (( $(date +%s%N) < end )); do sleep 0.05; done
+  kill -0 "$follower" 2>/dev/null && return 1
+  rc=0
+  wait "$follower" || rc=$?
+  follower=""
+}
+
+# a session destroyed cleanly: whole, exit 0
+ht_live_session "$work" "${session}a" 4 trace_workload
+follow "${session}a" clean
+lttng destroy "${session}a" >/dev/null
+ended_within 30000 || { echo "the follower did not end with its session" >&2; exit 1; }
+kill -KILL "$workload_pid" 2>/dev/null || true
+wait "$workload_pid" 2>/dev/null || true
+workload_pid=""
+[[ $rc -eq 0 ]] || { echo "clean end: exit $rc" >&2; cat "$work/clean.log" >&2; exit 1; }
+grep -q "hold no event after the last one received: the live session ended whole" "$work/clean.log" ||
+  { cat "$work/clean.log" >&2; exit 1; }
+
+# the session daemon killed under a busy session
+{ lttng create "${session}b" --live=200000 --set-url="net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" &&
+  lttng enable-channel --session="${session}b" -u --subbuf-size=1M --num-subbuf=4 hop &&
+  lttng add-context --session="${session}b" -u --channel=hop -t vpid -t vtid -t procname &&
+  lttng enable-event --session="${session}b" -u --channel=hop 'hoptrace:*' \
+    --filter '$ctx.procname == "trace_workload"' &&
+  lttng start "${session}b"; } >> "$work/lttng-setup.log" 2>&1
+follow "${session}b" killed
+kill -KILL "$HT_STARTED_SESSIOND"
+wait "$HT_STARTED_SESSIOND" 2>/dev/null || true
+HT_STARTED_SESSIOND=""
+killed=$(date +%s%N)
+ended_within 15000 || { echo "the follower did not end within 15 s of the kill" >&2; exit 1; }
+took=$(( ($(date +%s%N) - killed) / 1000000 ))
+kill -KILL "$workload_pid" 2>/dev/null || true
+wait "$workload_pid" 2>/dev/null || true
+workload_pid=""
+cat "$work/killed.log"
+[[ $rc -eq 1 ]] || { echo "killed session daemon: exit $rc" >&2; exit 1; }
+line=$(grep "hoptrace: the live session of host $host ended uncleanly" "$work/killed.log") ||
+  { echo "the unclean end not reported" >&2; exit 1; }
+[[ $line =~ hold\ ([0-9]+)\ events\ \(([0-9]+)\ span\ sides\) ]] && (( BASH_REMATCH[1] > 0 )) ||
+  { echo "no events counted: $line" >&2; exit 1; }
+marked=$(sed -n 's/^hoptrace: \([0-9]*\) traces open at the end marked incomplete.*/\1/p' "$work/killed.log")
+[[ -n $marked ]] || { echo "the marked traces not reported" >&2; exit 1; }
+python3 - "$work/killed.json" "$marked" "$host" <<'PY'
+import json, sys
+spans = json.load(open(sys.argv[1]))
+why = "the live session of host %s ended uncleanly" % sys.argv[3]
+marked = {s["traceId"] for s in spans if why in s.get("tags", {}).get("hoptrace.incomplete", "")}
+assert len(marked) == int(sys.argv[2]), "%d traces marked, the summary says %s" % (len(marked), sys.argv[2])
+print("killed: %d spans written, %d traces marked incomplete" % (len(spans), len(marked)))
+PY
+echo "tool live killed test passed (the follower ended $took ms after the kill)"
