@@ -184,8 +184,10 @@ timing+=("setup $(stamp) ms")
 if [[ $follow == 1 ]]; then
   if [[ -x $hoptrace && $("$hoptrace" help 2>&1) == *"INPUT..."* ]]; then
     urls=(); for h in "${hosts[@]}"; do urls+=("net://$HT_H_SUBNET.254/host/$h/sim"); done
-    "${hx[@]}" relay "$hoptrace" export --format zipkin --follow -o "$out/zipkin-live.json" \
-      "${urls[@]}" 2> "$out/follow.log" &
+    # --relay-dir: a host whose session daemon dies (--kill-sessiond) ends
+    # its stream as a clean destroy would; the relay's files tell them apart
+    "${hx[@]}" relay "$hoptrace" export --format zipkin --follow --relay-dir "$out/relay" \
+      -o "$out/zipkin-live.json" "${urls[@]}" 2> "$out/follow.log" &
     follow_pid=$!
   else
     echo "run-hosts: --follow skipped: this hoptrace reads one live input only" >&2

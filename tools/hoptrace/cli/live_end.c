@@ -28,12 +28,13 @@ static void print_host(const char *host) {
 
 int live_end_check(relay_check *c, const char *relay_dir, const char *const *urls,
                    size_t n_urls, host_health *hosts, assembler *a, int64_t since_ns,
-                   atomic_int *stop) {
+                   const uint64_t *only_trace, atomic_int *stop) {
   marking m = {hosts, a};
   c->received_until = received_until;
   c->unreceived = unreceived;
   c->user = &m;
   c->since_ns = since_ns;
+  c->only_trace = only_trace;
   char err[1024];
   int rc = relay_check_run(c, relay_dir, urls, n_urls, stop, err, sizeof(err));
   c->user = NULL; /* m ends here */

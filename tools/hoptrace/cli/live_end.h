@@ -17,10 +17,10 @@
  * (host_health), the open traces of a host with events never received
  * marked incomplete. 0 nothing missing, 1 events never received (c's
  * gaps), -1 not compared (message on stderr). since_ns: the run's start
- * (epoch ns). */
+ * (epoch ns); only_trace: {hi, lo} of the one trace read, or NULL. */
 int live_end_check(relay_check *c, const char *relay_dir, const char *const *urls,
                    size_t n_urls, host_health *hosts, assembler *a, int64_t since_ns,
-                   atomic_int *stop);
+                   const uint64_t *only_trace, atomic_int *stop);
 
 /* On stderr: what c found (found: live_end_check's 1), or, with no
  * relay_dir, that a clean end could not be checked. */

@@ -41,6 +41,7 @@ typedef struct run {
   bool align_live, warm;
   int64_t first_event_ns, last_fit_ns;
   uint64_t rpcs_at_fit;
+  bool cut_short; /* the reading stopped before the input's end */
   trace **held; /* live: traces emitted during the warm-up, in order */
   size_t n_held, cap_held;
 } run;
@@ -181,6 +182,7 @@ static int on_event(void *user, const hop_event *ev) {
     return 0;
   if (assembler_add(r->asm_, ev) != 0) {
     fprintf(stderr, "hoptrace: out of memory\n");
+    r->cut_short = true;
     return 1;
   }
   if (r->first_event_ns == 0)
@@ -188,8 +190,10 @@ static int on_event(void *user, const hop_event *ev) {
   host_health_event(r->hosts, ev);
   if (++r->since_tick >= TICK_EVERY) {
     r->since_tick = 0;
-    if (output_failed(r))
+    if (output_failed(r)) {
+      r->cut_short = true;
       return 1;
+    }
     end_warmup(r, false);
     assembler_tick(r->asm_, assembler_now(r->asm_));
     if (r->writer != NULL)
@@ -451,14 +455,17 @@ static int run_pipeline(const pipeline_options *given) {
   if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);
-  /* a live input that ended by itself: whole, or not (live_end.h) */
-  bool live_end = rc == 0 && !interrupted && strncmp(opts->inputs[0], "net://", 6) == 0;
+  /* a live input that ended by itself (not stopped: a collector given
+   * up on, a failed output): whole, or not (live_end.h) */
+  bool live_end = rc == 0 && !stop_reading && !r.cut_short &&
+                  strncmp(opts->inputs[0], "net://", 6) == 0;
+  uint64_t only[2] = {opts->trace_hi, opts->trace_lo};
   relay_check relay = {0};
   int unclean = live_end && opts->relay_dir != NULL
                     ? live_end_check(&relay, opts->relay_dir, opts->inputs, opts->n_inputs,
                                      r.hosts, r.asm_,
                                      (int64_t)started.tv_sec * 1000000000 + started.tv_nsec,
-                                     &stop_reading)
+                                     opts->filter_trace ? only : NULL, &stop_reading)
                     : 0;
   assembler_flush(r.asm_);
   end_warmup(&r, true);

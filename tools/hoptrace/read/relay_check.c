@@ -92,6 +92,9 @@ static bool is_side(hop_event_kind k) {
 
 static int on_file_event(void *user, const hop_event *ev) {
   relay_check *c = user;
+  if (c->only_trace != NULL &&
+      (ev->trace_hi != c->only_trace[0] || ev->trace_lo != c->only_trace[1]))
+    return 0;
   relay_gap *g = gap_of(c, ev->hostname != NULL ? ev->hostname : "");
   if (g == NULL || ev->ts_ns <= g->after_ns)
     return 0;

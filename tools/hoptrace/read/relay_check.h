@@ -35,6 +35,7 @@ typedef struct relay_check {
   void (*unreceived)(void *user, const hop_event *ev, const char *host);
   void *user;
   int64_t since_ns; /* the run's start (epoch ns): a host nothing came from */
+  const uint64_t *only_trace; /* {hi, lo}: the one trace read (--trace-id); NULL: all */
   /* out: the hosts with events never received (host owned here) */
   relay_gap gaps[RELAY_CHECK_MAX_HOSTS];
   size_t n_gaps;
