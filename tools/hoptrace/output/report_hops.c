@@ -230,7 +230,8 @@ static int row_cmp(const void *pa, const void *pb) {
   return strcmp(a->label, b->label);
 }
 
-/* t's rows in the report's order: *n 0 when out of memory (said). */
+/* t's row indices in the report's order; NULL when out of memory (counted
+ * as not kept). */
 static size_t *ordered(report_hops *h, const table *t) {
   size_t *idx = malloc((t->n ? t->n : 1) * sizeof(size_t));
   if (idx == NULL) {
