@@ -131,7 +131,9 @@ static inline int ht_span_is_sampled(const ht_span *span) {
 
 /* A timestamped annotation: "cs", "sr", "ss", "cr" (kept in the span for
  * its finishing event; one given twice is recorded like any other name)
- * or any name (an event of its own). */
+ * or any name (an event of its own). A client span's "cs" and "cr" are
+ * its start and end, a server span's "sr" and "ss" too: they take those
+ * times (Dapper's model; no clock read), not the time of the call. */
 HT_API void ht_span_annotate(ht_span *span, const char *name);
 
 /* Key-value annotations. */

@@ -250,6 +250,9 @@ static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
   lttng_ust_tracepoint(hoptrace, span_s, &r);
 }
 
+_Static_assert(HT_MARK_AT_END == HT_SCHEMA_MARK_AT_END,
+               "a mark at the span's end is written as the schema says");
+
 /* A span API span: names from desc, or (desc NULL) a span_n at its
  * start. The caller saw span_a enabled. */
 static void write_span_a(const ht_span_side *s, uint32_t epoch) {

@@ -27,7 +27,8 @@ typedef struct ht_span_side {
   const void *peer;     /* from peer_ref, or NULL */
   uint64_t start;       /* ht_clock_now() when it started */
   const uint64_t *marks; /* NULL, or HT_MARKS times ("cs", "sr", "ss",
-                            "cr"; 0: none), a span API span */
+                            "cr"; 0: none; HT_MARK_AT_END), a span API
+                            span */
   int32_t status;
   uint8_t frames;       /* HT_SIDE_*_FRAME */
   uint64_t prob;        /* a root's sampling probability (sampler.h's
@@ -43,6 +44,10 @@ enum { HT_SIDE_START_FRAME = 1, HT_SIDE_END_FRAME = 2 };
 
 /* The standard annotations a span API span keeps until it finishes. */
 enum { HT_MARK_CS, HT_MARK_SR, HT_MARK_SS, HT_MARK_CR, HT_MARKS };
+
+/* A mark's time that is the span's end: the time of the record that
+ * writes the span (a client's "cr", a server's "ss": no clock read). */
+#define HT_MARK_AT_END UINT64_MAX
 
 /* A capture: why (HT_CAPTURE_* of hoptrace_schema.h), how many notice
  * hops from the process that fired it (0: this one), the threshold and

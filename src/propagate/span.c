@@ -43,6 +43,9 @@ static void begin(ht_span *span, const ht_span_info *info) {
     span->desc_ = ops->desc_ref(&safe);
     ops->span_start(&span->ctx, &safe, span->desc_);
     span->start_ = ht_clock_now();
+    span->state_ |= info->kind == HT_SPAN_CLIENT   ? HT_SPAN_CLIENT_SIDE
+                    : info->kind == HT_SPAN_SERVER ? HT_SPAN_SERVER_SIDE
+                                                   : 0;
   }
 }
 
@@ -123,6 +126,26 @@ static int mark_of(const char *name) {
   return -1;
 }
 
+/* A mark's time. A client's "cs" and "cr" are its start and end, a
+ * server's "sr" and "ss" too (Dapper's and Zipkin's model): they take the
+ * boundary's time, the start read when it began and the end the time of
+ * the event that writes it, so a two-sided hop reads the clock for its
+ * two starts only (with its events' own times: 9 reads a hop become 5). */
+static uint64_t mark_time(const ht_span *span, int mark) {
+  if (span->state_ & HT_SPAN_CLIENT_SIDE) {
+    if (mark == HT_MARK_CS)
+      return span->start_;
+    if (mark == HT_MARK_CR)
+      return HT_MARK_AT_END;
+  } else if (span->state_ & HT_SPAN_SERVER_SIDE) {
+    if (mark == HT_MARK_SR)
+      return span->start_;
+    if (mark == HT_MARK_SS)
+      return HT_MARK_AT_END;
+  }
+  return ht_clock_now();
+}
+
 void ht_span_annotate(ht_span *span, const char *name) {
   const ht_event_ops *ops = recorder(span);
   if (!ops)
@@ -130,7 +153,7 @@ void ht_span_annotate(ht_span *span, const char *name) {
   int mark = span->start_ != 0 ? mark_of(name) : -1; /* quiet spans: none */
   int in_span = mark >= 0 && span->marks_[mark] == 0;
   if (in_span)
-    span->marks_[mark] = ht_clock_now();
+    span->marks_[mark] = mark_time(span, mark);
   ops->annotate(&span->ctx, str(name), in_span);
 }
 
@@ -166,7 +189,7 @@ void ht_span_kvs(ht_span *span, const ht_kv *kvs, size_t n) {
 }
 
 void ht_span_set_error(ht_span *span, int32_t code, const char *message) {
-  if (span && (span->state_ & ~(uint32_t)HT_SPAN_WRITES) == HT_SPAN_LIVE)
+  if (span && (span->state_ & HT_SPAN_LIVE))
     span->status_ = code;
   const ht_event_ops *ops = recorder(span);
   if (ops)

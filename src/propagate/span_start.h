@@ -14,8 +14,15 @@
 #include "propagate/ids_impl.h"
 
 /* state_: started and not finished; and, decided at the start, written
- * (events.h recording): a span is written whole or not at all. */
-enum { HT_SPAN_LIVE = 1, HT_SPAN_WRITES = 2 };
+ * (events.h recording): a span is written whole or not at all. A written
+ * span API span also keeps its kind's boundary annotations (span.c:
+ * a client's "cs"/"cr", a server's "sr"/"ss" are its start and end). */
+enum {
+  HT_SPAN_LIVE = 1,
+  HT_SPAN_WRITES = 2,
+  HT_SPAN_CLIENT_SIDE = 4,
+  HT_SPAN_SERVER_SIDE = 8
+};
 
 /* Inlined even where the compiler would rather call: the call is the cost. */
 #define HT_SPAN_INLINE __attribute__((always_inline)) static inline
@@ -48,7 +55,8 @@ HT_SPAN_INLINE void ht_span_set_(ht_span *span, uint64_t hi, uint64_t lo,
  * finishes (the flags first: an unsampled span's state is unset). */
 HT_SPAN_INLINE int ht_span_writes_(const ht_span *span) {
   return (span->ctx.flags & HT_FLAG_RECORDS) &&
-         span->state_ == (HT_SPAN_LIVE | HT_SPAN_WRITES);
+         (span->state_ & (HT_SPAN_LIVE | HT_SPAN_WRITES)) ==
+             (HT_SPAN_LIVE | HT_SPAN_WRITES);
 }
 
 /* A root of a new trace; the sampler decides unless hint does. Its span

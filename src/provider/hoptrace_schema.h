@@ -33,7 +33,10 @@
  *            and peer 0): when an intern table is full
  *   span_a:  a span of the span API (ht_span_*), at its finish: side and
  *            at as span_s's (peer 0), plus `marks`, the times of its "cs", "sr", "ss", "cr"
- *            annotations (same clock as start; 0: not annotated); desc 0:
+ *            annotations (same clock as start; 0: not annotated;
+ *            HT_SCHEMA_MARK_AT_END: the event's own time, the span's end,
+ *            as a client's "cr" and a server's "ss" are; a tool before
+ *            this value drops such an event as damaged); desc 0:
  *            its names are in a span_n written when it started
  *   span_n:  a span API span's names, at its start, when they could not
  *            be interned (the table is full)
@@ -198,6 +201,8 @@ enum { HT_SIDE_NAMES, HT_SIDE_VPID, HT_SIDE_VTID_FLAGS, HT_SIDE_STATUS };
 #define HT_SIDE_VTID_IN(word) ((word) & 0xffffffu)
 #define HT_SIDE_FLAGS_IN(word) ((word) >> 24)
 enum { HT_MARKS_CS, HT_MARKS_SR, HT_MARKS_SS, HT_MARKS_CR };
+/* a mark that is the span_a event's own time (no clock read for it) */
+#define HT_SCHEMA_MARK_AT_END UINT64_MAX
 
 /* span's rec: two packed words, then `at` (rec + HT_REC_AT) */
 enum { HT_REC_NAMES_VPID, HT_REC_VTID_FLAGS_STATUS, HT_REC_AT };

@@ -258,10 +258,12 @@ static int clock_ns(const bt_clock_class *clock, uint64_t cycles, int64_t *ns) {
   return -1;
 }
 
-/* A mark's time in ns, 0 for cycles 0 ("none"). */
-static int mark_ns(const bt_clock_class *clock, uint64_t cycles, int64_t *ns) {
-  *ns = 0;
-  return cycles == 0 ? 0 : clock_ns(clock, cycles, ns);
+/* A mark's time in ns, 0 for cycles 0 ("none"), the event's own time
+ * (end_ns, the span's end) for HT_SCHEMA_MARK_AT_END. */
+static int mark_ns(const bt_clock_class *clock, uint64_t cycles, int64_t end_ns,
+                   int64_t *ns) {
+  *ns = cycles == HT_SCHEMA_MARK_AT_END ? end_ns : 0;
+  return cycles == 0 || cycles == HT_SCHEMA_MARK_AT_END ? 0 : clock_ns(clock, cycles, ns);
 }
 
 /* The ids every event about a span starts with (an `ids` or `at`). */
@@ -351,10 +353,10 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
   case S2_span_a: {
     ht_rec_span_a r;
     if (read_span_a(st, m, &r) != 0 || SIDE_OF(r) != 0 ||
-        mark_ns(clock, r.marks[HT_MARKS_CS], &out->marks_ns[0]) != 0 ||
-        mark_ns(clock, r.marks[HT_MARKS_SR], &out->marks_ns[1]) != 0 ||
-        mark_ns(clock, r.marks[HT_MARKS_SS], &out->marks_ns[2]) != 0 ||
-        mark_ns(clock, r.marks[HT_MARKS_CR], &out->marks_ns[3]) != 0)
+        mark_ns(clock, r.marks[HT_MARKS_CS], ts_ns, &out->marks_ns[0]) != 0 ||
+        mark_ns(clock, r.marks[HT_MARKS_SR], ts_ns, &out->marks_ns[1]) != 0 ||
+        mark_ns(clock, r.marks[HT_MARKS_SS], ts_ns, &out->marks_ns[2]) != 0 ||
+        mark_ns(clock, r.marks[HT_MARKS_CR], ts_ns, &out->marks_ns[3]) != 0)
       return -1;
     out->named_apart = HT_SIDE_DESC_IN(r.side[HT_SIDE_NAMES]) == 0; /* by its span_n */
     return 1;
