@@ -70,8 +70,9 @@ HT_API void ht_message_sample(ht_sample_hint hint);
  *    from the calling thread (through a traced messenger), whatever
  *    becomes of it; used up by that send.
  * Strings are copied (or written) before the call returns: the caller
- * keeps ownership. Free when the span is not sampled: 0 is returned and
- * nothing is recorded (ht_next_call_* copies its values only when the
+ * keeps ownership. Free when the span is not sampled, or not written (no
+ * session recorded when it started: a span is written whole or not at
+ * all): 0 is returned and nothing is recorded (ht_next_call_* copies its values only when the
  * next call may be sampled: no current context, or a sampled one). Bounds:
  * a key is 1 to HT_KV_KEY_MAX bytes (else HT_EINVAL, nothing recorded); a
  * string value longer than HT_KV_VALUE_MAX bytes is cut there (at a UTF-8

@@ -99,8 +99,8 @@ static int on_current(int type, const char *key, const char *str, int64_t i64) {
   if (key == NULL || (type == KV_STR && str == NULL))
     return HT_EINVAL;
   ht_trace_context ctx;
-  if (!ht_current_get(&ctx) || !(ctx.flags & HT_FLAG_RECORDS))
-    return 0;
+  if (!ht_current_writes() || !ht_current_get(&ctx))
+    return 0; /* no span, or one not written: never half a span */
   if (tl_current.span_id != ctx.span_id) {
     tl_current.span_id = ctx.span_id;
     tl_current.count = 0;

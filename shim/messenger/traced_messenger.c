@@ -94,7 +94,7 @@ struct ts_state {
 /* The context the thread had before the handler running on it. */
 static HT_TLS_HOT struct {
   ht_trace_context ctx;
-  bool has;
+  bool has, writes;
 } tl_saved;
 
 /* --- live list */
@@ -445,7 +445,8 @@ static void h_before_dispatch(void *arg, const ht_envelope *env,
   if (!env->has_trace || ht_span_start_remote_quiet(span, &env->trace) != 0)
     start_untraced_root(span);
   tl_saved.has = ht_current_get(&tl_saved.ctx);
-  ht_current_set(&span->ctx);
+  tl_saved.writes = ht_current_.writes;
+  ht_current_set_span(&span->ctx, ht_span_writes_(span));
   if (s != NULL)
     *reply_trace = &s->span.ctx; /* the storage lives as long as the request */
   if (ht_span_writes_(span))
@@ -464,7 +465,7 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
                              void *oneway_slot) {
   (void)arg;
   (void)env;
-  ht_current_set(tl_saved.has ? &tl_saved.ctx : NULL);
+  ht_current_set_span(tl_saved.has ? &tl_saved.ctx : NULL, tl_saved.writes);
   ts_slot *s = oneway_slot;
   if (s != NULL && ht_span_writes_(&s->span)) /* else: forgotten */
     oneway_sampled(s);

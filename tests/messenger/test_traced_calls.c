@@ -4,6 +4,7 @@
  * key-value and annotation with the ids it was recorded with. Real
  * messengers over loopback TCP. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +135,14 @@ static const void *c_peer_ref(const char *peer) {
 static const ht_event_ops capture = {c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs,
                                      c_status,     c_msg,      c_side,   c_desc_ref, c_peer_ref, NULL, NULL};
 
+/* The same recorder behind a session that starts while a span runs:
+ * spans starting before the gate opens are not written. */
+static atomic_int gate_open;
+static int c_recording(void) { return atomic_load(&gate_open); }
+static const ht_event_ops gated = {c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs,
+                                   c_status,     c_msg,      c_side,   c_desc_ref, c_peer_ref,
+                                   NULL,         c_recording};
+
 static void reset(void) {
   pthread_mutex_lock(&lock);
   n_sides = n_kvs = 0;
@@ -208,6 +217,15 @@ static void on_tagged(void *arg, ht_request *req, const ht_envelope *msg) {
   ht_request_reply(req, 0, NULL);
 }
 
+/* A session starts while the handler runs: its span started unwritten. */
+static int rc_late;
+static void on_late(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  atomic_store(&gate_open, 1);
+  rc_late = ht_current_kv_int("late", 1);
+  ht_request_reply(req, 0, NULL);
+}
+
 static int setup(void **state) {
   ht_tracing_init();
   ht_events_install(&capture);
@@ -219,6 +237,7 @@ static int setup(void **state) {
   p->server = traced("server");
   assert_int_equal(ht_messenger_listen(p->server, "tcp://127.0.0.1:0", p->url, sizeof(p->url)), 0);
   assert_int_equal(ht_messenger_handle(p->server, "tagged", on_tagged, NULL), 0);
+  assert_int_equal(ht_messenger_handle(p->server, "late", on_late, NULL), 0);
   assert_int_equal(ht_messenger_connect(p->client, p->url, &p->to_server), 0);
   /* a port nobody listens on: a listener opened and closed */
   ht_messenger *gone = traced("gone");
@@ -362,12 +381,39 @@ static void test_kvs_are_free_unsampled(void **state) {
   assert_int_equal(ht_current_kv_int("no_current_span", 1), 0);
 }
 
+/* A span that started unwritten gets nothing through the thread's
+ * current context either, even once a session records: never a tag
+ * without its span. */
+static void test_current_kv_follows_the_span_written(void **state) {
+  pair *p = *state;
+  reset();
+  atomic_store(&gate_open, 0);
+  ht_events_install(&gated);
+  waited = 0;
+  rc_late = -1;
+  assert_int_equal(ht_peer_request(p->to_server, "late", NULL, NULL, count_reply, NULL), 0);
+  for (int i = 0; i < 500 && !__atomic_load_n(&waited, __ATOMIC_SEQ_CST); i++)
+    usleep(10000);
+  usleep(50000);
+  ht_events_install(&capture);
+  assert_int_equal(__atomic_load_n(&waited, __ATOMIC_SEQ_CST), 1);
+  assert_int_equal(rc_late, 0);
+  pthread_mutex_lock(&lock);
+  size_t late = 0;
+  for (size_t i = 0; i < n_kvs; i++)
+    late += strcmp(kvs[i].key, "late") == 0;
+  assert_int_equal(late, 0);
+  assert_null(find_side("late", HT_SPAN_SERVER));
+  pthread_mutex_unlock(&lock);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_refused_call_is_a_span),
       cmocka_unit_test(test_a_refused_oneway_is_a_span),
       cmocka_unit_test(test_a_handlers_kvs_on_its_span),
       cmocka_unit_test(test_kvs_are_free_unsampled),
+      cmocka_unit_test(test_current_kv_follows_the_span_written),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
