@@ -288,13 +288,23 @@ static void write_side(const ht_span_side *s) {
                     HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status),
                     REC_AT_WORDS(s)}};
   const ht_intern_entry *k = s->kv_key;
-  if (k == NULL) {
-    lttng_ust_tracepoint(hoptrace, span, &r);
+  if (k != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k)) {
+    ht_rec_span_k rk = {{0}, k->name, s->kv_value}; /* one event, not two */
+    memcpy(rk.rec, r.rec, sizeof(rk.rec));
+    lttng_ust_do_tracepoint(hoptrace, span_k, &rk);
     return;
   }
-  ht_rec_span_k rk = {{0}, k->name, s->kv_value}; /* one event, not two */
-  memcpy(rk.rec, r.rec, sizeof(rk.rec));
-  lttng_ust_tracepoint(hoptrace, span_k, &rk);
+  if (k != NULL) /* a session without span_k: span and tag_i, as before it */
+    tag_int(s->ctx, k->name, s->kv_value);
+  lttng_ust_tracepoint(hoptrace, span, &r);
+}
+
+/* A session records this side: the event that would carry it is enabled
+ * (span_k for a side with its key-value, else span; either falls back to
+ * span). */
+static int side_enabled(const ht_span_side *s) {
+  return lttng_ust_tracepoint_enabled(hoptrace, span) ||
+         (s->kv_key != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k));
 }
 
 static void on_span_side(const ht_span_side *s) {
@@ -305,7 +315,7 @@ static void on_span_side(const ht_span_side *s) {
       USDT(5, span_end, IDS(s->ctx), s->status);
     return;
   }
-  if (lttng_ust_tracepoint_enabled(hoptrace, span))
+  if (side_enabled(s))
     write_side(s);
   if (s->kv_key != NULL && HT_USDT_ENABLED(kv_int))
     USDT(6, kv_int, IDS(s->ctx), ((const ht_intern_entry *)s->kv_key)->name, s->kv_value);
@@ -339,13 +349,8 @@ static const void *on_peer_ref(const char *peer) { return ht_intern_peer(peer); 
  * probes: the spans starting now are written (events.h). */
 static int on_recording(void) {
   return lttng_ust_tracepoint_enabled(hoptrace, span) ||
-         lttng_ust_tracepoint_enabled(hoptrace, span_a) ||
-         HT_USDT_ENABLED(span) || HT_USDT_ENABLED(span_start) ||
-         HT_USDT_ENABLED(span_end) || HT_USDT_ENABLED(annotation) ||
-         HT_USDT_ENABLED(kv_str) || HT_USDT_ENABLED(kv_int) ||
-         HT_USDT_ENABLED(kvs) || HT_USDT_ENABLED(status) ||
-         HT_USDT_ENABLED(msg_send) || HT_USDT_ENABLED(msg_recv) ||
-         HT_USDT_ENABLED(hop_send) || HT_USDT_ENABLED(hop_recv);
+         lttng_ust_tracepoint_enabled(hoptrace, span_k) ||
+         lttng_ust_tracepoint_enabled(hoptrace, span_a) || HT_USDT_ANY_ENABLED;
 }
 
 const ht_event_ops ht_recorder_ops = {

@@ -15,9 +15,20 @@
   __attribute__((visibility("hidden"), used, section(".probes")))             \
   volatile unsigned short hoptrace_##name##_semaphore
 #define HT_USDT_ENABLED(name) __builtin_expect(hoptrace_##name##_semaphore != 0, 0)
+/* Every probe's semaphore is the one word: a span starting asks whether
+ * any probe is attached with one load, not twelve (recorder.c
+ * on_recording). The price, paid only while a tool is attached: every
+ * probe builds its arguments, each probe itself is still a nop until
+ * attached. */
+#define HT_USDT_SEMAPHORE_SHARED(name)                                         \
+  extern volatile unsigned short hoptrace_##name##_semaphore                  \
+      __attribute__((alias("hoptrace_span_semaphore"), visibility("hidden")))
+#define HT_USDT_ANY_ENABLED HT_USDT_ENABLED(span)
 #else
 #define HT_USDT_SEMAPHORE(name) static const unsigned short hoptrace_##name##_semaphore __attribute__((unused)) = 0
 #define HT_USDT_ENABLED(name) 0
+#define HT_USDT_SEMAPHORE_SHARED(name) HT_USDT_SEMAPHORE(name)
+#define HT_USDT_ANY_ENABLED 0
 #define STAP_PROBE5(p, n, a1, a2, a3, a4, a5) ((void)0)
 #define STAP_PROBE6(p, n, a1, a2, a3, a4, a5, a6) ((void)0)
 #define STAP_PROBE8(p, n, a1, a2, a3, a4, a5, a6, a7, a8) ((void)0)
@@ -28,16 +39,16 @@
 /* a span side (schema 3): ids, kind, duration (tracer clock), status,
  * name, service, peer as text */
 HT_USDT_SEMAPHORE(span);
-HT_USDT_SEMAPHORE(span_start);
-HT_USDT_SEMAPHORE(span_end);
-HT_USDT_SEMAPHORE(annotation);
-HT_USDT_SEMAPHORE(kv_str);
-HT_USDT_SEMAPHORE(kv_int);
-HT_USDT_SEMAPHORE(kvs);
-HT_USDT_SEMAPHORE(status);
-HT_USDT_SEMAPHORE(msg_send);
-HT_USDT_SEMAPHORE(msg_recv);
-HT_USDT_SEMAPHORE(hop_send);
-HT_USDT_SEMAPHORE(hop_recv);
+HT_USDT_SEMAPHORE_SHARED(span_start);
+HT_USDT_SEMAPHORE_SHARED(span_end);
+HT_USDT_SEMAPHORE_SHARED(annotation);
+HT_USDT_SEMAPHORE_SHARED(kv_str);
+HT_USDT_SEMAPHORE_SHARED(kv_int);
+HT_USDT_SEMAPHORE_SHARED(kvs);
+HT_USDT_SEMAPHORE_SHARED(status);
+HT_USDT_SEMAPHORE_SHARED(msg_send);
+HT_USDT_SEMAPHORE_SHARED(msg_recv);
+HT_USDT_SEMAPHORE_SHARED(hop_send);
+HT_USDT_SEMAPHORE_SHARED(hop_recv);
 
 #endif /* HT_SHIM_USDT_H */

@@ -27,7 +27,8 @@
  *   span_k:  a span side as `span`, with one integer key-value of the
  *            span inline (key, value): one event where span and tag_i
  *            were two (the traced messenger's first integer key-value of
- *            a span; a tool before this event does not read it)
+ *            a span; a tool before this event does not read it; a session
+ *            enabling span and not span_k gets span and tag_i)
  *   span_s:  self-contained, side = [desc | peer << 16, vpid,
  *            vtid | flags << 24, status], at, then the names inline (desc
  *            and peer 0): when an intern table is full
