@@ -4,8 +4,8 @@
 # relay then ends the session's streams as a clean destroy would, and
 # serves the viewer only the packets whose index had come: the follower
 # used to exit 0, "0 packets lost", while the relay's files held events
-# it never received. Now a session destroyed cleanly ends "whole", exit
-# 0; after the kill the follower ends within 15 s, names the host and
+# it never received. Now a session destroyed cleanly ends with nothing
+# the relay holds missed, exit 0; after the kill the follower ends within 15 s, names the host and
 # the events the relay holds past the last one received, marks the
 # traces open at the end incomplete, and exits 1.
 # usage: tool_live_killed.sh HOPTRACE WORKLOAD PROVIDER WORKDIR TESTS_TOOL_DIR
@@ -64,7 +64,7 @@ kill -KILL "$workload_pid" 2>/dev/null || true
 wait "$workload_pid" 2>/dev/null || true
 workload_pid=""
 [[ $rc -eq 0 ]] || { echo "clean end: exit $rc" >&2; cat "$work/clean.log" >&2; exit 1; }
-grep -q "hold no event after the last one received: the live session ended whole" "$work/clean.log" ||
+grep -q "hold no event after the last one received: nothing the relay holds was missed" "$work/clean.log" ||
   { cat "$work/clean.log" >&2; exit 1; }
 
 # the session daemon killed under a busy session

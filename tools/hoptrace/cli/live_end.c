@@ -61,7 +61,7 @@ void live_end_print(const relay_check *c, int found, const char *relay_dir,
   }
   if (found == 0)
     fprintf(stderr, "hoptrace: the relay's files (%s) hold no event after the last one"
-                    " received: the live session ended whole\n", c->dirs ? c->dirs : "");
+                    " received: nothing the relay holds was missed\n", c->dirs ? c->dirs : "");
   if (found != 1)
     return;
   for (size_t i = 0; i < c->n_gaps; i++) {
