@@ -69,9 +69,15 @@ HT_API int ht_capture_policy_get(ht_capture_policy *out);
 
 /* Parses "off", or comma-separated words: slow-client=DURATION,
  * slow-server=DURATION (DURATION: an integer with ns, us, ms or s, or
- * p99.9: adaptive), error; into *out (size set to sizeof). HT_EINVAL for NULL, an unknown
- * word or a bad duration: *out is then untouched. text is only read. */
-HT_API int ht_capture_policy_parse(const char *text, ht_capture_policy *out);
+ * p99.9: adaptive), error; into *out, whose size is set to the caller's
+ * sizeof (the macro passes it; only that many bytes are written).
+ * HT_EINVAL for NULL, an unknown word, a bad duration, a size below the
+ * `errors` field's end, or p99.9 with a size that has no room for it:
+ * *out is then untouched. text is only read. */
+HT_API int ht_capture_policy_parse_sized(const char *text,
+                                         ht_capture_policy *out, size_t size);
+#define ht_capture_policy_parse(text, out)                                     \
+  ht_capture_policy_parse_sized((text), (out), sizeof *(out))
 
 /* Writes the policy as ht_capture_policy_parse reads it ("off" when
  * nothing fires) into buf (cap bytes, NUL-terminated). HT_ENOSPC when it

@@ -110,8 +110,15 @@ typedef struct ht_messenger_options {
                                     default 30000 */
 } ht_messenger_options;
 
-/* Fills *opts with the defaults and sets opts->size. */
-HT_API void ht_messenger_options_init(ht_messenger_options *opts);
+/* Fills *opts with the defaults and sets opts->size to the caller's
+ * sizeof: the macro passes it to the _sized function, which writes only
+ * the first `size` bytes (a later library never overruns a struct from
+ * an older header). HT_EINVAL, *opts untouched, for NULL or a size below
+ * 2.0's struct; else 0. */
+HT_API int ht_messenger_options_init_sized(ht_messenger_options *opts,
+                                           size_t size);
+#define ht_messenger_options_init(opts)                                        \
+  ht_messenger_options_init_sized((opts), sizeof *(opts))
 
 /* Creates a messenger (opts NULL: defaults) and, without opts->loop,
  * starts its thread. opts and opts->name are not retained. With
@@ -232,8 +239,11 @@ typedef struct ht_request_options {
   uint32_t timeout_ms; /* 0: the messenger's request_timeout_ms */
 } ht_request_options;
 
-/* Fills *ropts with the defaults and sets ropts->size. */
-HT_API void ht_request_options_init(ht_request_options *ropts);
+/* As ht_messenger_options_init: defaults in the caller's sizeof. */
+HT_API int ht_request_options_init_sized(ht_request_options *ropts,
+                                         size_t size);
+#define ht_request_options_init(ropts)                                         \
+  ht_request_options_init_sized((ropts), sizeof *(ropts))
 
 /* Sends a request for `operation` (copied into the frame) with payload
  * (NULL: empty). fn(arg, ...) runs exactly once if this returns 0, never

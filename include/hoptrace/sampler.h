@@ -69,8 +69,14 @@ typedef struct ht_sampling_config {
 } ht_sampling_config;
 
 /* Defaults: PARENT with root ALWAYS, ratio 1, rate 100/s, burst 0 (auto),
- * remote DEBUG not trusted, remote_debug_rate 10/s; sets cfg->size. */
-HT_API void ht_sampling_config_default(ht_sampling_config *cfg);
+ * remote DEBUG not trusted, remote_debug_rate 10/s; sets cfg->size to the
+ * caller's sizeof, which the macro passes: only that many bytes are
+ * written. HT_EINVAL, *cfg untouched, for NULL or a size below 2.0's
+ * struct; else 0. */
+HT_API int ht_sampling_config_default_sized(ht_sampling_config *cfg,
+                                            size_t size);
+#define ht_sampling_config_default(cfg)                                        \
+  ht_sampling_config_default_sized((cfg), sizeof *(cfg))
 
 /* 0 when cfg is usable, HT_EINVAL otherwise (NaN or out-of-range numbers,
  * unknown kind, root_kind PARENT). */
@@ -102,9 +108,14 @@ HT_API int ht_sampling_config_set(ht_sampling_config *cfg, const char *key,
  * first variable that failed (a static string) or NULL. Setting only
  * HT_SAMPLE_RATIO (or only HT_SAMPLE_RATE) with no HT_SAMPLER selects
  * that kind as PARENT's root sampler. The process's configuration is
- * read this way at its first sampling decision. */
-HT_API int ht_sampling_config_from_env(ht_sampling_config *cfg,
-                                       const char **bad_var);
+ * read this way at its first sampling decision. Sized as
+ * ht_sampling_config_default (HT_EINVAL for NULL or a too small size,
+ * *cfg then untouched). */
+HT_API int ht_sampling_config_from_env_sized(ht_sampling_config *cfg,
+                                             size_t size,
+                                             const char **bad_var);
+#define ht_sampling_config_from_env(cfg, bad_var)                              \
+  ht_sampling_config_from_env_sized((cfg), sizeof *(cfg), (bad_var))
 
 /* Writes "sampler=parent root=ratio ratio=0.1 rate=100 burst=0
  * trust_remote_debug=0 remote_debug_rate=10" style text (NUL-terminated)

@@ -36,16 +36,30 @@ static _Atomic uint64_t window_s, window_used;
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
+/* The smallest policy a caller may give, pinned to a field's end so that
+ * appending one does not move it. */
+#define POLICY_SIZE_MIN (offsetof(ht_capture_policy, errors) + sizeof(int))
+#define POLICY_SIZE_ADAPTIVE                                                   \
+  (offsetof(ht_capture_policy, adaptive_server) + sizeof(int))
+
 static bool policy_valid(const ht_capture_policy *p) {
-  return p != NULL && p->size >= offsetof(ht_capture_policy, errors) + sizeof(p->errors);
+  return p != NULL && p->size >= POLICY_SIZE_MIN;
+}
+
+/* A parsed policy into the caller's size of *out; HT_EINVAL, out
+ * untouched, when it asks for p99.9 and out's size has no room for it. */
+static int fill_policy(ht_capture_policy *out, size_t size,
+                       const ht_capture_policy *p) {
+  if ((p->adaptive_client || p->adaptive_server) && size < POLICY_SIZE_ADAPTIVE)
+    return HT_EINVAL;
+  return ht_sized_fill(out, size, p, sizeof(*p), POLICY_SIZE_MIN) == 0 ? 0 : HT_EINVAL;
 }
 
 static void policy_store(const ht_capture_policy *p) {
   atomic_store_explicit(&slow_client_ns, p->slow_client_ns, memory_order_relaxed);
   atomic_store_explicit(&slow_server_ns, p->slow_server_ns, memory_order_relaxed);
   atomic_store_explicit(&errors_fire, p->errors != 0, memory_order_relaxed);
-  bool adaptive = p->size >= offsetof(ht_capture_policy, adaptive_server) +
-                                sizeof(p->adaptive_server);
+  bool adaptive = p->size >= POLICY_SIZE_ADAPTIVE;
   int client = adaptive && p->adaptive_client, server = adaptive && p->adaptive_server;
   if ((client && !atomic_load(&adaptive_client)) || (server && !atomic_load(&adaptive_server)))
     ht_shim_adaptive_reset(); /* a minute from now, not from the last time */
@@ -142,17 +156,16 @@ static bool parse_duration(const char *s, uint64_t *ns) {
 
 #define POLICY_TEXT_MAX 256
 
-int ht_capture_policy_parse(const char *text, ht_capture_policy *out) {
-  if (text == NULL || out == NULL)
+int ht_capture_policy_parse_sized(const char *text, ht_capture_policy *out,
+                                  size_t size) {
+  if (text == NULL || out == NULL || size < POLICY_SIZE_MIN)
     return HT_EINVAL;
   size_t len = strlen(text);
   if (len >= POLICY_TEXT_MAX)
     return HT_EINVAL;
   ht_capture_policy p = {.size = sizeof(p)};
-  if (strcmp(text, "off") == 0) {
-    *out = p;
-    return 0;
-  }
+  if (strcmp(text, "off") == 0)
+    return fill_policy(out, size, &p);
   char buf[POLICY_TEXT_MAX];
   memcpy(buf, text, len + 1);
   char *save = NULL;
@@ -174,8 +187,7 @@ int ht_capture_policy_parse(const char *text, ht_capture_policy *out) {
   }
   if (words == 0)
     return HT_EINVAL;
-  *out = p;
-  return 0;
+  return fill_policy(out, size, &p);
 }
 
 /* One side's word ("slow-client=..."), "" when that side is off. */
@@ -191,8 +203,7 @@ static void side_word(char *w, size_t cap, const char *side, uint64_t ns, int ad
 int ht_capture_policy_format(const ht_capture_policy *p, char *buf, size_t cap) {
   if (p == NULL || buf == NULL || cap == 0)
     return HT_EINVAL;
-  bool adaptive = p->size >= offsetof(ht_capture_policy, adaptive_server) +
-                                sizeof(p->adaptive_server);
+  bool adaptive = p->size >= POLICY_SIZE_ADAPTIVE;
   char words[3][40];
   side_word(words[0], sizeof(words[0]), "client", p->slow_client_ns,
             adaptive && p->adaptive_client);

@@ -103,9 +103,10 @@ uint32_t ht_sampler_remote_ex(ht_sampler *s, uint64_t hi, uint64_t lo,
                               uint32_t flags, uint64_t now_ns,
                               ht_outcome *out);
 
-/* The smallest config a caller may give: 2.0's. When a field is added,
- * pin this to the end of the last 2.0 field. */
-#define HT_SAMPLING_CONFIG_SIZE_MIN sizeof(ht_sampling_config)
+/* The smallest config a caller may give: 2.0's, pinned to its last
+ * field so that appending one does not move it. */
+#define HT_SAMPLING_CONFIG_SIZE_MIN                                            \
+  (offsetof(ht_sampling_config, remote_debug_rate) + sizeof(double))
 
 /* A caller's config (its size checked) as this library's whole struct:
  * fields its size does not cover get their defaults. */

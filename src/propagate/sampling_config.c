@@ -21,14 +21,16 @@ static size_t covered(size_t size) {
   return size < sizeof(ht_sampling_config) ? size : sizeof(ht_sampling_config);
 }
 
+static void config_defaults(ht_sampling_config *cfg);
+
 void ht_sampling_config_read(const ht_sampling_config *in,
                              ht_sampling_config *out) {
-  ht_sampling_config_default(out);
+  config_defaults(out);
   memcpy(out, in, covered(in->size));
   out->size = sizeof(*out);
 }
 
-void ht_sampling_config_default(ht_sampling_config *cfg) {
+static void config_defaults(ht_sampling_config *cfg) {
   memset(cfg, 0, sizeof(*cfg));
   cfg->size = sizeof(*cfg);
   cfg->kind = HT_SAMPLER_PARENT;
@@ -38,6 +40,15 @@ void ht_sampling_config_default(ht_sampling_config *cfg) {
   cfg->burst = 0.0;
   cfg->trust_remote_debug = 0;
   cfg->remote_debug_rate = 10.0;
+}
+
+int ht_sampling_config_default_sized(ht_sampling_config *cfg, size_t size) {
+  ht_sampling_config all;
+  config_defaults(&all);
+  return ht_sized_fill(cfg, size, &all, sizeof(all),
+                       HT_SAMPLING_CONFIG_SIZE_MIN) == 0
+             ? 0
+             : HT_EINVAL;
 }
 
 static int finite_at_least(double v, double lo) { return isfinite(v) && v >= lo; }
@@ -145,12 +156,15 @@ static const struct {
     {"HT_REMOTE_DEBUG_RATE", "remote_debug_rate"},
 };
 
-int ht_sampling_config_from_env(ht_sampling_config *cfg, const char **bad_var) {
+int ht_sampling_config_from_env_sized(ht_sampling_config *out, size_t size,
+                                      const char **bad_var) {
   if (bad_var)
     *bad_var = NULL;
-  if (!cfg)
+  if (!out || size < HT_SAMPLING_CONFIG_SIZE_MIN)
     return HT_EINVAL;
-  ht_sampling_config_default(cfg);
+  /* Built whole here, then only the caller's size of it handed over. */
+  ht_sampling_config all, *cfg = &all;
+  config_defaults(cfg);
   int first_err = 0;
   for (unsigned i = 0; i < sizeof(env_keys) / sizeof(env_keys[0]); i++) {
     const char *v = getenv(env_keys[i].env);
@@ -170,6 +184,7 @@ int ht_sampling_config_from_env(ht_sampling_config *cfg, const char **bad_var) {
     else if (getenv("HT_SAMPLE_RATE") && !getenv("HT_SAMPLE_RATIO"))
       cfg->root_kind = HT_SAMPLER_RATE;
   }
+  (void)ht_sized_fill(out, size, cfg, sizeof(*cfg), HT_SAMPLING_CONFIG_SIZE_MIN);
   return first_err;
 }
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/sized.h"
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
@@ -17,9 +18,14 @@
 #define DEFAULT_RECONNECT_MAX_MS 5000u
 #define DEFAULT_FRAME_TIMEOUT_MS 30000u
 
-void ht_messenger_options_init(ht_messenger_options *opts) {
-  if (opts == NULL)
-    return;
+/* 2.0's structs end here: a caller's size below is refused. Pinned to
+ * the last 2.0 field, so appending a field does not move them. */
+#define OPTIONS_SIZE_MIN                                                       \
+  (offsetof(ht_messenger_options, frame_timeout_ms) + sizeof(uint32_t))
+#define REQUEST_OPTIONS_SIZE_MIN                                               \
+  (offsetof(ht_request_options, timeout_ms) + sizeof(uint32_t))
+
+static void options_defaults(ht_messenger_options *opts) {
   memset(opts, 0, sizeof(*opts));
   opts->size = sizeof(*opts);
   opts->flavour = HT_MESSENGER_DEFAULT;
@@ -36,11 +42,20 @@ void ht_messenger_options_init(ht_messenger_options *opts) {
   opts->frame_timeout_ms = DEFAULT_FRAME_TIMEOUT_MS;
 }
 
-void ht_request_options_init(ht_request_options *ropts) {
-  if (ropts == NULL)
-    return;
-  memset(ropts, 0, sizeof(*ropts));
-  ropts->size = sizeof(*ropts);
+int ht_messenger_options_init_sized(ht_messenger_options *opts, size_t size) {
+  ht_messenger_options all;
+  options_defaults(&all);
+  return ht_sized_fill(opts, size, &all, sizeof(all), OPTIONS_SIZE_MIN) == 0
+             ? 0
+             : HT_EINVAL;
+}
+
+int ht_request_options_init_sized(ht_request_options *ropts, size_t size) {
+  ht_request_options all = {.size = sizeof(all)};
+  return ht_sized_fill(ropts, size, &all, sizeof(all),
+                       REQUEST_OPTIONS_SIZE_MIN) == 0
+             ? 0
+             : HT_EINVAL;
 }
 
 #define ZERO_TO_DEFAULT(field, value)                                          \
@@ -52,7 +67,7 @@ void ht_request_options_init(ht_request_options *ropts) {
 /* dst = defaults overlaid with the part of src its caller knows. */
 int ht_tr_options_merge(ht_messenger_options *dst,
                      const ht_messenger_options *src) {
-  ht_messenger_options_init(dst);
+  options_defaults(dst);
   if (src != NULL) {
     if (src->size < offsetof(ht_messenger_options, loop) + sizeof(src->loop))
       return HT_EINVAL;

@@ -12,6 +12,130 @@
 
 #include "hoptrace.h"
 
+/* 2.0's struct ends: a caller's size may be as small as these. */
+#define MO_2_0 (offsetof(ht_messenger_options, frame_timeout_ms) + sizeof(uint32_t))
+#define RO_2_0 (offsetof(ht_request_options, timeout_ms) + sizeof(uint32_t))
+#define SC_2_0 (offsetof(ht_sampling_config, remote_debug_rate) + sizeof(double))
+#define CP_2_0 (offsetof(ht_capture_policy, errors) + sizeof(int))
+#define CANARY 0xab
+
+/* Caller storage: the struct, then a canary the library must not touch. */
+typedef union {
+  ht_messenger_options mo;
+  ht_request_options ro;
+  ht_sampling_config sc;
+  ht_capture_policy cp;
+  unsigned char bytes[sizeof(ht_messenger_options) + 64];
+} padded;
+
+static int init_as(int which, padded *p, size_t size) {
+  const char *bad = NULL;
+  switch (which) {
+  case 0: return ht_messenger_options_init_sized(&p->mo, size);
+  case 1: return ht_request_options_init_sized(&p->ro, size);
+  case 2: return ht_sampling_config_default_sized(&p->sc, size);
+  case 3: return ht_sampling_config_from_env_sized(&p->sc, size, &bad);
+  default: return ht_capture_policy_parse_sized("error", &p->cp, size);
+  }
+}
+
+static const size_t min_size[5] = {MO_2_0, RO_2_0, SC_2_0, SC_2_0, CP_2_0};
+
+static void assert_canary_from(const padded *p, size_t from) {
+  for (size_t i = from; i < sizeof(p->bytes); i++)
+    if (p->bytes[i] != CANARY)
+      fail_msg("byte %zu past the caller's size %zu written", i, from);
+}
+
+/* A caller whose struct is 2.0's (its size may end before this library's
+ * sizeof, by tail padding or fields added later) gets nothing written
+ * past it; one from a later header (larger) gets the part this library
+ * does not know zeroed, still nothing past its size. */
+static void init_writes_only_the_callers_size(void **state) {
+  (void)state;
+  for (int which = 0; which < 5; which++) {
+    const size_t sizes[3] = {min_size[which], min_size[which] + 8,
+                             sizeof(padded) - 16};
+    for (int k = 0; k < 3; k++) {
+      padded p;
+      memset(&p, CANARY, sizeof(p));
+      assert_int_equal(init_as(which, &p, sizes[k]), 0);
+      assert_int_equal(p.mo.size, sizes[k]); /* size is the first member */
+      assert_canary_from(&p, sizes[k]);
+    }
+  }
+  padded p;
+  memset(&p, CANARY, sizeof(p));
+  assert_int_equal(ht_messenger_options_init_sized(&p.mo, MO_2_0), 0);
+  assert_int_equal(p.mo.frame_timeout_ms, 30000);
+  assert_int_equal(p.mo.log_level, HT_LOG_WARN);
+  memset(&p, CANARY, sizeof(p));
+  assert_int_equal(ht_sampling_config_default_sized(&p.sc, SC_2_0), 0);
+  assert_true(p.sc.remote_debug_rate == 10.0);
+  assert_int_equal(ht_sampling_config_check(&p.sc), 0);
+  memset(&p, CANARY, sizeof(p));
+  assert_int_equal(ht_capture_policy_parse_sized("error", &p.cp, CP_2_0), 0);
+  assert_int_equal(p.cp.errors, 1);
+  assert_int_equal(ht_capture_policy_set(&p.cp), 0);
+  /* p99.9 needs the adaptive fields: refused when the size has none */
+  memset(&p, CANARY, sizeof(p));
+  assert_int_equal(ht_capture_policy_parse_sized("slow-client=p99.9", &p.cp, CP_2_0),
+                   HT_EINVAL);
+  assert_canary_from(&p, 0);
+  assert_int_equal(ht_capture_policy_parse("off", &p.cp), 0);
+  assert_int_equal(ht_capture_policy_set(&p.cp), 0);
+
+  /* the larger caller's unknown tail: zero, so "default" */
+  memset(&p, CANARY, sizeof(p));
+  assert_int_equal(ht_request_options_init_sized(&p.ro, sizeof(p.ro) + 8), 0);
+  for (size_t i = sizeof(p.ro); i < sizeof(p.ro) + 8; i++)
+    assert_int_equal(p.bytes[i], 0);
+}
+
+static void init_refuses_a_size_too_small(void **state) {
+  (void)state;
+  for (int which = 0; which < 5; which++) {
+    const size_t sizes[3] = {0, sizeof(size_t), min_size[which] - 1};
+    for (int k = 0; k < 3; k++) {
+      padded p;
+      memset(&p, CANARY, sizeof(p));
+      assert_int_equal(init_as(which, &p, sizes[k]), HT_EINVAL);
+      assert_canary_from(&p, 0); /* untouched, size included */
+    }
+  }
+  const char *bad = "x";
+  assert_int_equal(ht_messenger_options_init_sized(NULL, MO_2_0), HT_EINVAL);
+  assert_int_equal(ht_request_options_init_sized(NULL, RO_2_0), HT_EINVAL);
+  assert_int_equal(ht_sampling_config_default_sized(NULL, SC_2_0), HT_EINVAL);
+  assert_int_equal(ht_sampling_config_from_env_sized(NULL, SC_2_0, &bad), HT_EINVAL);
+  assert_null(bad);
+  assert_int_equal(ht_capture_policy_parse_sized("off", NULL, CP_2_0), HT_EINVAL);
+}
+
+/* The documented names are macros passing the caller's sizeof. */
+static void init_macros_pass_the_callers_sizeof(void **state) {
+  (void)state;
+  ht_messenger_options mo;
+  ht_request_options ro;
+  ht_sampling_config sc;
+  ht_capture_policy cp;
+  assert_int_equal(ht_messenger_options_init(&mo), 0);
+  assert_int_equal(mo.size, sizeof(mo));
+  assert_int_equal(ht_request_options_init(&ro), 0);
+  assert_int_equal(ro.size, sizeof(ro));
+  assert_int_equal(ht_sampling_config_default(&sc), 0);
+  assert_int_equal(sc.size, sizeof(sc));
+  memset(&sc, 0, sizeof(sc));
+  assert_int_equal(ht_sampling_config_from_env(&sc, NULL), 0);
+  assert_int_equal(sc.size, sizeof(sc));
+  assert_int_equal(ht_capture_policy_parse("slow-server=p99.9", &cp), 0);
+  assert_int_equal(cp.size, sizeof(cp));
+  assert_int_equal(cp.adaptive_server, 1);
+  ht_span sp;
+  ht_span_init(&sp); /* inline: the caller's sizeof by construction */
+  assert_int_equal(sp.size, sizeof(sp));
+}
+
 static void stats_fill_only_what_the_caller_knows(void **state) {
   (void)state;
   ht_sampling_stats st;
@@ -146,6 +270,9 @@ int main(void) {
       cmocka_unit_test(request_options_need_their_size),
       cmocka_unit_test(span_needs_its_size),
       cmocka_unit_test(sampling_config_needs_its_size),
+      cmocka_unit_test(init_writes_only_the_callers_size),
+      cmocka_unit_test(init_refuses_a_size_too_small),
+      cmocka_unit_test(init_macros_pass_the_callers_sizeof),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
