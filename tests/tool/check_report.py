@@ -18,6 +18,8 @@ rest sampled at RATIO. Checks:
 - errors and timeouts per hop (only the hops that had any) and per
   operation = the facts; said on a hop's calls line only when it had any,
   never "errors: 0"; the "no errors" line once when none had;
+- operations named by their root span alone (client service a column),
+  the Per operation rows in the per-hop blocks' order of operations;
 - the per-hop blocks by operation, each operation's hops by their share
   of its end-to-end time (largest first), the operation with the most
   end-to-end time first; JSON (report --format json) in the same order;
@@ -49,6 +51,23 @@ def row(text, section, label):
         if line.strip().startswith(label + " "):
             return line.strip()[len(label):].split()
     fail("section %r has no row %r" % (section, label))
+
+
+def op_row(text, name):
+    """A Per operation row's fields after its client column, which is the
+    workload's client: the operation is named by its root span alone."""
+    fields = row(text, "Per operation", name)
+    if fields[0] != "client":
+        fail("operation %s: client %r" % (name, fields[0]))
+    return fields[1:]
+
+
+def table_names(text, section):
+    """The row names of a roll-up table, in order."""
+    start = text.find("\n" + section)
+    end = text.find("\n\n", start + 1)
+    lines = text[start:end].splitlines()  # "", its legend, its header, its rows
+    return [l.split()[0] for l in lines[3:]]
 
 
 def absent_row(text, section, label):
@@ -137,6 +156,9 @@ def check_order(text, report_json):
             fail("operation %s: hops not by share: %r" % (op, shares))
     if re.search(r"errors: 0\b|timeouts: 0\b", text):
         fail("an 'errors: 0' or 'timeouts: 0' in the report")
+    ops = [o for o in dict.fromkeys(ops)]
+    if table_names(text, "Per operation") != ops:
+        fail("Per operation rows %r, per-hop blocks %r" % (table_names(text, "Per operation"), ops))
     doc = json.load(open(report_json))
     e2e = [o["e2e_ns"] for o in doc["hops"]]
     if e2e != sorted(e2e, reverse=True):
@@ -167,12 +189,13 @@ def check_rate(report, expect, forced):
     rows = spread(text)
     if sum(int(r[1]) for r in rows) != recorded:
         fail("time spread holds %d traces, %d recorded" % (sum(int(r[1]) for r in rows), recorded))
-    if row(text, "Per operation", "client osd_write")[:3] != [str(limited), "unknown", "unknown"]:
-        fail("rate-limited operation: %r" % row(text, "Per operation", "client osd_write"))
-    if row(text, "Per operation", "client osd_read")[:2] != [str(forced), str(forced)]:
-        fail("forced operation: %r" % row(text, "Per operation", "client osd_read"))
-    heads = [l.split() for l in text.splitlines() if l.split()[:2] in (["operation", "sampled"],
-                                                                          ["server", "sampled"])]
+    if op_row(text, "osd_write")[:3] != [str(limited), "unknown", "unknown"]:
+        fail("rate-limited operation: %r" % op_row(text, "osd_write"))
+    if op_row(text, "osd_read")[:2] != [str(forced), str(forced)]:
+        fail("forced operation: %r" % op_row(text, "osd_read"))
+    heads = [l.split() for l in text.splitlines()
+             if l.split()[:3] == ["operation", "client", "sampled"]
+             or l.split()[:2] == ["server", "sampled"]]
     if len(heads) != 2 or any("errors" in h or "timeouts" in h for h in heads):
         fail("roll-ups of a run without errors: %r" % heads)
     if text.count("Errors and timeouts per hop: no errors (") != 1 or \
@@ -235,8 +258,8 @@ def main():
         fail("p = %g row: %r" % (ratio, row(text, "Built from", "%g" % ratio)))
 
     # per operation: sampled est. est./s errors timeouts p50 p99 max [<100]
-    read = row(text, "Per operation", "client osd_read")
-    write = row(text, "Per operation", "client osd_write")
+    read = op_row(text, "osd_read")
+    write = op_row(text, "osd_write")
     if read[:2] != [str(forced), str(forced)] or read[-1] != "<100":
         fail("osd_read row (forced, small): %r" % read)
     if write[:2] != [str(sampled), "%.0f" % (sampled / ratio)] or write[-1] == "<100":

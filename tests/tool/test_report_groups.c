@@ -43,12 +43,13 @@ static void make(two *w, uint64_t prob, const char *server, int32_t status) {
                  .root_prob = prob};
 }
 
-/* The sampled count and estimate on the row of `label` (2 if found). */
+/* The sampled count and estimate on the operation row of `label`, after
+ * its client column (2 if found). */
 static int row(const char *text, const char *label, unsigned long long *n, char est[16]) {
   char at[64];
   snprintf(at, sizeof(at), "\n  %s ", label);
   const char *line = strstr(text, at);
-  return line ? sscanf(line + strlen(at), "%llu %15s", n, est) : 0;
+  return line ? sscanf(line + strlen(at), "%*s %llu %15s", n, est) : 0;
 }
 
 /* What the sections print, NUL-terminated (free it). */
@@ -85,11 +86,11 @@ static void estimates_weight_by_one_over_p(void **state) {
   /* sampled est. est./s errors timeouts p50 p99 max, marked <100 */
   unsigned long long n, errors, timeouts;
   char est[16];
-  assert_int_equal(row(text, "client op", &n, est), 2);
+  assert_int_equal(row(text, "op", &n, est), 2);
   assert_true(n == 4);
   assert_string_equal(est, ">=13");
   char rate[16]; /* 13 at least, over the 10 us window */
-  assert_int_equal(sscanf(strstr(text, "\n  client op ") + 1, " client op %*u %*s %15s", rate), 1);
+  assert_int_equal(sscanf(strstr(text, "\n  op ") + 1, " op client %*u %*s %15s", rate), 1);
   assert_string_equal(rate, ">=1300000.0");
   const char *osd = strstr(text, "  osd.0   ");
   assert_non_null(osd);
@@ -121,7 +122,7 @@ static void impossible_probability_is_unknown(void **state) {
     assert_non_null(strstr(text, "taken as unknown): 10\n"));
     unsigned long long n;
     char est[16];
-    assert_int_equal(row(text, "client op", &n, est), 2);
+    assert_int_equal(row(text, "op", &n, est), 2);
     assert_string_equal(est, "unknown");
     free(text);
     report_groups_free(g);
@@ -150,7 +151,7 @@ static void unknown_is_never_a_number(void **state) {
   assert_non_null(strstr(text, "estimated issued: unknown "));
   unsigned long long n;
   char est[16];
-  assert_int_equal(row(text, "client op", &n, est), 2);
+  assert_int_equal(row(text, "op", &n, est), 2);
   assert_true(n == 1);
   assert_string_equal(est, "unknown");
   free(text);
@@ -287,6 +288,38 @@ static char *report(const trace *const *t, size_t n) {
   return text;
 }
 
+/* Operations and servers listed by their time summed 1/p each, largest
+ * first, whatever order they came in; an operation named by its root span
+ * alone, the client's service in its own column. */
+static void rows_by_time_largest_first(void **state) {
+  (void)state;
+  report_groups *g = report_groups_new();
+  assert_non_null(g);
+  two w;
+  make(&w, UINT64_C(1) << 32, "osd.1", 0); /* quick: 10 us, serves 6 us */
+  w.client.name = "osd_read";
+  assert_int_equal(report_groups_add(g, &w.t), 0);
+  make(&w, UINT64_C(1) << 31, "osd.0", 0); /* slow: 30 us at p = 0.5, serves 20 us */
+  w.client.name = "osd_write";
+  w.client.end_ns += 20000;
+  w.server.end_ns += 14000;
+  assert_int_equal(report_groups_add(g, &w.t), 0);
+  make(&w, UINT64_C(1) << 32, "osd.0", 0); /* the same name from another client */
+  w.client.name = "osd_write";
+  w.client.service = "client.1";
+  assert_int_equal(report_groups_add(g, &w.t), 0);
+  char *text = print(g);
+  const char *write = strstr(text, "\n  osd_write "), *read = strstr(text, "\n  osd_read ");
+  const char *osd0 = strstr(text, "\n  osd.0 "), *osd1 = strstr(text, "\n  osd.1 ");
+  assert_true(write != NULL && read != NULL && write < read);
+  assert_true(osd0 != NULL && osd1 != NULL && osd0 < osd1);
+  assert_non_null(strstr(text, "\n  osd_read                      client       "));
+  assert_non_null(strstr(text, "\n  osd_write                     (several)    "));
+  assert_null(strstr(text, "client osd_"));
+  free(text);
+  report_groups_free(g);
+}
+
 static void link_child(two *w) {
   w->client.children = w->spans + 1;
   w->client.n_children = 1;
@@ -373,6 +406,7 @@ int main(void) {
       cmocka_unit_test(unknown_is_never_a_number),
       cmocka_unit_test(impossible_probability_is_unknown),
       cmocka_unit_test(rows_are_bounded),
+      cmocka_unit_test(rows_by_time_largest_first),
       cmocka_unit_test(time_spread_shows_when),
       cmocka_unit_test(hop_rows_carry_estimates),
       cmocka_unit_test(slowest_trace_shows_gaps_and_clock_correction),

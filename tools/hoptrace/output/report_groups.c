@@ -15,8 +15,10 @@
 
 typedef struct group {
   char *label;
+  char *client; /* operations: the roots' service; NULL: several */
   uint64_t n, unknown, errors, timeouts;
   double est; /* sum of 1/p over the samples whose p is known */
+  double time_ns; /* latencies, 1/p each (unknown p: once): the row order */
   latency_hist lat;
 } group;
 
@@ -56,6 +58,7 @@ report_groups *report_groups_new(void) {
 static void table_free(table *t) {
   for (size_t i = 0; i < t->n; i++) {
     free(t->rows[i].label);
+    free(t->rows[i].client);
     latency_hist_free(&t->rows[i].lat);
   }
   latency_hist_free(&t->other.lat);
@@ -101,6 +104,8 @@ static int count(group *r, double w, int32_t status, bool timed_out, int64_t lat
   r->n++;
   r->est += w;
   r->unknown += w == 0;
+  if (has_latency && latency > 0)
+    r->time_ns += (double)latency * (w != 0 ? w : 1);
   r->timeouts += timed_out;
   r->errors += status != 0 && !timed_out;
   return has_latency ? latency_hist_add(&r->lat, latency) : 0;
@@ -203,12 +208,18 @@ int report_groups_add(report_groups *g, const trace *t) {
   const span *root = root_of(t);
   if (root == NULL)
     return rc;
-  char label[256];
-  snprintf(label, sizeof(label), "%s %s", root->service ? root->service : "?",
-           root->name ? root->name : "?");
-  group *r = group_for(&g->ops, label);
+  /* named by the root span alone, as per-hop blocks and the critical path
+   * name it; the client's service is a column of its own */
+  const char *service = root->service ? root->service : "?";
+  group *r = group_for(&g->ops, root->name ? root->name : "?");
   if (r == NULL)
     return -1;
+  if (r->n == 0 && r->label != NULL && (r->client = strdup(service)) == NULL)
+    return -1;
+  if (r->client != NULL && strcmp(r->client, service) != 0) {
+    free(r->client);
+    r->client = NULL;
+  }
   rc |= count(r, w, status, timed_out, span_duration_ns(root),
               root->started && root->ended);
   return rc;
@@ -325,7 +336,7 @@ static void cell(obuf *out, const char *label, size_t width) {
 /* failing: the table has a row with an error or a timeout; else their
  * columns are left out (the report says "no errors" once, in Errors and
  * timeouts per hop). */
-static void print_row(obuf *out, const group *r, double secs, bool failing) {
+static void print_row(obuf *out, const group *r, double secs, bool failing, bool clients) {
   if (r->n == 0)
     return;
   char est[48], rate[48] = "unknown";
@@ -334,6 +345,8 @@ static void print_row(obuf *out, const group *r, double secs, bool failing) {
     snprintf(rate, sizeof(rate), "%s%.1f", r->unknown ? ">=" : "",
              (r->est + (double)r->unknown) / secs);
   cell(out, r->label != NULL ? r->label : "(other)", 28);
+  if (clients)
+    cell(out, r->client != NULL ? r->client : r->label != NULL ? "(several)" : "-", 12);
   ob_printf(out, " %8" PRIu64 " %10s %10s", r->n, est, rate);
   if (failing)
     ob_printf(out, " %7" PRIu64 " %8" PRIu64, r->errors, r->timeouts);
@@ -342,27 +355,48 @@ static void print_row(obuf *out, const group *r, double secs, bool failing) {
             group_small_mark(r->lat.count));
 }
 
-static void print_table(obuf *out, const table *t, const char *what, double secs) {
+static int by_time(const void *pa, const void *pb) {
+  const group *a = *(const group *const *)pa, *b = *(const group *const *)pb;
+  if (a->time_ns != b->time_ns)
+    return a->time_ns > b->time_ns ? -1 : 1;
+  return strcmp(a->label, b->label);
+}
+
+/* Rows by their time summed 1/p each, largest first, as the per-hop blocks
+ * are; "(other)" last. clients: the operations' client column. */
+static void print_table(obuf *out, const table *t, const char *what, double secs, bool clients) {
   bool failing = t->other.errors + t->other.timeouts > 0;
   for (size_t i = 0; i < t->n; i++)
     failing |= t->rows[i].errors + t->rows[i].timeouts > 0;
-  ob_printf(out, "  %-28s %8s %10s %10s", what, "sampled", "est.", "est./s");
+  ob_printf(out, "  %-28s", what);
+  if (clients)
+    ob_printf(out, "  %-12s", "client");
+  ob_printf(out, " %8s %10s %10s", "sampled", "est.", "est./s");
   if (failing)
     ob_printf(out, " %7s %8s", "errors", "timeouts");
   ob_printf(out, " %10s %10s %10s\n", "p50", "p99", "max");
+  const group **order = malloc((t->n ? t->n : 1) * sizeof(*order));
+  for (size_t i = 0; order != NULL && i < t->n; i++)
+    order[i] = &t->rows[i];
+  if (order != NULL) /* out of memory: first-seen order */
+    qsort(order, t->n, sizeof(*order), by_time);
   for (size_t i = 0; i < t->n; i++)
-    print_row(out, &t->rows[i], secs, failing);
-  print_row(out, &t->other, secs, failing);
+    print_row(out, order != NULL ? order[i] : &t->rows[i], secs, failing, clients);
+  print_row(out, &t->other, secs, failing, clients);
+  free(order);
 }
 
 void report_groups_print_rollups(const report_groups *g, obuf *out) {
   double secs = window_s(g);
-  ob_printf(out, "\nPer operation (a trace's root span): sampled traces, estimated issued"
-                 " (1/p each) and rate over the window, traces with an error or a timeout"
-                 " (columns only when any had), duration in microseconds\n");
-  print_table(out, &g->ops, "operation", secs);
+  ob_printf(out, "\nPer operation (a trace's root span name; client: its service, \"(several)\""
+                 " when roots of several services share the name): sampled traces, estimated"
+                 " issued (1/p each) and rate over the window, traces with an error or a"
+                 " timeout (columns only when any had), duration in microseconds; the operation"
+                 " with the most end-to-end time (1/p each) first\n");
+  print_table(out, &g->ops, "operation", secs, true);
   ob_printf(out, "\nPer server (server spans): service time sr -> ss in microseconds; a"
                  " server that calls others (Fan-out) includes its children's round trips;"
-                 " errors and timeouts columns only when any span had one\n");
-  print_table(out, &g->servers, "server", secs);
+                 " errors and timeouts columns only when any span had one; the server with the most"
+                 " service time (1/p each) first\n");
+  print_table(out, &g->servers, "server", secs, false);
 }

@@ -31,7 +31,8 @@ int report_groups_add(report_groups *g, const trace *t);
 /* "Built from": window, traces, sampling probabilities, estimated issued.
  * aligned: clocks of several hosts were put on one (Clock alignment). */
 void report_groups_print_source(const report_groups *g, obuf *out, int aligned);
-/* "Per operation" and "Per server". */
+/* "Per operation" (named by the root span, its service a column) and
+ * "Per server", rows by time summed 1/p each, largest first. */
 void report_groups_print_rollups(const report_groups *g, obuf *out);
 
 /* The mark printed after a row of fewer than GROUP_SMALL samples ("" for
