@@ -274,7 +274,10 @@ static void test_adaptive_thresholds(void **state) {
     call(p, "varied");
   usleep(1100000);
   recorder_reset();
-  varied_delay_us = 200000;
+  /* 1 s: far above any stall of a fast call on a loaded machine (two
+   * stalls near 200 ms put the p99.9 in a 200 ms probe's histogram
+   * bucket, and then nothing fired) */
+  varied_delay_us = 1000000;
   call(p, "varied");
   varied_delay_us = 0;
   recorder_wait(&n_captures, 2);
