@@ -358,7 +358,13 @@ static void html_cpagg(output *o) {
     cp_agg_json(o->cpagg, b);
     int bad = obuf_flush(b);
     obuf_free(b);
-    if (fclose(mem) == 0 && bad == 0 && text != NULL) {
+    int ok = fclose(mem) == 0 && bad == 0 && text != NULL;
+    if (ok && o->page_bytes + len > ht_limits.page_bytes) {
+      /* its names are the traces' (hostile ones 64 KiB each): it counts
+       * in the page's size as the traces do */
+      ht_drops.page_aggregate = len;
+      ob_printf(o->out, "A{\"operations\":[],\"left_out_bytes\":%zu}\n", len);
+    } else if (ok) {
       ob_putc(o->out, 'A');
       for (const char *p = text, *nl; p < text + len; p = nl + 1) {
         nl = memchr(p, '\n', (size_t)(text + len - p));

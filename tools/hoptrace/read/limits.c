@@ -13,7 +13,7 @@ bool limits_dropped(void) {
   /* a complete trace written early is whole (a late span of it would
    * make a trace of its own, incomplete, counted) */
   return ht_drops.early_incomplete || ht_drops.trace_spans || ht_drops.names ||
-         ht_drops.strings || ht_drops.page_traces;
+         ht_drops.strings || ht_drops.page_traces || ht_drops.page_aggregate;
 }
 
 void limits_print_drops(FILE *out) {
@@ -41,6 +41,11 @@ void limits_print_drops(FILE *out) {
     fprintf(out, "hoptrace: %llu traces left out of the waterfall page: it holds at most"
                  " %llu MiB of traces (--max-page-mib)\n",
             (unsigned long long)ht_drops.page_traces,
+            (unsigned long long)(ht_limits.page_bytes >> 20));
+  if (ht_drops.page_aggregate)
+    fprintf(out, "hoptrace: the aggregate critical path (%llu bytes) left out of the waterfall"
+                 " page: it holds at most %llu MiB (--max-page-mib); `hoptrace report` has it\n",
+            (unsigned long long)ht_drops.page_aggregate,
             (unsigned long long)(ht_limits.page_bytes >> 20));
 }
 

@@ -34,6 +34,8 @@ typedef struct tool_drops {
                              span can name) */
   uint64_t strings;       /* strings cut to string_bytes */
   uint64_t page_traces;   /* traces left out of the waterfall page */
+  uint64_t page_aggregate; /* bytes of the aggregate critical path left
+                             out of the waterfall page (0: kept) */
 } tool_drops;
 
 extern tool_limits ht_limits;

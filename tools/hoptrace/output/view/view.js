@@ -437,6 +437,11 @@ function aggView() {
   sel.value = aggOp;
   sel.onchange = () => { aggOp = sel.value; aggView(); };
   const o = AGG.operations.find(x => x.operation === aggOp);
+  if (AGG.left_out_bytes) {
+    box.appendChild(el('p', 'aggnote', 'the aggregate critical path (' + AGG.left_out_bytes +
+      ' bytes) was left out of this page: it holds at most --max-page-mib; hoptrace report has it'));
+    return;
+  }
   if (!o) { box.appendChild(el('p', '', 'no trace with a root of non-zero duration')); return; }
   const mean = (ns, n) => fmt(n > 0 ? ns / n : 0);
   const t = o.slowest_1pct;
