@@ -86,7 +86,10 @@ for path in hosts:
         fail.append(f"{host}: triggers_fired {fired} != snapshots {snaps} + coalesced {coal} + dropped {drop}")
     if drop or c.get("snapshot_failures", 0):
         fail.append(f"{host}: {drop} triggers dropped, {c.get('snapshot_failures', 0)} snapshots failed")
-    starts = sorted(s["at_ns"] for s in c.get("snapshot_list", []))
+    # the limit keeps the monotonic clock at the start; at_ns is the wall
+    # clock read a moment later (a thread preempted between them under
+    # ASan made two starts 497.5 ms apart at 2/s)
+    starts = sorted(s["start_mono_ns"] for s in c.get("snapshot_list", []))
     if len(starts) != snaps:
         fail.append(f"{host}: {len(starts)} snapshots listed, {snaps} counted")
     for a, b in zip(starts, starts[1:]):

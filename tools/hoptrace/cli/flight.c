@@ -218,10 +218,11 @@ static void given_up(void *arg) {
 
 /* Takes one snapshot (the lock released meanwhile). The only place the
  * snapshot thread may be cancelled: waiting for the daemon's answer. */
-static void take(flight *f, const fl_batch *b) {
+static void take(flight *f, const fl_batch *b, int64_t start_mono_ns) {
   char prefix[32], err[256] = "";
   snprintf(prefix, sizeof(prefix), "capture-%06u", ++f->seq);
-  fl_snap s = {.at_ns = wall_ns(), .triggers = b->triggers, .ntraces = f->n_open,
+  fl_snap s = {.at_ns = wall_ns(), .start_mono_ns = start_mono_ns, .triggers = b->triggers,
+               .ntraces = f->n_open,
                .more_traces = f->open_more};
   memcpy(s.traces, f->open_traces, sizeof(s.traces));
   f->n_open = 0;
@@ -265,8 +266,9 @@ static void *snapshot(void *arg) {
   for (;;) {
     int64_t wait;
     if (fl_policy_ready(&f->policy, mono_ns(), &wait)) {
-      fl_batch b = fl_policy_start(&f->policy, mono_ns());
-      take(f, &b);
+      int64_t start = mono_ns();
+      fl_batch b = fl_policy_start(&f->policy, start);
+      take(f, &b, start);
       continue;
     }
     if (f->final && !f->policy.pending)

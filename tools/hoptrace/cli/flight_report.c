@@ -84,9 +84,11 @@ int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
     const fl_snap *s = &l->snaps[(l->first + i) % (l->cap ? l->cap : 1)];
     fprintf(f, "%s\n {\"name\":", i ? "," : "");
     json_str(f, s->name);
-    fprintf(f, ",\"at_ns\":%lld,\"written_ns\":%lld,\"triggers\":%llu,\"latency_ms\":%.3f,\"traces\":[",
-            (long long)s->at_ns, (long long)s->written_ns, (unsigned long long)s->triggers,
-            s->latency_ms);
+    fprintf(f,
+            ",\"at_ns\":%lld,\"written_ns\":%lld,\"start_mono_ns\":%lld,\"triggers\":%llu,"
+            "\"latency_ms\":%.3f,\"traces\":[",
+            (long long)s->at_ns, (long long)s->written_ns, (long long)s->start_mono_ns,
+            (unsigned long long)s->triggers, s->latency_ms);
     for (unsigned k = 0; k < s->ntraces; k++)
       fprintf(f, "%s{\"trace\":\"%016llx%016llx\",\"why\":%u}", k ? "," : "",
               (unsigned long long)s->traces[k].hi, (unsigned long long)s->traces[k].lo,

@@ -26,6 +26,8 @@ typedef struct fl_snap {
   char name[96];      /* its directory under DIR (the relay's: its prefix) */
   int64_t at_ns;      /* wall clock when it started, ns since the epoch */
   int64_t written_ns; /* wall clock when lttng had written it */
+  int64_t start_mono_ns; /* monotonic clock when the rate limit let it
+                            start: the clock the limit keeps */
   uint64_t triggers;  /* triggers it captured (the first and coalesced) */
   double latency_ms;  /* first trigger's notification -> written */
   fl_trace traces[FL_SNAP_TRACES];
