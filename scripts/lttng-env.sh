@@ -150,12 +150,19 @@ ht_relay_own() {
 }
 
 # ht_live_session WORK SESSION NUM_SUBBUF PROCNAME: a relay of our own
-# (ht_relay_own), then a started live session SESSION streaming hoptrace:*
-# of the processes named PROCNAME to it (channel `hop`, NUM_SUBBUF
-# sub-buffers of 1 MiB a CPU). Errors are printed with the relay's log.
+# (ht_relay_own), then a started live session SESSION on it
+# (ht_live_session_add).
 ht_live_session() {
+  ht_relay_own "$1" || return 1
+  ht_live_session_add "$@"
+}
+
+# ht_live_session_add WORK SESSION NUM_SUBBUF PROCNAME: a started live
+# session SESSION streaming hoptrace:* of the processes named PROCNAME to
+# the relay ht_relay_own started (channel `hop`, NUM_SUBBUF sub-buffers of
+# 1 MiB a CPU). Errors are printed with the relay's log.
+ht_live_session_add() {
   local work=$1 session=$2 nsub=$3 procname=$4
-  ht_relay_own "$work" || return 1
   local out="$work/lttng-setup.log"
   if ! { lttng create "$session" --live=200000 \
       --set-url="net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" &&
@@ -163,11 +170,45 @@ ht_live_session() {
     lttng add-context --session="$session" -u --channel=hop -t vpid -t vtid -t procname &&
     lttng enable-event --session="$session" -u --channel=hop 'hoptrace:*' \
       --filter "\$ctx.procname == \"$procname\"" &&
-    lttng start "$session"; } > "$out" 2>&1; then
+    lttng start "$session"; } >> "$out" 2>&1; then
     echo "hoptrace: setting up live session $session failed:" >&2
     cat "$out" "$work/relayd.log" >&2
     return 1
   fi
+}
+
+# ht_live_open WORK PROVIDER SESSION: the opening of a live test, in its
+# own world (ht_private_world) with its EXIT trap already set (it stops
+# what this started when a step fails): WORK made anew, PROVIDER the
+# tracepoint provider, a session daemon of our own, and the live session
+# SESSION of trace_workload's events on a relay of our own
+# (ht_live_session, 4 sub-buffers).
+ht_live_open() {
+  rm -rf "$1" && mkdir -p "$1" || return 1
+  export HT_LTTNG_PROVIDER=$2
+  ht_sessiond_ensure || return 1
+  ht_live_session "$1" "$3" 4 trace_workload
+}
+
+# ht_live_attached JSON LOG [PID]: waits (at most 60 s) until a follower's
+# output JSON holds a trace: lttng-live reads from the live position, so
+# what the workload traced before that never comes. 1, with the
+# follower's LOG, when none came or the follower PID ended first.
+ht_live_attached() {
+  local json=$1 log=$2 pid=${3:-} i
+  for ((i = 0; i < 300; i++)); do
+    grep -q '"traceId"' "$json" 2>/dev/null && return 0
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+      grep -q '"traceId"' "$json" 2>/dev/null && return 0
+      echo "hoptrace: the follower writing $json ended before a trace came; its log:" >&2
+      cat "$log" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+  echo "hoptrace: the follower writing $json never attached (no trace in 60 s); its log:" >&2
+  cat "$log" >&2
+  return 1
 }
 
 # ht_live_session_end: stops the relay ht_live_session started, if any.

@@ -11,8 +11,6 @@ trap 'echo "tool_live: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5
 source "$here/../../scripts/lttng-env.sh"
 ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
-rm -rf "$work" && mkdir -p "$work"
-export HT_LTTNG_PROVIDER=$provider
 session=hoptrace-live-$$
 follower=""
 cleanup() {
@@ -22,9 +20,7 @@ cleanup() {
   ht_sessiond_release
 }
 trap cleanup EXIT
-ht_sessiond_ensure
-
-ht_live_session "$work" "$session" 4 trace_workload
+ht_live_open "$work" "$provider" "$session"
 
 url="net://127.0.0.1:$HT_LIVE_PORT/host/$(hostname)/$session"
 timeout 120 "$hoptrace" export --format zipkin --follow --grace 0.5 --timeout 5 \
@@ -35,12 +31,7 @@ follower=$!
 # starts reading at the live position), then 40 traces over ~8 s.
 "$workload" --warm-up --traces 40 --fanout 1 --pause-us 200000 --expect "$work/expect.txt" &
 workload_pid=$!
-for _ in $(seq 300); do
-  grep -q '"traceId"' "$work/live.json" 2>/dev/null && break
-  kill -0 "$follower" 2>/dev/null || { echo "follower ended early" >&2; cat "$work/follow.log"; exit 1; }
-  sleep 0.2
-done
-grep -q '"traceId"' "$work/live.json" || { echo "follower never attached" >&2; exit 1; }
+ht_live_attached "$work/live.json" "$work/follow.log" "$follower"
 kill -USR1 "$workload_pid"
 sleep 0.5
 seen_during_run=0

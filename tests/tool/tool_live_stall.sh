@@ -12,8 +12,6 @@ trap 'echo "tool_live_stall: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5
 source "$here/../../scripts/lttng-env.sh"
 ht_private_world "$0" "$@"
-rm -rf "$work" && mkdir -p "$work"
-export HT_LTTNG_PROVIDER=$provider
 session=hoptrace-stall-$$
 pids=() workload_pid=""
 cleanup() {
@@ -26,15 +24,9 @@ cleanup() {
   ht_sessiond_release
 }
 trap cleanup EXIT
-ht_sessiond_ensure
 # one viewer a session: a session for each follower, on one relay
-ht_live_session "$work" "${session}a" 4 trace_workload
-for f in b c; do
-  { lttng create "$session$f" --live=200000 --set-url="net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" &&
-    lttng enable-event --session="$session$f" -u 'hoptrace:*' --filter '$ctx.procname == "trace_workload"' &&
-    lttng add-context --session="$session$f" -u -t vpid -t vtid -t procname &&
-    lttng start "$session$f"; } >> "$work/lttng-setup.log" 2>&1
-done
+ht_live_open "$work" "$provider" "${session}a"
+for f in b c; do ht_live_session_add "$work" "$session$f" 4 trace_workload; done
 url="net://127.0.0.1:$HT_LIVE_PORT/host/$(hostname)/$session"
 for f in a b c; do
   "$hoptrace" export --format zipkin --follow --grace 0.5 -o "$work/$f.json" "$url$f" \
@@ -43,12 +35,9 @@ for f in a b c; do
 done
 "$workload" --warm-up --traces 1 --fanout 1 --pause-us 100000 --expect "$work/expect.txt" &
 workload_pid=$!
-for f in a b c; do
-  for _ in $(seq 300); do
-    grep -q '"traceId"' "$work/$f.json" 2>/dev/null && break
-    sleep 0.2
-  done
-  grep -q '"traceId"' "$work/$f.json" || { echo "follower $f never attached" >&2; cat "$work/$f.log" >&2; exit 1; }
+names=(a b c)
+for i in 0 1 2; do
+  ht_live_attached "$work/${names[i]}.json" "$work/${names[i]}.log" "${pids[i]}"
 done
 kill -STOP "$HT_LIVE_RELAYD"
 stopped=$(date +%s%N)
