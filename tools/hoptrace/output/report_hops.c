@@ -27,6 +27,7 @@ typedef struct hop_row {
   uint64_t unknown;                 /* calls of traces of unknown p */
   double est;                       /* sum of 1/p over the others' calls */
   double time_ns;                   /* round trip (fan-out: wait), 1/p each */
+  double op_e2e_ns; /* the sort key: its operation's e2e_ns, set by ordered() */
 } hop_row;
 
 typedef struct hop_op {
@@ -210,40 +211,35 @@ void report_hops_add(report_hops *h, const trace *t) {
 
 /* ---- order ---- */
 
-static const report_hops *sorting;
-static const table *sorting_table;
-
-static int op_cmp(uint32_t a, uint32_t b) {
-  double ea = sorting->ops[a].e2e_ns, eb = sorting->ops[b].e2e_ns;
-  if (ea != eb)
-    return ea > eb ? -1 : 1;
-  return a < b ? -1 : a > b;
-}
-
+/* Operations by e2e time (ties: first seen), then rows by time, then
+ * label; the operation's time is copied into each row so that the
+ * comparison needs nothing but the two rows. */
 static int row_cmp(const void *pa, const void *pb) {
-  const hop_row *a = &sorting_table->rows[*(const size_t *)pa];
-  const hop_row *b = &sorting_table->rows[*(const size_t *)pb];
-  if (a->op != b->op)
-    return op_cmp(a->op, b->op);
+  const hop_row *a = *(const hop_row *const *)pa, *b = *(const hop_row *const *)pb;
+  if (a->op != b->op) {
+    if (a->op_e2e_ns != b->op_e2e_ns)
+      return a->op_e2e_ns > b->op_e2e_ns ? -1 : 1;
+    return a->op < b->op ? -1 : 1;
+  }
   if (a->time_ns != b->time_ns)
     return a->time_ns > b->time_ns ? -1 : 1;
   return strcmp(a->label, b->label);
 }
 
-/* t's row indices in the report's order; NULL when out of memory (counted
- * as not kept). */
-static size_t *ordered(report_hops *h, const table *t) {
-  size_t *idx = malloc((t->n ? t->n : 1) * sizeof(size_t));
-  if (idx == NULL) {
+/* t's rows in the report's order; NULL when out of memory (counted as
+ * not kept). */
+static const hop_row **ordered(report_hops *h, table *t) {
+  const hop_row **rows = malloc((t->n ? t->n : 1) * sizeof(*rows));
+  if (rows == NULL) {
     h->dropped += t->n;
     return NULL;
   }
-  for (size_t i = 0; i < t->n; i++)
-    idx[i] = i;
-  sorting = h;
-  sorting_table = t;
-  qsort(idx, t->n, sizeof(size_t), row_cmp);
-  return idx;
+  for (size_t i = 0; i < t->n; i++) {
+    t->rows[i].op_e2e_ns = h->ops[t->rows[i].op].e2e_ns;
+    rows[i] = &t->rows[i];
+  }
+  qsort(rows, t->n, sizeof(*rows), row_cmp);
+  return rows;
 }
 
 static const char *op_name(const report_hops *h, uint32_t op) {
@@ -289,11 +285,11 @@ static void print_label(obuf *out, const report_hops *h, const hop_row *r, const
   ob_putc(out, '\n');
 }
 
-static void print_rows(obuf *out, report_hops *h, const table *t, int first_phase) {
-  size_t *idx = ordered(h, t);
+static void print_rows(obuf *out, report_hops *h, table *t, int first_phase) {
+  const hop_row **order = ordered(h, t);
   uint32_t op = UINT32_MAX;
-  for (size_t k = 0; idx != NULL && k < t->n; k++) {
-    const hop_row *r = &t->rows[idx[k]];
+  for (size_t k = 0; order != NULL && k < t->n; k++) {
+    const hop_row *r = order[k];
     if (row_empty(r)) /* a client span alone: errors and timeouts only */
       continue;
     if (r->op != op)
@@ -309,13 +305,13 @@ static void print_rows(obuf *out, report_hops *h, const table *t, int first_phas
                 us(latency_hist_quantile(l, 0.99)), us(l->max), group_small_mark(l->count));
     }
   }
-  free(idx);
+  free(order);
 }
 
 /* Only the hops that failed: a cluster's dozens of healthy hops would
  * hide the one that did not. */
 static void print_errors(obuf *out, report_hops *h) {
-  const table *t = &h->hops;
+  table *t = &h->hops;
   size_t failing = 0;
   for (size_t i = 0; i < t->n; i++)
     failing += t->rows[i].errors + t->rows[i].timeouts > 0;
@@ -328,9 +324,9 @@ static void print_errors(obuf *out, report_hops *h) {
                  " -> server span; \"?\": no server span), counted on either side's status;"
                  " in the order of Per hop\n", failing, t->n);
   ob_printf(out, "  %-48s %8s %8s %8s  %s\n", "hop", "calls", "errors", "timeouts", "operation");
-  size_t *idx = ordered(h, t);
-  for (size_t k = 0; idx != NULL && k < t->n; k++) {
-    const hop_row *r = &t->rows[idx[k]];
+  const hop_row **order = ordered(h, t);
+  for (size_t k = 0; order != NULL && k < t->n; k++) {
+    const hop_row *r = order[k];
     if (r->errors + r->timeouts == 0)
       continue;
     ob_puts(out, "  ");
@@ -341,7 +337,7 @@ static void print_errors(obuf *out, report_hops *h) {
     text_escaped(out, op_name(h, r->op), strlen(op_name(h, r->op)), false);
     ob_putc(out, '\n');
   }
-  free(idx);
+  free(order);
 }
 
 void report_hops_print(report_hops *h, obuf *out) {
@@ -401,12 +397,12 @@ static void json_row(obuf *out, const report_hops *h, const hop_row *r, int firs
 
 /* [{"operation", "traces", "e2e_ns", "hops": [rows]}...] in print order;
  * a client span alone (no phase) is listed too: its errors. */
-static void json_table(obuf *out, report_hops *h, const table *t, int first_phase) {
-  size_t *idx = ordered(h, t);
+static void json_table(obuf *out, report_hops *h, table *t, int first_phase) {
+  const hop_row **order = ordered(h, t);
   uint32_t op = UINT32_MAX;
   ob_putc(out, '[');
-  for (size_t k = 0; idx != NULL && k < t->n; k++) {
-    const hop_row *r = &t->rows[idx[k]];
+  for (size_t k = 0; order != NULL && k < t->n; k++) {
+    const hop_row *r = order[k];
     if (r->op != op) {
       ob_puts(out, op == UINT32_MAX ? "{\"operation\":" : "]},{\"operation\":");
       op = r->op;
@@ -419,7 +415,7 @@ static void json_table(obuf *out, report_hops *h, const table *t, int first_phas
     json_row(out, h, r, first_phase);
   }
   ob_puts(out, op == UINT32_MAX ? "]" : "]}]");
-  free(idx);
+  free(order);
 }
 
 void report_hops_json(report_hops *h, obuf *out) {
