@@ -182,8 +182,6 @@ print({k: v for k, v in c.items() if k != "snapshot_list"})
 assert c["triggers_fired"] > 0 and c["triggers_fired"] >= failed, "fewer captures than failed calls"
 assert c["triggers_fired"] == c["snapshots"] + c["coalesced"] + c["dropped"], "counts"
 assert c["snapshots"] == len(c["snapshot_list"]) > 0 and c["snapshot_failures"] == 0
-starts = [s["start_mono_ns"] for s in c["snapshot_list"]]  # the clock the limit keeps
-assert all(b - a >= 0.5e9 - 1e6 for a, b in zip(starts, starts[1:])), "more than 2 a second"
 last = os.path.join(d, c["snapshot_list"][-1]["name"])
 out = subprocess.run(["babeltrace2", last], capture_output=True, text=True)
 assert out.returncode == 0, out.stderr
@@ -191,6 +189,7 @@ assert "hoptrace:capture" in out.stdout and "why = 2" in out.stdout, "no error c
 print("flight-errors: %d failed calls, %d captures fired, %d snapshots"
       % (failed, c["triggers_fired"], c["snapshots"]))
 PY
+  python3 "$src/tests/sim/snapshot_rate.py" "$work/flight/capture.json" 2
   ;;
 flight-wrap) # flight mode with rings of 32 KiB a CPU that wrap 50 times
   # and more (LTTng's own packet counts say so) before one capture by
@@ -307,12 +306,11 @@ assert c["triggers_fired"] + c["tracer_discarded_notifications"] == events, \
         events, c["triggers_fired"], c["tracer_discarded_notifications"])
 assert c["triggers_fired"] == c["snapshots"] + c["coalesced"] + c["dropped"], "counts"
 assert c["dropped"] == 0 and c["snapshot_failures"] == 0
-starts = [s["start_mono_ns"] for s in c["snapshot_list"]]  # the clock the limit keeps
-assert all(b - a >= 0.5e9 - 1e6 for a, b in zip(starts, starts[1:])), "more than 2 a second"
 print("flight-storm: %d capture events (%s, %d by notice; %d by the OSDs), %d snapshots"
       " (%d coalesced), at most 2 a second" % (events, by_reason, notices, fired,
                                                c["snapshots"], c["coalesced"]))
 PY
+  python3 "$src/tests/sim/snapshot_rate.py" "$work/flight/capture.json" 2
   ;;
 mid-session) # sessions started while the traced cluster runs: each one
   # gets the processes' name tables (written again when tracing is seen

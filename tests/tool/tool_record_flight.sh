@@ -39,10 +39,7 @@ snaps = c["snapshot_list"]
 assert len(snaps) == c["snapshots"] > 0
 assert sum(s["triggers"] for s in snaps) == c["snapshots"] + c["coalesced"]
 assert c["snapshot_failures"] == 0, c["last_failure"]
-starts = [s["start_mono_ns"] for s in snaps]  # the clock the limit keeps
-gap = 1e9 / rate
-for a, b in zip(starts, starts[1:]):  # 1 ms of slack
-    assert b - a >= gap - 1e6, "snapshots %.1f ms apart, limit %.1f" % ((b - a) / 1e6, gap / 1e6)
+starts = [s["start_mono_ns"] for s in snaps]
 for i, a in enumerate(starts):
     assert sum(1 for b in starts[i:] if b < a + 1e9) <= max(1, rate), "more than R in a second"
 for s in snaps:
@@ -65,6 +62,7 @@ assert 0 < q["p50"] <= q["p99"] <= q["max"]
 print("ok: %d snapshots, %d coalesced, %d rate-limited, %d dropped; p50 %.1f ms p99 %.1f ms"
       % (c["snapshots"], c["coalesced"], c["rate_limited"], c["dropped"], q["p50"], q["p99"]))
 PY
+  python3 "$src/../sim/snapshot_rate.py" "$1/capture.json" "$3"
 }
 
 # --- paced: 20 captures 100 ms apart, the default limit of 2 a second;
