@@ -3,6 +3,9 @@
 #ifndef HT_SHIM_TRACED_INTERNAL_H
 #define HT_SHIM_TRACED_INTERNAL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "hoptrace/messenger.h"
 #include "hoptrace/span.h"
 
@@ -18,10 +21,12 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
  * not a traced messenger's request). traced_messenger.c. */
 ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count);
 
-/* Keeps key = value (a valid key) as the request's server span's integer
- * key-value written in the span's own event, when it records and has
- * none yet: 1, else 0 (record it apart). traced_messenger.c. */
-int ht_shim_request_kv_inline(const ht_request *req, const char *key, int64_t value);
+/* Keeps key = value (a valid key of key_len bytes) as the integer
+ * key-value written in the span's own event, span being what
+ * ht_shim_request_span returned, when it has none yet: 1, else 0 (record
+ * it apart). traced_messenger.c. */
+int ht_shim_span_kv_inline(ht_span *span, const char *key, size_t key_len,
+                           int64_t value);
 
 /* Records the key-values ht_next_call_* kept on the calling thread onto
  * span (the sampled client span of the call they were for) and forgets

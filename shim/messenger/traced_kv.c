@@ -33,9 +33,13 @@ static const char *bounded(const char *value, char *buf) {
   return buf;
 }
 
-static int key_ok(const char *key) {
-  return key != NULL && key[0] != '\0' && strnlen(key, HT_KV_KEY_MAX + 1) <= HT_KV_KEY_MAX;
+/* A valid key's length; 0 for none that is valid. */
+static size_t key_len(const char *key) {
+  size_t n = key != NULL ? strnlen(key, HT_KV_KEY_MAX + 1) : 0;
+  return n <= HT_KV_KEY_MAX ? n : 0;
 }
+
+static int key_ok(const char *key) { return key_len(key) != 0; }
 
 /* One key-value or annotation onto the span of ctx, whose count of them
  * is *count (bounded by max). */
@@ -68,8 +72,9 @@ static int on_request(ht_request *req, int type, const char *key, const char *st
   if (span == NULL) /* unsampled, or not a traced messenger's */
     return req == NULL ? HT_EINVAL : 0;
   /* the first integer one rides in the span's event (span_k) */
-  if (type == KV_INT && key_ok(key) && *count < HT_SPAN_KVS_MAX &&
-      ht_shim_request_kv_inline(req, key, i64)) {
+  size_t n;
+  if (type == KV_INT && (n = key_len(key)) != 0 && *count < HT_SPAN_KVS_MAX &&
+      ht_shim_span_kv_inline(span, key, n, i64)) {
     (*count)++;
     return 0;
   }

@@ -240,9 +240,8 @@ static void write_desc_due(const ht_intern_entry *d, uint32_t epoch, uint64_t no
 }
 
 static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
-  const ht_intern_entry *k = s->kv_key;
-  if (k != NULL) /* before its span, as ever */
-    tag_int(s->ctx, k->name, s->kv_value);
+  if (s->kv_key != NULL) /* before its span, as ever */
+    tag_int(s->ctx, s->kv_key, s->kv_value);
   ht_rec_span_s r = {REC_SIDE_X(0, 0, side_flags(s), s->status), REC_AT(s),
                      (uint8_t)s->info.kind, s->info.name,
                      s->info.service, s->info.endpoint,
@@ -287,15 +286,15 @@ static void write_side(const ht_span_side *s) {
   ht_rec_span r = {{HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid()),
                     HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status),
                     REC_AT_WORDS(s)}};
-  const ht_intern_entry *k = s->kv_key;
+  const char *k = s->kv_key;
   if (k != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k)) {
-    ht_rec_span_k rk = {{0}, k->name, s->kv_value}; /* one event, not two */
+    ht_rec_span_k rk = {{0}, k, s->kv_value}; /* one event, not two */
     memcpy(rk.rec, r.rec, sizeof(rk.rec));
     lttng_ust_do_tracepoint(hoptrace, span_k, &rk);
     return;
   }
   if (k != NULL) /* a session without span_k: span and tag_i, as before it */
-    tag_int(s->ctx, k->name, s->kv_value);
+    tag_int(s->ctx, k, s->kv_value);
   lttng_ust_tracepoint(hoptrace, span, &r);
 }
 
@@ -318,7 +317,7 @@ static void on_span_side(const ht_span_side *s) {
   if (side_enabled(s))
     write_side(s);
   if (s->kv_key != NULL && HT_USDT_ENABLED(kv_int))
-    USDT(6, kv_int, IDS(s->ctx), ((const ht_intern_entry *)s->kv_key)->name, s->kv_value);
+    USDT(6, kv_int, IDS(s->ctx), s->kv_key, s->kv_value);
   if (HT_USDT_ENABLED(span)) {
     const ht_intern_entry *p = s->peer, *d = s->desc;
     const ht_trace_context *c = s->ctx;

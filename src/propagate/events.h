@@ -33,7 +33,7 @@ typedef struct ht_span_side {
   uint8_t frames;       /* HT_SIDE_*_FRAME */
   uint64_t prob;        /* a root's sampling probability (sampler.h's
                            fixed point), 0: unknown or not a root */
-  const void *kv_key;   /* from peer_ref (the key's text), or NULL: the
+  const char *kv_key;   /* the key (valid for the call), or NULL: the
                            span's one integer key-value written with it */
   int64_t kv_value;
 } ht_span_side;
@@ -87,8 +87,7 @@ typedef struct ht_event_ops {
   void (*span_side)(const struct ht_span_side *side);
   /* References to a span's names and to a peer's name that stay valid
    * for the life of the process, taken while the strings are at hand, for
-   * a later span_side; NULL when none can be kept. peer_ref keeps any
-   * text (a key-value's key too). */
+   * a later span_side; NULL when none can be kept. */
   const void *(*desc_ref)(const ht_span_info *info);
   const void *(*peer_ref)(const char *peer);
   /* A flight-recorder trigger for ctx's trace (capture.h): 1 when a

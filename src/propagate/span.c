@@ -213,7 +213,7 @@ void ht_span_msg_recv(ht_span *span, ht_msg_type type, uint64_t seq,
 void ht_span_finish_side_kv(ht_span *span, const void *desc,
                             const ht_span_info *info, uint64_t start,
                             const void *peer, uint8_t frames,
-                            const void *kv_key, int64_t kv_value) {
+                            const char *kv_key, int64_t kv_value) {
   const ht_event_ops *ops = recorder(span);
   if (ops) {
     ht_span_side side = {&span->ctx,

@@ -53,13 +53,13 @@ HT_SPAN_INLINE int ht_span_start_remote_quiet(ht_span *span,
  * (events.h): started at start (ht_clock_now), named by desc (from
  * ht_span_desc_ref) or, when that is NULL, by info (strings may be NULL),
  * with the peer from ht_span_peer_ref (may be NULL); frames: which of
- * its ends were a frame (events.h HT_SIDE_*_FRAME); kv_key (from
- * ht_span_peer_ref of the key, or NULL) and kv_value: one integer
- * key-value written in the same event. */
+ * its ends were a frame (events.h HT_SIDE_*_FRAME); kv_key (a valid
+ * key, or NULL) and kv_value: one integer key-value written in the same
+ * event. */
 void ht_span_finish_side_kv(ht_span *span, const void *desc,
                             const ht_span_info *info, uint64_t start,
                             const void *peer, uint8_t frames,
-                            const void *kv_key, int64_t kv_value);
+                            const char *kv_key, int64_t kv_value);
 
 static inline void ht_span_finish_side(ht_span *span, const void *desc,
                                        const ht_span_info *info, uint64_t start,

@@ -151,7 +151,7 @@ typedef struct ht_transport_hooks {
   bool count_frames;
 } ht_transport_hooks;
 
-#define HT_HOOK_SLOT_MAX 256u
+#define HT_HOOK_SLOT_MAX 320u
 
 /* The operation of the transport's notices: reserved (a handler
  * registered for it never runs). */
