@@ -24,6 +24,7 @@
 
 static _Atomic uint64_t slow_client_ns, slow_server_ns;
 static atomic_int errors_fire, adaptive_client, adaptive_server;
+atomic_bool ht_shim_capture_armed_;
 
 /* Automatic captures a second, per process (HT_CAPTURE_RATE; 0: no
  * limit): a storm where every span fires would otherwise send the
@@ -65,6 +66,10 @@ static void policy_store(const ht_capture_policy *p) {
     ht_shim_adaptive_reset(); /* a minute from now, not from the last time */
   atomic_store_explicit(&adaptive_client, client, memory_order_relaxed);
   atomic_store_explicit(&adaptive_server, server, memory_order_relaxed);
+  atomic_store_explicit(&ht_shim_capture_armed_,
+                        p->errors != 0 || p->slow_client_ns != 0 ||
+                            p->slow_server_ns != 0 || client || server,
+                        memory_order_relaxed);
 }
 
 /* HT_CAPTURE, as capture.h says; a bad value is reported and ignored, as
@@ -238,8 +243,8 @@ void ht_shim_capture_fire(const ht_trace_context *ctx, uint8_t why, uint8_t hops
     ht_counter_add(HT_CTR_CAPTURES_UNRECORDED, 1);
 }
 
-bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
-                           int32_t status, const char *service, const void *desc) {
+bool ht_shim_capture_check_(const ht_trace_context *ctx, bool client, uint64_t start_ns,
+                            int32_t status, const char *service, const void *desc) {
   if (status != 0 && atomic_load_explicit(&errors_fire, memory_order_relaxed)) {
     if (!rate_allows(ht_clock_now()))
       return false;

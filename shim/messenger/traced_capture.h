@@ -4,6 +4,7 @@
 #ifndef HT_SHIM_TRACED_CAPTURE_H
 #define HT_SHIM_TRACED_CAPTURE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -14,14 +15,26 @@
  * own ht_capture_policy_set then wins over the variable. */
 void ht_shim_capture_env(void);
 
+/* The policy has a trigger set (any of them): what the common case, none,
+ * tests inline (a call to the full check, its arguments and loads cost
+ * about 50 instructions a span side). */
+extern atomic_bool ht_shim_capture_armed_;
+
+bool ht_shim_capture_check_(const ht_trace_context *ctx, bool client, uint64_t start_ns,
+                            int32_t status, const char *service, const void *desc);
+
 /* A recorded span of ctx ends (client: a call; else a server span),
  * started at start_ns (tracer clock; 0: never started), with status (0:
  * ok): fires a capture when the policy says so, and says whether it
  * did. service: the messenger's, named as the capture's origin; desc:
  * its names' reference (the operation an adaptive threshold follows;
  * NULL: none). */
-bool ht_shim_capture_check(const ht_trace_context *ctx, bool client, uint64_t start_ns,
-                           int32_t status, const char *service, const void *desc);
+static inline bool ht_shim_capture_check(const ht_trace_context *ctx, bool client,
+                                         uint64_t start_ns, int32_t status,
+                                         const char *service, const void *desc) {
+  return atomic_load_explicit(&ht_shim_capture_armed_, memory_order_relaxed) &&
+         ht_shim_capture_check_(ctx, client, start_ns, status, service, desc);
+}
 
 /* Fires a capture of ctx's trace (hops: 0 here, else how far from the
  * process that fired it a notice came): the event, and the counters. */
