@@ -237,6 +237,8 @@ def main():
         write("assemble", name, data)
     for name, data in EVENT_BLOCK.items():
         write("event_block", name, data)
+    for name, data in PARTIAL.items():
+        write("partial", name, data)
 
 
 def discarded_record(count, begin, end):
@@ -263,6 +265,39 @@ EVENT_BLOCK = {
         bytes([k, 0, 1, 0xFF, 2]) for k in range(20)),
     "round_trip_fills_block": b"\x01\x00" + b"".join(
         bytes([1, 1, 1, 40]) + b"x" * 40 + bytes([4]) for _ in range(40)),
+}
+
+
+
+
+def partial_pb(rejected, message):
+    """An ExportTraceServiceResponse: partial_success (1) of rejected_spans
+    (1, int64: a negative one as its 64-bit two's complement) and
+    error_message (2)."""
+    inner = tag(1, 0) + varint(rejected & (1 << 64) - 1) + tag(2, 2) + varint(len(message)) + message
+    return tag(1, 2) + varint(len(inner)) + inner
+
+
+def partial(fmt, spans, body):
+    """fuzz_partial's input: the format (0 protobuf, 1 JSON, 2 Zipkin), the
+    batch's span count (2 bytes, big-endian), the reply body."""
+    return bytes([fmt]) + struct.pack(">H", spans) + body
+
+
+PARTIAL = {
+    "proto_some_rejected": partial(0, 10, partial_pb(5, b"5 spans had no name")),
+    "proto_negative": partial(0, 10, partial_pb(-1, b"neg")),
+    "proto_past_batch": partial(0, 2, partial_pb(1 << 40, b"\xc2\x85C1 \xe2\x82\xac \xff bad")),
+    "proto_long_message": partial(0, 256, partial_pb(3, "\u00e9".encode() * 150)),
+    "proto_unreadable": partial(0, 10, b"\x0a\xff\xff\xff\x0f\x08"),
+    "json_string_count": partial(1, 10, b'{"partialSuccess": {"rejectedSpans": "3", '
+                                        b'"errorMessage": "bad \\u00e9\\n\\"span\\" \xe2\x82\xac"}}'),
+    "json_number_count": partial(1, 10, b'{"partialSuccess":{"rejectedSpans":12,"errorMessage":"too many"}}'),
+    "json_huge_count": partial(1, 10, b'{"partialSuccess":{"rejectedSpans":99999999999999999999999,'
+                                      b'"errorMessage":"x\\u0007\\ud800"}}'),
+    "json_not_a_number": partial(1, 10, b'{"partialSuccess":{"rejectedSpans":1.5e3,"errorMessage":"\\'),
+    "json_none": partial(1, 10, b"{}"),
+    "zipkin": partial(2, 10, b'{"partialSuccess":{"rejectedSpans":"3"}}'),
 }
 
 
