@@ -9,15 +9,25 @@
 #include "output/utf8.h"
 #include "ship/otlp_pb.h"
 
+/* The length of the valid UTF-8 sequence at p, of left bytes, or 0.
+ * utf8_sequence reads up to 4 bytes, stopping only at a byte that ends
+ * the sequence; a JSON body is not NUL-terminated, so its last bytes are
+ * read from a copy that is. */
+static size_t sequence_within(const unsigned char *p, size_t left) {
+  if (left >= 4)
+    return utf8_sequence(p);
+  unsigned char tail[4] = {0};
+  memcpy(tail, p, left);
+  return utf8_sequence(tail);
+}
+
 /* Appends the message's text, made safe for a terminal: a valid UTF-8
  * sequence kept whole (C1 controls excepted), any other byte below 0x20,
  * DEL or a byte of no valid sequence as '?'; cut at the bound. */
 static void message_add(partial_success *out, size_t *n, const unsigned char *p, size_t len) {
   size_t i = 0;
   while (i < len && !out->cut) {
-    size_t seq = p[i] >= 0x80 && len - i >= 2 ? utf8_sequence(p + i) : 0;
-    if (seq > len - i)
-      seq = 0; /* past the end */
+    size_t seq = p[i] >= 0x80 ? sequence_within(p + i, len - i) : 0;
     if (seq > 0 && p[i] == 0xc2 && p[i + 1] < 0xa0) { /* a C1 control: one '?' */
       i += seq - 1;
       seq = 0;
