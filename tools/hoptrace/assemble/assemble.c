@@ -31,6 +31,7 @@ typedef struct host_loss {
 
 typedef struct open_trace {
   trace *t;
+  int64_t born, touched; /* the stamps when it opened, when last added to */
   struct open_trace *prev, *next; /* by last activity, oldest first */
 } open_trace;
 
@@ -50,6 +51,7 @@ struct assembler {
   uint64_t open_spans; /* spans of the open traces */
   bool keep; /* emitted traces are freed by assembler_release */
   int64_t now_ns;
+  int64_t stamp; /* assembler_set_stamp */
   /* events added, the latest event time; live idle time (assembler_idle):
    * its monotonic anchor and the events added when it was taken */
   uint64_t added, idle_added;
@@ -216,6 +218,10 @@ static int tag_root(assembler *a, trace *t, span *root) {
     if (span_add_tag(a->mem, t, root, "hoptrace.capture.by", false, 0, text) != 0)
       return -1;
   }
+  if (t->unsettled &&
+      span_add_tag(a->mem, t, root, "hoptrace.capture.settled", false, 0,
+                   "no: written when the follower stopped, before its settle time") != 0)
+    return -1;
   return span_add_tag(a->mem, t, root, "hoptrace.capture.hosts", true, c->answered, NULL);
 }
 
@@ -404,6 +410,7 @@ static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
     return NULL;
   }
   o->t = t;
+  o->born = a->stamp;
   t->first_ns = ev->ts_ns;
   append_open(a, o);
   if (++a->open > a->stats.open_traces_peak)
@@ -449,6 +456,7 @@ int assembler_add(assembler *a, const hop_event *ev) {
     return -1;
   write_early(a, o);
   trace *t = o->t;
+  o->touched = a->stamp;
   if (ev->ts_ns > t->last_ns)
     t->last_ns = ev->ts_ns;
   if (ev->ts_ns > a->now_ns)
@@ -569,6 +577,23 @@ void assembler_idle(assembler *a, int64_t mono_ns) {
   int64_t idle = mono_ns > a->idle_mono_ns ? mono_ns - a->idle_mono_ns : 0;
   int64_t now = a->events_ns > INT64_MAX - idle ? INT64_MAX : a->events_ns + idle;
   assembler_tick(a, now);
+}
+
+void assembler_set_stamp(assembler *a, int64_t stamp) { a->stamp = stamp; }
+
+bool assembler_open_born(const assembler *a, uint64_t hi, uint64_t lo, int64_t *born) {
+  const open_trace *o = idmap_get(&a->traces, hi, lo);
+  if (o != NULL)
+    *born = o->born;
+  return o != NULL;
+}
+
+void assembler_emit_if(assembler *a, trace_pick_fn pick, void *user) {
+  for (open_trace *o = a->oldest, *next; o != NULL; o = next) {
+    next = o->next;
+    if (pick(user, o->t, o->touched))
+      emit(a, o, !is_complete(a, o->t));
+  }
 }
 
 void assembler_flush(assembler *a) {

@@ -72,6 +72,17 @@ void assembler_tick(assembler *a, int64_t now_ns);
  * the machine's). Nothing before the first event. */
 void assembler_idle(assembler *a, int64_t mono_ns);
 
+/* Flight snapshots followed live (cli/flight_follow.h): events added
+ * from now on stamp their trace with `stamp` (the trace's born stamp when
+ * they open it, its touched stamp always). */
+void assembler_set_stamp(assembler *a, int64_t stamp);
+/* true when trace (hi, lo) is open; *born: its born stamp. */
+bool assembler_open_born(const assembler *a, uint64_t hi, uint64_t lo, int64_t *born);
+/* Emits (complete, or marked incomplete as at the end) every open trace
+ * pick says true of, given its touched stamp; pick may set t->unsettled. */
+typedef bool (*trace_pick_fn)(void *user, trace *t, int64_t touched);
+void assembler_emit_if(assembler *a, trace_pick_fn pick, void *user);
+
 /* End of input: emits every open trace. */
 void assembler_flush(assembler *a);
 

@@ -128,6 +128,9 @@ typedef struct trace {
    * that fired); the others with hops > 0 are the processes a capture
    * notice reached. Set as the events come; the checks at emission. */
   capture_info *capture; /* NULL: not captured */
+  /* followed live, written when the follower stopped before its settle
+   * time (cli/flight_follow.h): a later snapshot might have held more */
+  bool unsettled;
 } trace;
 
 /* The tags that flag a span whose own events contradict each other. */

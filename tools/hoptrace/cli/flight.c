@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/flight_follow.h"
 #include "cli/flight_notify.h"
 #include "cli/flight_policy.h"
 #include "cli/flight_report.h"
@@ -195,6 +196,19 @@ static void snapshot_dir(const flight *f, const char *prefix, char *name, size_t
   closedir(d);
 }
 
+/* The snapshot is whole (the daemon answered): a follower
+ * (flight_follow.h) may read it now. */
+static void mark_written(const flight *f, const char *name) {
+  char path[PATH_MAX + 128];
+  if (f->dir[0] == '\0' || strchr(name, '/') != NULL ||
+      (size_t)snprintf(path, sizeof(path), "%s/%s/" FOLLOW_WRITTEN_MARK, f->dir, name) >=
+          sizeof(path))
+    return;
+  FILE *m = fopen(path, "w");
+  if (m != NULL)
+    fclose(m);
+}
+
 /* What a cancelled snapshot leaves: its output freed, its batch failed
  * (so the counts still add up), the lock held again (the thread ends). */
 typedef struct taking {
@@ -247,6 +261,8 @@ static void take(flight *f, const fl_batch *b, int64_t start_mono_ns) {
     snprintf(err, sizeof(err), "%s", lttng_strerror(rc));
   else
     snapshot_dir(f, prefix, s.name, sizeof(s.name));
+  if (rc >= 0)
+    mark_written(f, s.name);
   s.latency_ms = (double)(done - b->first_ns) / 1e6;
   pthread_mutex_lock(&f->mu);
   fl_policy_done(&f->policy, b, rc >= 0);

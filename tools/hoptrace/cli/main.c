@@ -52,12 +52,17 @@ static void usage(FILE *out) {
         "options of export, report and view:\n"
         "  -o, --output FILE   write there instead of stdout\n"
         "  --trace-id HEX      only this trace (16 or 32 hex digits)\n"
-        "  --follow            live input: write each trace as soon as it is complete\n"
+        "  --follow            live input: write each trace as soon as it is complete;\n"
+        "                      a directory: follow the flight-recorder snapshots written\n"
+        "                      into it, each captured trace written once settled\n"
         "  --relay-dir DIR     live input: the relay's output directory (lttng-relayd -o),\n"
         "                      readable here: when the session ends, events its files hold\n"
         "                      past the last one received are reported (exit 1)\n"
-        "  --grace SECONDS     quiet time before a complete trace is written (default 2)\n"
-        "  --timeout SECONDS   an incomplete trace is written after this (default 30)\n"
+        "  --grace SECONDS     quiet time before a complete trace is written (default 2;\n"
+        "                      following snapshots: after the last snapshot adding to it)\n"
+        "  --timeout SECONDS   an incomplete trace is written after this (default 30;\n"
+        "                      following snapshots: the run ends after this long\n"
+        "                      without a new one, and never without --timeout)\n"
         "  --decoders N        processes decoding a trace directory's streams in\n"
         "                      parallel (default: one per CPU, at most 8; 1: none)\n"
         "  --align on|off      put every host on one clock, fitted from the RPCs between\n"
@@ -410,6 +415,7 @@ static int run_reader(int argc, char **argv, const char *command) {
                 c == 'g' ? "--grace" : c == 'T' ? "--timeout" : "--warmup", optarg);
         return 2;
       }
+      o.timeout_given |= c == 'T';
       break;
     case 'D': {
       char *end;
@@ -475,8 +481,9 @@ static int run_reader(int argc, char **argv, const char *command) {
     fprintf(stderr, "hoptrace: --relay-dir goes with a live input (net://...)\n");
     return 2;
   }
-  if (o.follow && !live) {
-    fprintf(stderr, "hoptrace: --follow needs a live input (net://...)\n");
+  if (o.follow && !live && o.filter_trace) {
+    fprintf(stderr, "hoptrace: --follow of flight-recorder snapshots writes captured traces;"
+                    " --trace-id goes without it\n");
     return 2;
   }
   if (path != NULL && strcmp(path, "-") == 0)

@@ -15,6 +15,7 @@
 #include "assemble/align.h"
 #include "assemble/assemble.h"
 #include "assemble/host_health.h"
+#include "cli/flight_follow.h"
 #include "cli/live_end.h"
 #include "output/utf8.h"
 #include "output/writer.h"
@@ -53,8 +54,12 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal flag must be lock-free");
 static atomic_int interrupted;
 /* Ends the reading: a signal, or pipeline_stop */
 static atomic_int stop_reading;
+/* Following snapshots, the first signal is the run's end (what it holds
+ * written, the output whole); a second one interrupts. */
+static atomic_int signal_ends;
 static void on_signal(int sig) {
-  interrupted = sig;
+  if (!signal_ends || stop_reading)
+    interrupted = sig;
   stop_reading = 1;
 }
 
@@ -249,8 +254,8 @@ static void capture_summary(const run *r, const assembler_stats *st) {
   if (r->not_captured > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " traces of the snapshots not captured: not written"
-            " (--all writes them)\n",
-            r->not_captured);
+            " (--all writes them)%s\n",
+            r->not_captured, r->opts->follow ? "; counted in each snapshot that held them" : "");
   if (r->not_kept > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " traces recorded, not kept (a flight-mode process recorded"
@@ -401,8 +406,10 @@ static int run_pipeline(const pipeline_options *given) {
    * until the end is bounded by them. */
   pipeline_options held = *given;
   const pipeline_options *opts = &held;
-  run r = {.opts = opts, .flight = !given->follow &&
-                                   bt_inputs_are_flight(given->inputs, given->n_inputs)};
+  bool follow_dirs = given->follow && strncmp(given->inputs[0], "net://", 6) != 0;
+  signal_ends = follow_dirs;
+  run r = {.opts = opts, .flight = follow_dirs || (!given->follow &&
+                                   bt_inputs_are_flight(given->inputs, given->n_inputs))};
   if (r.flight)
     held.grace_ns = held.timeout_ns = INT64_MAX;
   /* before the decoders start: a SIGINT or SIGTERM from then on ends the
@@ -420,10 +427,11 @@ static int run_pipeline(const pipeline_options *given) {
     capture_files_find(opts->inputs, opts->n_inputs, captures);
   info.captures = captures;
   /* decoder processes next: they fork, before any thread starts */
-  bt_source *source = bt_source_open(opts->inputs, opts->n_inputs, opts->decoders);
+  bt_source *source =
+      follow_dirs ? NULL : bt_source_open(opts->inputs, opts->n_inputs, opts->decoders);
   r.hosts = host_health_new();
   info.hosts = r.hosts;
-  r.asm_ = source && r.hosts ? assembler_new(on_trace, &r, opts->grace_ns, opts->timeout_ns)
+  r.asm_ = (source || follow_dirs) && r.hosts ? assembler_new(on_trace, &r, opts->grace_ns, opts->timeout_ns)
                              : NULL;
   if (r.asm_ != NULL)
     assembler_set_check(r.asm_, check_trace, &r);
@@ -451,7 +459,12 @@ static int run_pipeline(const pipeline_options *given) {
   char err[512];
   struct timespec started;
   clock_gettime(CLOCK_REALTIME, &started);
-  int rc = bt_source_read(source, &cb, &r, &src, &stop_reading, err, sizeof(err));
+  follow_options fo = {given->grace_ns, given->timeout_given ? given->timeout_ns : -1,
+                       given->all};
+  follow_stats fs;
+  int rc = follow_dirs ? flight_follow_read(opts->inputs, opts->n_inputs, r.asm_, &fo, &cb, &r,
+                                            &src, &fs, &stop_reading, err, sizeof(err))
+                       : bt_source_read(source, &cb, &r, &src, &stop_reading, err, sizeof(err));
   if (rc != 0 && !interrupted)
     fprintf(stderr, "hoptrace: %s\n", err);
   bt_source_close(source);
@@ -493,6 +506,8 @@ static int run_pipeline(const pipeline_options *given) {
     summary(&src, st, replaced);
     limits_print_drops(stderr);
     capture_summary(&r, st);
+    if (follow_dirs)
+      follow_print(&fs, stderr);
     if (host_health_count(r.hosts) > 1)
       to_stderr(print_health, &r);
     if (r.align != NULL)

@@ -17,9 +17,12 @@ typedef struct pipeline_options {
   const char *out_name; /* for messages: the user's name of out */
   bool filter_trace; /* only the trace below */
   uint64_t trace_hi, trace_lo;
-  bool follow;        /* live: flush each trace as it is emitted */
-  int64_t grace_ns;   /* see assembler_new */
+  bool follow;        /* live: flush each trace as it is emitted; with
+                         directories: flight snapshots followed
+                         (cli/flight_follow.h) */
+  int64_t grace_ns;   /* see assembler_new; following snapshots: the settle time */
   int64_t timeout_ns;
+  bool timeout_given; /* --timeout was (following snapshots: without, no end but a signal) */
   bool quiet;         /* no summary on stderr */
   unsigned decoders;  /* processes decoding a trace directory (bt_source.h) */
   /* Every trace: flight-recorder snapshots' uncaptured ones, and a

@@ -27,7 +27,18 @@ struct bt_source {
   char **dirs; /* the trace directories split, by the user's path: t<i> is dirs[i] */
   size_t n_dirs;
   bool flight; /* overlapping snapshots: each event once (dedupe.h) */
+  bool (*skip)(void *user, const hop_event *ev); /* NULL: none */
+  void *skip_user;
+  names *names; /* NULL: each read's own */
 };
+
+void bt_source_share_names(bt_source *s, names *n) { s->names = n; }
+
+void bt_source_set_skip(bt_source *s, bool (*skip)(void *user, const hop_event *ev),
+                        void *user) {
+  s->skip = skip;
+  s->skip_user = user;
+}
 
 /* Decoder processes for a trace directory with several stream files. A
  * split that cannot be made leaves the one in-process graph: the same
@@ -109,6 +120,7 @@ static void name_input(const bt_source *s, char *err, size_t err_len) {
 typedef struct naming {
   names *names;
   event_dedupe *dedupe; /* NULL: not flight snapshots */
+  const bt_source *s;
   const bt_source_callbacks *cb;
   void *user;
   bool out_of_memory;
@@ -123,6 +135,10 @@ static int named_event(void *arg, const hop_event *ev) {
   naming *w = arg;
   if (w->dedupe != NULL && event_dedupe_is_copy(w->dedupe, ev))
     return 0;
+  /* each read names with tables of its own: they always pass */
+  bool table = ev->kind == HOP_DESC || ev->kind == HOP_PEER || ev->kind == HOP_PROCESS;
+  if (!table && w->s->skip != NULL && w->s->skip(w->s->skip_user, ev))
+    return 0;
   hop_event named = *ev;
   int rc = names_apply(w->names, &named);
   if (rc < 0) {
@@ -132,8 +148,7 @@ static int named_event(void *arg, const hop_event *ev) {
   if (rc == 1 && (rc = w->cb->on_event(w->user, &named)) != 0)
     return rc;
   /* a table entry may name held sides; the oldest may have waited enough */
-  bool table = ev->kind == HOP_DESC || ev->kind == HOP_PEER;
-  if (table || names_waiting(w->names, ev->ts_ns))
+  if (ev->kind == HOP_DESC || ev->kind == HOP_PEER || names_waiting(w->names, ev->ts_ns))
     return names_release(w->names, ev->ts_ns, false, pass_on, w);
   return 0;
 }
@@ -177,7 +192,9 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
     return 0;
   }
   event_dedupe dedupe = {0};
-  naming w = {names_new(), s->flight ? &dedupe : NULL, callbacks, user, false};
+  naming w = {s->names ? s->names : names_new(), s->flight ? &dedupe : NULL, s, callbacks,
+              user, false};
+  uint64_t unresolved = w.names ? names_unresolved(w.names) : 0;
   if (w.names == NULL) {
     snprintf(err, err_len, "out of memory");
     return -1;
@@ -195,7 +212,7 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
   }
   if (rc == 0) /* the end: whatever still waits, named or not */
     rc = names_release(w.names, 0, true, pass_on, &w);
-  stats->unresolved_names = names_unresolved(w.names);
+  stats->unresolved_names = names_unresolved(w.names) - unresolved;
   stats->duplicate_events = dedupe.duplicates;
   stats->flight = s->flight;
   event_dedupe_free(&dedupe);
@@ -203,7 +220,8 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
     snprintf(err, err_len, "out of memory for the name tables");
     rc = -1;
   }
-  names_free(w.names);
+  if (s->names == NULL)
+    names_free(w.names);
   return rc;
 }
 

@@ -70,5 +70,15 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks,
                    void *user, bt_source_stats *stats,
                    atomic_int *stop, char *err, size_t err_len);
 void bt_source_close(bt_source *s);
+/* Before naming, each event but the name tables' (process, desc, peer)
+ * is shown to skip; true drops it (cli/flight_follow.c: copies of events
+ * an earlier snapshot held). */
+/* Reads name events with n's tables, kept by the caller across reads
+ * (names.h): a snapshot whose names ring wrapped is named from an
+ * earlier one (cli/flight_follow.c). */
+typedef struct names names;
+void bt_source_share_names(bt_source *s, names *n);
+void bt_source_set_skip(bt_source *s, bool (*skip)(void *user, const hop_event *ev),
+                        void *user);
 
 #endif

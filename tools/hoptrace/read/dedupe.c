@@ -26,7 +26,7 @@ static uint64_t mix_str(uint64_t h, const char *s) {
   return mix(h, s, strlen(s) + 1);
 }
 
-static uint64_t event_hash(const hop_event *e) {
+uint64_t event_dedupe_hash(const hop_event *e) {
   uint64_t h = FNV_OFFSET;
   h = mix_u64(h, (uint64_t)e->kind);
   h = mix_u64(h, (uint64_t)e->ts_ns);
@@ -87,7 +87,7 @@ bool event_dedupe_is_copy(event_dedupe *d, const hop_event *ev) {
   if (d->n > 0 && ev->ts_ns != d->ts_ns)
     d->n = 0; /* a new time: the copies of older events are behind us */
   d->ts_ns = ev->ts_ns;
-  uint64_t h = event_hash(ev);
+  uint64_t h = event_dedupe_hash(ev);
   for (size_t i = 0; i < d->n; i++)
     if (d->seen[i] == h) {
       d->duplicates++;

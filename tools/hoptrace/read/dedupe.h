@@ -29,5 +29,8 @@ typedef struct event_dedupe {
  * (the merged stream). Out of memory: ev passes (never lost). */
 bool event_dedupe_is_copy(event_dedupe *d, const hop_event *ev);
 void event_dedupe_free(event_dedupe *d);
+/* The content hash the comparison uses (every field, the time included;
+ * a capture notice's origin left out). */
+uint64_t event_dedupe_hash(const hop_event *e);
 
 #endif

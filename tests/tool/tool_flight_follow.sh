@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# `export --follow DIR` beside `record --flight -o DIR`, against a real
+# session daemon: a flight-mode process captures 8 traces by hand, 1 s
+# apart, 40 uncaptured traces before each (flight_fire); the follower
+# writes the captured traces while the recorder still runs, each once,
+# with their capture tags, and ends by itself once the recorder has
+# (its capture.json); what it wrote is what offline `export DIR` writes.
+# Then on a copy without capture.json: SIGINT ends it within 2 s, what it
+# held written, marked unsettled, the JSON whole; --timeout ends it.
+# usage: tool_flight_follow.sh HOPTRACE FLIGHT_FIRE PROVIDER WORKDIR SRCDIR
+set -euo pipefail
+src=$(cd "$5" && pwd)
+source "$src/../../scripts/lttng-env.sh"
+ht_private_world "$0" "$@"
+trap ht_private_world_end EXIT
+hoptrace=$1 fire=$2 provider=$3 work=$4
+rm -rf "$work" && mkdir -p "$work/rec"
+export HT_LTTNG_PROVIDER=$provider
+ht_sessiond_release # record --flight starts a daemon of its own
+
+"$hoptrace" export --follow --format zipkin -o "$work/follow.json" "$work/rec" \
+  2> "$work/follow.log" &
+follower=$!
+"$hoptrace" record --flight -o "$work/rec" -- "$fire" 8 1000000 40 \
+  > "$work/rec.out" 2> "$work/rec.log" &
+recorder=$!
+# Traces the follower has written while the recorder runs, each with the
+# wall time it was first seen and its root's end (the capture's moment).
+python3 - "$work/follow.json" "$recorder" "$work/seen.txt" <<'PY'
+import json, os, sys, time
+path, pid, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+seen = {}
+def alive():
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (exited, not reaped by the shell yet) is not running
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+deadline = time.time() + 120
+while alive() and time.time() < deadline:
+    now = time.time()
+    try:
+        text = open(path).read()
+    except FileNotFoundError:
+        text = ""
+    # the array is open while the follower runs: close it to parse
+    body = text.strip().rstrip(",")
+    if body.startswith("["):
+        try:
+            spans = json.loads(body + ("" if body.endswith("]") else "]"))
+        except ValueError:
+            spans = []  # a trace half written: next time
+        for s in spans:
+            if "parentId" not in s and s["traceId"] not in seen:
+                seen[s["traceId"]] = (now, (s["timestamp"] + s["duration"]) / 1e6)
+    time.sleep(0.05)
+with open(out, "w") as f:
+    for t, (at, end) in sorted(seen.items(), key=lambda x: x[1]):
+        f.write("%s %.3f\n" % (t, at - end))
+PY
+rc=0
+wait "$recorder" || rc=$?
+[[ $rc == 0 ]] || { cat "$work/rec.log" >&2; echo "record: exit $rc" >&2; exit 1; }
+# the recorder's end (capture.json) ends the follower
+rc=0
+for ((i = 0; i < 300; i++)); do kill -0 "$follower" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$follower" 2>/dev/null; then
+  kill -TERM "$follower"
+  echo "the follower did not end within 30 s of the recorder's end" >&2
+  exit 1
+fi
+wait "$follower" || rc=$?
+cat "$work/follow.log"
+[[ $rc == 0 ]] || { echo "follower: exit $rc" >&2; exit 1; }
+echo "seen while the recorder ran (trace, seconds from its capture to written):"
+cat "$work/seen.txt"
+live=$(wc -l < "$work/seen.txt")
+[[ $live -ge 2 ]] || { echo "only $live captured traces written while recording" >&2; exit 1; }
+grep -q "followed [1-9][0-9]* snapshots" "$work/follow.log"
+grep -q "8 captured traces (8 complete, 0 partial), 8 triggers" "$work/follow.log"
+
+timeout 120 "$hoptrace" export --format zipkin -o "$work/offline.json" "$work/rec" \
+  2> "$work/offline.log"
+python3 - "$work/follow.json" "$work/offline.json" <<'PY'
+import collections, json, sys
+follow, offline = (json.load(open(p)) for p in sys.argv[1:3])
+roots = [s for s in follow if "parentId" not in s]
+per_trace = collections.Counter(s["traceId"] for s in roots)
+assert len(roots) == 8 and all(n == 1 for n in per_trace.values()), per_trace
+assert all(r["tags"]["hoptrace.capture.reason"] == "manual" for r in roots), roots
+assert not any("hoptrace.capture.settled" in r["tags"] for r in roots), roots
+key = lambda s: json.dumps(s, sort_keys=True)
+assert sorted(map(key, follow)) == sorted(map(key, offline)), "follow and offline differ"
+print("follow = offline: %d spans, %d captured traces, each once" % (len(follow), len(roots)))
+PY
+
+# SIGINT on a follower that holds traces not settled yet (no
+# capture.json: it would wait for more snapshots)
+cp -r "$work/rec" "$work/copy"
+rm "$work/copy/capture.json"
+"$hoptrace" export --follow --grace 60 --format zipkin -o "$work/int.json" "$work/copy" \
+  2> "$work/int.log" &
+follower=$!
+sleep 4 # every snapshot read (the settle time is 60 s: nothing written yet)
+if grep -q '"traceId"' "$work/int.json"; then
+  echo "a trace written before its settle time" >&2
+  exit 1
+fi
+started=$(date +%s%N)
+kill -INT "$follower"
+rc=0
+wait "$follower" || rc=$?
+took=$((($(date +%s%N) - started) / 1000000))
+cat "$work/int.log"
+echo "SIGINT: exit $rc after $took ms"
+[[ $rc == 0 && $took -lt 2000 ]]
+python3 - "$work/int.json" <<'PY'
+import json, sys
+roots = [s for s in json.load(open(sys.argv[1])) if "parentId" not in s]
+assert len(roots) == 8, len(roots)
+assert all(r["tags"]["hoptrace.capture.settled"].startswith("no:") for r in roots), roots
+PY
+
+# --timeout: no new snapshot for 1 s ends it, every trace written
+rc=0
+timeout 60 "$hoptrace" export --follow --grace 0.2 --timeout 1 --format zipkin \
+  -o "$work/quiet.json" "$work/copy" 2> "$work/quiet.log" || rc=$?
+[[ $rc == 0 ]] || { cat "$work/quiet.log" >&2; exit 1; }
+python3 "$src/same_zipkin.py" "$work/quiet.json" "$work/offline.json" 16
+echo "tool_flight_follow: ok"

@@ -1,0 +1,173 @@
+/* Snapshot directories below followed inputs (flight_follow_scan.h).
+ * Looks at directory entries and file sizes only. A snapshot is whole
+ * when its writer says so (record --flight's mark), when a later
+ * snapshot of its session exists (the session daemon takes one session's
+ * snapshots one after the other), when the recorder has ended (its
+ * capture.json), or, for snapshots nobody marks (a relay's), when its
+ * files have not changed for FOLLOW_STABLE_MS. */
+#include "cli/flight_follow_scan.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/flight_follow.h"
+#include "read/trace_dirs.h"
+
+/* The end of the last component of path named as a snapshot, 0: none. */
+static size_t snapshot_end(const char *path) {
+  size_t found = 0;
+  for (const char *p = path; *p != '\0';) {
+    while (*p == '/')
+      p++;
+    size_t n = strcspn(p, "/");
+    char part[256];
+    if (n > 0 && n < sizeof(part)) {
+      memcpy(part, p, n);
+      part[n] = '\0';
+      if (bt_is_snapshot_name(part))
+        found = (size_t)(p - path) + n;
+    }
+    p += n;
+  }
+  return found;
+}
+
+/* The files of one trace directory: their count and bytes. */
+static void trace_size(const char *dir, uint64_t *files, uint64_t *bytes) {
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char file[4096];
+    struct stat sb;
+    if (e->d_name[0] == '.' ||
+        (size_t)snprintf(file, sizeof(file), "%s/%s", dir, e->d_name) >= sizeof(file))
+      continue;
+    if (stat(file, &sb) == 0 && S_ISREG(sb.st_mode)) {
+      (*files)++;
+      *bytes += (uint64_t)sb.st_size;
+    }
+  }
+  closedir(d);
+}
+
+static follow_snap *snap_for(follow_scan *s, const char *trace, size_t end) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strncmp(s->snaps[i].dir, trace, end) == 0 && s->snaps[i].dir[end] == '\0')
+      return &s->snaps[i];
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 16;
+    follow_snap *grown = realloc(s->snaps, cap * sizeof(*grown));
+    if (grown == NULL)
+      return NULL;
+    s->snaps = grown;
+    s->cap = cap;
+  }
+  follow_snap *f = &s->snaps[s->n];
+  *f = (follow_snap){.dir = strndup(trace, end), .changed_ns = -1};
+  if (f->dir == NULL)
+    return NULL;
+  const char *slash = strrchr(f->dir, '/');
+  f->parent = slash != NULL ? (size_t)(slash - f->dir) : 0;
+  const char *dash = strrchr(f->dir, '-');
+  f->n = dash != NULL ? strtoull(dash + 1, NULL, 10) : 0;
+  s->n++;
+  return f;
+}
+
+static int add_trace(follow_snap *f, const char *trace) {
+  char **grown = realloc(f->traces, (f->n_traces + 1) * sizeof(char *));
+  if (grown == NULL)
+    return -1;
+  f->traces = grown;
+  if ((f->traces[f->n_traces] = strdup(trace)) == NULL)
+    return -1;
+  f->n_traces++;
+  return 0;
+}
+
+static void forget_traces(follow_snap *f) {
+  for (size_t i = 0; i < f->n_traces; i++)
+    free(f->traces[i]);
+  free(f->traces);
+  f->traces = NULL;
+  f->n_traces = 0;
+}
+
+static bool file_in(const char *dir, size_t len, const char *name) {
+  char path[4096];
+  struct stat sb;
+  return (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)len, dir, name) < sizeof(path) &&
+         stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* A later snapshot of the same session is known. */
+static bool has_later(const follow_scan *s, const follow_snap *f) {
+  for (size_t i = 0; i < s->n; i++) {
+    const follow_snap *g = &s->snaps[i];
+    if (g != f && g->parent == f->parent && strncmp(g->dir, f->dir, f->parent) == 0 &&
+        g->n > f->n)
+      return true;
+  }
+  return false;
+}
+
+bool follow_scan_ended(const char *const *inputs, size_t n_inputs) {
+  for (size_t i = 0; i < n_inputs; i++)
+    if (file_in(inputs[i], strlen(inputs[i]), "capture.json"))
+      return true;
+  return false;
+}
+
+int follow_scan_run(follow_scan *s, const char *const *inputs, size_t n_inputs, int64_t now_ns) {
+  for (size_t i = 0; i < s->n; i++)
+    if (!s->snaps[i].read)
+      forget_traces(&s->snaps[i]);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < n_inputs; i++) {
+    char **dirs = NULL;
+    size_t n = 0;
+    rc = bt_find_trace_dirs(inputs[i], &dirs, &n, 0);
+    for (size_t k = 0; k < n; k++) {
+      size_t end = rc == 0 ? snapshot_end(dirs[k]) : 0;
+      follow_snap *f = end > 0 ? snap_for(s, dirs[k], end) : NULL;
+      if (rc == 0 && end == 0)
+        s->not_snapshot = true;
+      else if (rc == 0 && f == NULL)
+        rc = TRACE_DIRS_NO_MEMORY;
+      else if (rc == 0 && !f->read && add_trace(f, dirs[k]) != 0)
+        rc = TRACE_DIRS_NO_MEMORY;
+      free(dirs[k]);
+    }
+    free(dirs);
+  }
+  for (size_t i = 0; rc == 0 && i < s->n; i++) {
+    follow_snap *f = &s->snaps[i];
+    if (f->read || f->whole)
+      continue;
+    uint64_t files = 0, bytes = 0;
+    for (size_t k = 0; k < f->n_traces; k++)
+      trace_size(f->traces[k], &files, &bytes);
+    if (f->changed_ns < 0 || files != f->files || bytes != f->bytes) {
+      f->files = files;
+      f->bytes = bytes;
+      f->changed_ns = now_ns;
+    }
+    f->whole = file_in(f->dir, strlen(f->dir), FOLLOW_WRITTEN_MARK) ||
+               file_in(f->dir, f->parent, "capture.json") || has_later(s, f) ||
+               now_ns - f->changed_ns >= (int64_t)FOLLOW_STABLE_MS * 1000000;
+  }
+  return rc;
+}
+
+void follow_scan_free(follow_scan *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    forget_traces(&s->snaps[i]);
+    free(s->snaps[i].dir);
+  }
+  free(s->snaps);
+  *s = (follow_scan){0};
+}
