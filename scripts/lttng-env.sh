@@ -218,3 +218,14 @@ ht_live_session_end() {
   wait "$HT_LIVE_RELAYD" 2>/dev/null || true
   HT_LIVE_RELAYD=""
 }
+
+# ht_wait_gone PID [SECONDS]: true once PID has exited (an orphan is a
+# zombie until its new parent reaps it: waited for, at most SECONDS, 5)
+ht_wait_gone() {
+  local i
+  for ((i = 0; i < ${2:-5} * 10; i++)); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  return 1
+}

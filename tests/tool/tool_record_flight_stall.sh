@@ -48,11 +48,7 @@ run() {
   kill -STOP "$sd"
   stopped=$sd
   # record's bound, plus room: past it, record is stopped and the test fails
-  for ((t = 0; t < (STALL_BOUND_S + 10) * 10; t++)); do
-    kill -0 "$rec" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$rec" 2>/dev/null; then
+  if ! ht_wait_gone "$rec" $((STALL_BOUND_S + 10)); then
     cat "$work/$name.log" >&2
     echo "$name: record still runs $((STALL_BOUND_S + 10)) s after its daemon stopped" >&2
     kill -KILL "$rec"
@@ -82,14 +78,8 @@ PY
 # killed), nothing of it left
 run own ""
 sd=$stopped
-for ((t = 0; t < 50; t++)); do # a zombie until its new parent reaps it
-  kill -0 "$sd" 2>/dev/null || break
-  sleep 0.1
-done
-if kill -0 "$sd" 2>/dev/null; then
-  echo "record's own daemon (pid $sd) outlived record" >&2
-  exit 1
-fi
+ht_wait_gone "$sd" ||
+  { echo "record's own daemon (pid $sd) outlived record" >&2; exit 1; }
 stopped="" own_sd=""
 
 # --- a daemon of this test's own, shared: record names the session and

@@ -126,26 +126,9 @@ static void quiet_thread_signals(void) {
 }
 
 /* liblttng-ctl writes to the daemon's sockets: a daemon gone makes that
- * a SIGPIPE, which would kill record. The agent's threads block it (the
- * write then fails with EPIPE); the main thread blocks it around its own
- * calls and takes what came before unblocking. Not SIG_IGN: the recorded
- * command would inherit it. */
-static void pipe_guard(sigset_t *old) {
-  sigset_t s;
-  sigemptyset(&s);
-  sigaddset(&s, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &s, old);
-}
-
-static void pipe_unguard(const sigset_t *old) {
-  sigset_t s;
-  sigemptyset(&s);
-  sigaddset(&s, SIGPIPE);
-  const struct timespec now = {0, 0};
-  while (sigtimedwait(&s, NULL, &now) == SIGPIPE)
-    ;
-  pthread_sigmask(SIG_SETMASK, old, NULL);
-}
+ * a SIGPIPE, which would kill record. Every liblttng-ctl call runs on a
+ * thread blocking it (the write then fails with EPIPE): the agent's own,
+ * or ctl_bounded's. Not SIG_IGN: the recorded command would inherit it. */
 
 static void *receive(void *arg) {
   flight *f = arg;
@@ -304,7 +287,13 @@ static void on_wake(int sig) { (void)sig; }
 
 const char *flight_trigger(const flight *f) { return f->trigger; }
 
-flight *flight_start(const char *session, const char *dir, const flight_options *o) {
+void flight_trigger_name(const char *session, char *buf, size_t cap) {
+  snprintf(buf, cap, "hoptrace-flight-%d-%s", (int)getpid(), session);
+}
+
+flight *flight_start(const char *session, const char *dir, const flight_options *o,
+                     int setup_ms, int *stalled) {
+  *stalled = 0;
   flight *f = calloc(1, sizeof(*f));
   if (f == NULL)
     return NULL;
@@ -319,14 +308,9 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   flight_geometry(o->ring_bytes, &subbuf, &num);
   f->log.ring_bytes = subbuf * num;
   f->log.memory_bytes = f->log.ring_bytes * possible_cpus();
-  char *name = f->trigger, err[256];
-  snprintf(name, sizeof(f->trigger), "hoptrace-flight-%d-%s", (int)getpid(), session);
-  sigset_t old;
-  pipe_guard(&old);
-  f->notify = fl_notify_open(name, o->event, o->trace_ids, err, sizeof(err));
-  pipe_unguard(&old);
-  if (f->notify == NULL) {
-    fprintf(stderr, "hoptrace: flight recorder: %s\n", err);
+  char *name = f->trigger;
+  flight_trigger_name(session, name, sizeof(f->trigger));
+  if ((f->notify = fl_notify_open_bounded(name, o->event, o->trace_ids, setup_ms, stalled)) == NULL) {
     free(f);
     return NULL;
   }
@@ -340,16 +324,18 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   pthread_mutex_init(&f->mu, NULL);
   f->started_ns = mono_ns();
   if (pthread_create(&f->receiver, NULL, receive, f) != 0) {
-    pipe_guard(&old);
-    fl_notify_close(f->notify);
-    pipe_unguard(&old);
+    long long discarded;
+    *stalled = fl_notify_close_bounded(f->notify, setup_ms, &discarded) != 0;
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
     free(f);
     fprintf(stderr, "hoptrace: flight recorder: no thread\n");
     return NULL;
   }
   if (pthread_create(&f->snapshotter, NULL, snapshot, f) != 0) {
     f->final = 1;
-    flight_finish(f, NULL, 0);
+    int late;
+    flight_finish(f, NULL, 0, setup_ms, &late);
     return NULL;
   }
   fprintf(stderr, "hoptrace: flight recorder: trigger %s on %s; snapshots of session %s "
@@ -409,25 +395,22 @@ static void stop_snapshots(flight *f, int daemon_lost) {
   pthread_join(f->snapshotter, NULL);
 }
 
-int flight_finish(flight *f, const char *out_dir, int daemon_lost) {
+int flight_finish(flight *f, const char *out_dir, int daemon_lost, int teardown_ms,
+                  int *stalled) {
+  *stalled = 0;
   int started = !f->final;
   if (started && !daemon_lost)
     drain(f);
   stop_receiver(f);
   if (started)
     stop_snapshots(f, daemon_lost);
-  sigset_t old;
-  pipe_guard(&old);
-  if (daemon_lost || f->daemon_gone) { /* asking it would wait forever */
-    f->log.tracer_discarded = -1;
+  f->log.tracer_discarded = -1;
+  if (daemon_lost || f->daemon_gone) /* asking it would wait forever */
     fl_notify_abandon(f->notify);
-  } else {
-    f->log.tracer_discarded = fl_notify_tracer_discarded(f->notify);
-    fl_notify_close(f->notify);
-  }
-  pipe_unguard(&old);
-  f->log.seconds = (double)(mono_ns() - f->started_ns) / 1e9;
+  else
+    *stalled = fl_notify_close_bounded(f->notify, teardown_ms, &f->log.tracer_discarded) != 0;
   int rc = 0;
+  f->log.seconds = (double)(mono_ns() - f->started_ns) / 1e9;
   if (out_dir != NULL) {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/capture.json", out_dir);

@@ -39,8 +39,16 @@ typedef struct flight flight;
 
 /* Starts the agent for `session` (started); snapshots land in dir (NULL
  * with a relay). NULL (said why on stderr) when the trigger could not be
- * set. */
-flight *flight_start(const char *session, const char *dir, const flight_options *o);
+ * set; *stalled set when that is because the session daemon did not
+ * answer within setup_ms (registering the trigger, opening or subscribing
+ * to the notification channel): the calls are left waiting on a thread
+ * of their own, liblttng-ctl must not be used again, and the trigger
+ * (flight_trigger_name) may remain on the daemon. */
+flight *flight_start(const char *session, const char *dir, const flight_options *o,
+                     int setup_ms, int *stalled);
+
+/* The trigger's name flight_start gives for session in this process. */
+void flight_trigger_name(const char *session, char *buf, size_t cap);
 
 /* The name of the agent's trigger on the daemon. */
 const char *flight_trigger(const flight *f);
@@ -51,7 +59,10 @@ const char *flight_trigger(const flight *f);
  * capture.json could not be written. daemon_lost: the session daemon
  * died or stopped answering: nothing more is asked of it (the trigger
  * stays where it is), a snapshot it has not answered within 1 s is
- * given up, all bounded. */
-int flight_finish(flight *f, const char *out_dir, int daemon_lost);
+ * given up, all bounded. Reading the tracers' count and removing the
+ * trigger wait at most teardown_ms for the daemon: past it, *stalled is
+ * set (the trigger may remain; liblttng-ctl must not be used again). */
+int flight_finish(flight *f, const char *out_dir, int daemon_lost, int teardown_ms,
+                  int *stalled);
 
 #endif

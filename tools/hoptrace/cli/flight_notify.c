@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/ctl_bounded.h"
+
 struct fl_notify {
   struct lttng_condition *condition;
   struct lttng_action *action;
@@ -181,4 +183,87 @@ int fl_notify_next(fl_notify *n, fl_note *note) {
   case LTTNG_NOTIFICATION_CHANNEL_STATUS_INTERRUPTED: return 0;
   default: return -1;
   }
+}
+
+/* The tracers' count read and the trigger removed, on a thread given
+ * up after ms: its closing frees what it holds if it ever returns. */
+typedef struct closing {
+  fl_notify *n;
+  long long discarded;
+} closing;
+
+static int close_job(void *arg) {
+  closing *c = arg;
+  c->discarded = fl_notify_tracer_discarded(c->n);
+  fl_notify_close(c->n);
+  return 0;
+}
+
+static void close_late(void *arg, int rc) {
+  (void)rc;
+  free(arg);
+}
+
+/* 0 (the count in *discarded), or -1: the daemon did not answer within
+ * ms (said; the trigger may remain). */
+int fl_notify_close_bounded(fl_notify *n, int ms, long long *discarded) {
+  closing *c = calloc(1, sizeof(*c));
+  int rc = 0;
+  *discarded = -1;
+  if (c == NULL) {
+    fl_notify_abandon(n);
+    return 0;
+  }
+  c->n = n;
+  if (ctl_bounded(close_job, c, close_late, ms, &rc) != 0) {
+    fprintf(stderr, "hoptrace: flight recorder: the session daemon did not answer within "
+                    "%d s while the trigger was removed: given up\n", ms / 1000);
+    return -1;
+  }
+  *discarded = c->discarded;
+  free(c);
+  return 0;
+}
+
+/* Registering the trigger and subscribing to it, on a thread given up
+ * after ms (flight_start's doc). */
+typedef struct opening {
+  char name[128], event[256], err[256];
+  int trace_ids;
+  fl_notify *n;
+} opening;
+
+static int open_job(void *arg) {
+  opening *op = arg;
+  op->n = fl_notify_open(op->name, op->event, op->trace_ids, op->err, sizeof(op->err));
+  return op->n != NULL ? 0 : -1;
+}
+
+static void open_late(void *arg, int rc) {
+  opening *op = arg;
+  if (rc == 0) /* the daemon answered after all: said left behind already */
+    fl_notify_abandon(op->n);
+  free(op);
+}
+
+fl_notify *fl_notify_open_bounded(const char *name, const char *event, int trace_ids, int ms,
+                                  int *stalled) {
+  opening *op = calloc(1, sizeof(*op));
+  int rc = -1;
+  if (op == NULL) {
+    fprintf(stderr, "hoptrace: flight recorder: out of memory\n");
+    return NULL;
+  }
+  snprintf(op->name, sizeof(op->name), "%s", name);
+  snprintf(op->event, sizeof(op->event), "%s", event);
+  op->trace_ids = trace_ids;
+  if (ctl_bounded(open_job, op, open_late, ms, &rc) != 0) {
+    *stalled = 1; /* op is the waiting thread's now */
+    return NULL;
+  }
+  fl_notify *n = op->n;
+  if (n == NULL)
+    fprintf(stderr, "hoptrace: flight recorder: %s\n", op->err);
+  free(op);
+  return n;
 }

@@ -49,4 +49,17 @@ void fl_notify_close(fl_notify *n);
  * trigger stays registered there. */
 void fl_notify_abandon(fl_notify *n);
 
+/* fl_notify_open on a thread waited for at most ms (ctl_bounded.h). NULL
+ * when it failed (said on stderr) or, *stalled set, when the daemon did
+ * not answer in time: the call is left waiting, the trigger may remain
+ * registered, liblttng-ctl must not be used again. */
+fl_notify *fl_notify_open_bounded(const char *name, const char *event, int trace_ids, int ms,
+                                  int *stalled);
+
+/* fl_notify_tracer_discarded (into *discarded, -1 when unknown), then
+ * fl_notify_close, on a thread waited for at most ms. 0, or -1 when the
+ * daemon did not answer in time (said; the trigger may remain; n is the
+ * waiting thread's, liblttng-ctl must not be used again). */
+int fl_notify_close_bounded(fl_notify *n, int ms, long long *discarded);
+
 #endif

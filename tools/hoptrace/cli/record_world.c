@@ -22,7 +22,8 @@
 #define SESSIOND_START_MS 20000
 #define DAEMON_STOP_MS 10000
 #define RELAYD_READY_MS 15000
-#define SHARED_CHECK_MS 1000 /* how often another's daemon is asked */
+#define SHARED_CHECK_MS 1000 /* how often the session daemon is asked while the command runs */
+#define ANSWER_MS 5000 /* how long it may take to answer then */
 
 /* ---- the private world ---- */
 
@@ -91,12 +92,15 @@ void world_private_leave(const char *home) {
 
 /* ---- session daemons ---- */
 
-static int sessiond_answers(void) {
+/* 0: a daemon answered within ms; 1: one took the question and did not
+ * (stopped, deadlocked); -1: none is there. */
+static int sessiond_answers(int ms) {
   char *argv[] = {"lttng", "--no-sessiond", "list", NULL};
-  return spawn_bounded(argv, PROBE_MS, 0) == 0;
+  int rc = spawn_bounded(argv, ms > 0 ? ms : PROBE_MS, 0);
+  return rc == 0 ? 0 : rc == SPAWN_OVERRAN ? 1 : -1;
 }
 
-int world_sessiond_start(rec_daemon *d, int private_world) {
+int world_sessiond_start(rec_daemon *d, int private_world, int probe_ms) {
   char *argv[] = {"lttng-sessiond", "--sig-parent", private_world ? "--no-kernel" : NULL, NULL};
   *d = (rec_daemon){.name = "lttng-sessiond"};
   d->pid = spawn_daemon(argv, SESSIOND_START_MS);
@@ -105,26 +109,31 @@ int world_sessiond_start(rec_daemon *d, int private_world) {
     return -1;
   }
   d->ours = 1;
-  if (!sessiond_answers()) {
+  fprintf(stderr, "hoptrace: started lttng-sessiond (pid %d)\n", (int)d->pid);
+  int answers = sessiond_answers(probe_ms);
+  if (answers == 1)
+    return 1; /* the caller says so, and stops it */
+  if (answers != 0) {
     fprintf(stderr, "hoptrace: the lttng-sessiond started (pid %d) does not answer\n",
             (int)d->pid);
     world_daemon_stop(d);
     return -1;
   }
-  fprintf(stderr, "hoptrace: started lttng-sessiond (pid %d)\n", (int)d->pid);
   return 0;
 }
 
-int world_sessiond_shared(rec_daemon *d) {
+int world_sessiond_shared(rec_daemon *d, int probe_ms) {
   *d = (rec_daemon){.name = "lttng-sessiond"};
-  if (sessiond_answers())
-    return 0;
-  if (world_sessiond_start(d, 0) == 0)
-    return 0;
+  int answers = sessiond_answers(probe_ms);
+  if (answers >= 0)
+    return answers;
+  int rc = world_sessiond_start(d, 0, probe_ms);
+  if (rc >= 0)
+    return rc;
   /* another recording may have started one at the same moment */
   *d = (rec_daemon){.name = "lttng-sessiond"};
-  if (sessiond_answers())
-    return 0;
+  if ((answers = sessiond_answers(probe_ms)) >= 0)
+    return answers;
   fprintf(stderr, "hoptrace: no session daemon answers, and none could be started\n");
   return -1;
 }
@@ -234,7 +243,7 @@ int world_relay_ensure(rec_daemon *d, const char *url, const char *out_dir) {
 
 /* ---- watching and stopping ---- */
 
-static void mark_lost(rec_daemon *d, const char *how) {
+void world_daemon_mark_lost(rec_daemon *d, const char *how) {
   d->lost = 1;
   snprintf(d->how, sizeof(d->how), "%s", how);
   clock_gettime(CLOCK_REALTIME, &d->lost_at);
@@ -247,30 +256,40 @@ int world_daemon_lost(rec_daemon *d, const char *session_name) {
     int st;
     /* stopped (SIGSTOP, a debugger): alive, its sockets open, and every
      * command to it would wait forever */
-    if (waitpid(d->pid, &st, WNOHANG | WUNTRACED) != d->pid)
-      return 0;
-    char how[96];
-    const char *sig = WIFSIGNALED(st) ? sigabbrev_np(WTERMSIG(st))
-                      : WIFSTOPPED(st) ? sigabbrev_np(WSTOPSIG(st)) : NULL;
-    if (WIFSTOPPED(st))
-      snprintf(how, sizeof(how), "stopped answering (stopped by SIG%s)", sig ? sig : "?");
-    else if (WIFSIGNALED(st))
-      snprintf(how, sizeof(how), "was killed by SIG%s", sig ? sig : "?");
-    else
-      snprintf(how, sizeof(how), "exited (status %d)", WEXITSTATUS(st));
-    mark_lost(d, how);
-    return 1;
+    if (waitpid(d->pid, &st, WNOHANG | WUNTRACED) == d->pid) {
+      char how[96];
+      const char *sig = WIFSIGNALED(st) ? sigabbrev_np(WTERMSIG(st))
+                        : WIFSTOPPED(st) ? sigabbrev_np(WSTOPSIG(st)) : NULL;
+      if (WIFSTOPPED(st))
+        snprintf(how, sizeof(how), "stopped answering (stopped by SIG%s)", sig ? sig : "?");
+      else if (WIFSIGNALED(st))
+        snprintf(how, sizeof(how), "was killed by SIG%s", sig ? sig : "?");
+      else
+        snprintf(how, sizeof(how), "exited (status %d)", WEXITSTATUS(st));
+      world_daemon_mark_lost(d, how);
+      return 1;
+    }
   }
-  if (d->pid == 0 && session_name != NULL && strcmp(d->name, "lttng-sessiond") == 0) {
+  /* ours or another's, by its answer: a deadlocked daemon is alive and
+   * not stopped, its sockets open */
+  if (session_name != NULL && strcmp(d->name, "lttng-sessiond") == 0) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if ((now.tv_sec - d->asked_at.tv_sec) * 1000 +
             (now.tv_nsec - d->asked_at.tv_nsec) / 1000000 < SHARED_CHECK_MS)
       return 0;
-    d->asked_at = now;
     char *argv[] = {"lttng", "--no-sessiond", "list", (char *)session_name, NULL};
-    if (spawn_bounded(argv, 3000, 0) != 0) {
-      mark_lost(d, "stopped answering (or lost the session)");
+    int rc = spawn_bounded(argv, ANSWER_MS, 0);
+    clock_gettime(CLOCK_MONOTONIC, &d->asked_at);
+    if (rc == SPAWN_OVERRAN) {
+      char how[96];
+      snprintf(how, sizeof(how), "stopped answering (no answer to 'lttng list' within %d s)",
+               ANSWER_MS / 1000);
+      world_daemon_mark_lost(d, how);
+      return 1;
+    }
+    if (rc != 0) {
+      world_daemon_mark_lost(d, "stopped answering (or lost the session)");
       return 1;
     }
   }

@@ -33,13 +33,20 @@ int world_private_enter(char *home, size_t cap);
 /* Removes the private LTTNG_HOME (what the daemons left in it). */
 void world_private_leave(const char *home);
 
-/* Starts lttng-sessiond as our child (ready when it says so). 0 or -1. */
-int world_sessiond_start(rec_daemon *d, int private_world);
+/* Marks d lost, how (wall clock now). */
+void world_daemon_mark_lost(rec_daemon *d, const char *how);
 
-/* The machine's daemon when one answers, else one of ours (a daemon that
- * another recording started at the same moment is used once it
- * answers). 0 or -1 (said why). */
-int world_sessiond_shared(rec_daemon *d);
+/* Starts lttng-sessiond as our child (ready when it says so, then asked
+ * `lttng list`, answered within probe_ms). 0, -1 (said why), or 1: it
+ * did not answer in time (d kept: the caller says so and stops it). */
+int world_sessiond_start(rec_daemon *d, int private_world, int probe_ms);
+
+/* The machine's daemon when one answers (within probe_ms), else one of
+ * ours (a daemon that another recording started at the same moment is
+ * used once it answers). 0, -1 (said why), or 1: a daemon took the
+ * question and did not answer in time (stopped, deadlocked; d says
+ * whose). probe_ms 0: 10 s. */
+int world_sessiond_shared(rec_daemon *d, int probe_ms);
 
 /* For a live URL naming this machine (net://127.x|localhost|[::1]
  * [:CTRL[:DATA]], default 5342/5343, live port DATA+1): when nothing
@@ -49,8 +56,10 @@ int world_sessiond_shared(rec_daemon *d);
 int world_relay_ensure(rec_daemon *d, const char *url, const char *out_dir);
 
 /* 1 (and d->lost, d->how, d->lost_at set) when a daemon we depend on
- * vanished: ours by waitpid, another's when its session stopped
- * answering (session_name: `lttng list NAME`, checked once a second). */
+ * vanished: ours when waitpid says it died or was stopped; either, with
+ * session_name, when `lttng list NAME` (asked once a second) fails or
+ * is not answered within 5 s (a deadlocked daemon is alive, not
+ * stopped). */
 int world_daemon_lost(rec_daemon *d, const char *session_name);
 
 /* Stops a daemon we started (SIGTERM, its process group after a grace)

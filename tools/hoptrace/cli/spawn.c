@@ -84,14 +84,13 @@ int spawn_bounded(char *const argv[], int timeout_ms, int report) {
     for (int i = 1; argv[i]; i++)
       fprintf(stderr, " %s", argv[i]);
     if (rc == -2)
-      fprintf(stderr, "' did not finish within %d s (killed):\n",
-              timeout_ms / 1000);
+      fprintf(stderr, "' did not finish within %.1f s (killed):\n", timeout_ms / 1000.0);
     else
       fprintf(stderr, "' failed (%d):\n", rc);
     spawn_print_log(log);
   }
   fclose(log);
-  return rc == -2 ? -1 : rc;
+  return rc == -2 ? SPAWN_OVERRAN : rc;
 }
 
 int spawn_quiet(char *const argv[]) {

@@ -8,9 +8,13 @@
 /* How long an lttng command may take (stop and destroy flush buffers). */
 #define SPAWN_HELPER_MS 120000
 
+/* spawn_bounded's answer when the program did not end in time. */
+#define SPAWN_OVERRAN (-2)
+
 /* Runs argv[0] (PATH lookup) and waits at most timeout_ms (then kills
  * it). Output is captured and, with report, printed on stderr when the
- * program fails or overruns. Returns its exit status, or -1. */
+ * program fails or overruns. Returns its exit status, SPAWN_OVERRAN, or
+ * -1. */
 int spawn_bounded(char *const argv[], int timeout_ms, int report);
 
 /* spawn_bounded(argv, SPAWN_HELPER_MS, 1). */
