@@ -81,9 +81,12 @@ if [[ -n $to ]]; then
   done
   # a collector that accepts nothing for 15 s is taken for dead: the push
   # ends by itself and says so (the demo's own SIGINT, after 60 s, was
-  # reported as "interrupted by SIGINT", its real cause unsaid)
+  # reported as "interrupted by SIGINT", its real cause unsaid). The
+  # relay's files check the session's end (without them the traces open
+  # at the end would be marked: a destroy looks like a daemon that died)
   "$build/tools/hoptrace/hoptrace" export --follow --to "$to" --summary-every 10 \
-    --give-up-after 15 "$relay/host/$(hostname)/$live" 2> "$out/push.log" &
+    --give-up-after 15 --relay-dir "$out/relay" "$relay/host/$(hostname)/$live" \
+    2> "$out/push.log" &
   push=$!
   for _ in $(seq 100); do
     ss -tnpH state established "( dport = :$HT_LIVE_PORT )" 2>/dev/null | grep -q "pid=$push," && break

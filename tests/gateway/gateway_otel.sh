@@ -70,7 +70,8 @@ receiver=http://127.0.0.1:$(cat "$work/receiver.port")
 
 ht_live_session "$work" "$session" 8 "$procname"
 timeout 1800 "${wrap[@]}" "$hoptrace" export --follow --to "$receiver" --summary-every 10 \
-  "net://127.0.0.1:$HT_LIVE_PORT/host/$(hostname)/$session" 2> "$work/follow.log" &
+  --relay-dir "$work/relay" "net://127.0.0.1:$HT_LIVE_PORT/host/$(hostname)/$session" \
+  2> "$work/follow.log" &
 follower=$!
 # warm-up traces until one reaches the receiver: the follower is attached
 # before the cluster writes its first event (its name tables among them)
@@ -116,9 +117,11 @@ for p in "${pids[@]:0:3}"; do kill -TERM "$p"; done
 for p in "${pids[@]:0:3}"; do wait "$p"; done
 pids=()
 
-# The session's end is the input's end: the follower writes the traces
-# still open, posts its queue and exits 0 by itself (a signal would stop
-# the reading at once: tools/hoptrace/README.md, "Shutdown")
+# The session's end is the input's end: the follower checks it against
+# the relay's files (--relay-dir: without them the traces still open
+# would be marked, a destroy looking like a daemon that died), writes the
+# traces still open, posts its queue and exits 0 by itself (a signal
+# would stop the reading at once: tools/hoptrace/README.md, "Shutdown")
 lttng stop "$session" > /dev/null
 lttng destroy "$session" > /dev/null
 rc=0; wait "$follower" || rc=$?; follower=

@@ -520,21 +520,28 @@ void assembler_discarded(assembler *a, const hop_loss *loss) {
     remember_loss(a, host, end_ns != 0 ? end_ns : a->now_ns);
 }
 
-static void mark_unreceived(trace *t, const char *host) {
-  if (t->unreceived++ == 0)
+static void mark_unreceived(trace *t, const char *host, bool unchecked, int64_t last_ns) {
+  if (t->unreceived++ == 0) {
     t->unreceived_host = host;
+    t->end_unchecked = unchecked;
+    t->end_last_ns = last_ns;
+  }
 }
 
 void assembler_unreceived(assembler *a, const hop_event *ev, const char *host) {
   open_trace *o = idmap_get(&a->traces, ev->trace_hi, ev->trace_lo);
   if (o != NULL && (ev->trace_hi != 0 || ev->trace_lo != 0))
-    mark_unreceived(o->t, host);
+    mark_unreceived(o->t, host, false, 0);
 }
 
-void assembler_unreceived_host(assembler *a, const char *host) {
+uint64_t assembler_end_host(assembler *a, const char *host, bool unchecked, int64_t last_ns) {
+  uint64_t marked = 0;
   for (open_trace *o = a->oldest; o != NULL; o = o->next)
-    if (o->t->unreceived == 0 && span_on_host(o->t, host) != NULL)
-      mark_unreceived(o->t, host);
+    if (o->t->unreceived == 0 && span_on_host(o->t, host) != NULL) {
+      mark_unreceived(o->t, host, unchecked, last_ns);
+      marked++;
+    }
+  return marked;
 }
 
 /* last_ns + d <= now without overflow: timestamps are whatever int64 a

@@ -58,9 +58,14 @@ void assembler_discarded(assembler *a, const hop_loss *loss);
  * (read/relay_check.h): its trace, when open, is marked incomplete
  * (host: a string that outlives the assembler's traces). */
 void assembler_unreceived(assembler *a, const hop_event *ev, const char *host);
-/* The same for every open trace with a span on host, whose stream
- * ended with events never delivered. */
-void assembler_unreceived_host(assembler *a, const char *host);
+/* A live input ended: every open trace with a span on host (not marked
+ * yet) is marked incomplete, and how many returned. unchecked: its end
+ * was not compared with the relay's files (the trace's reason says
+ * spans after last_ns, host's last event received, may be missing);
+ * otherwise the files held events of host never delivered. A call of
+ * another host to this one needs no mark here: answered, it lacks its
+ * server span (host_health_check marks it); in flight, it is unfinished. */
+uint64_t assembler_end_host(assembler *a, const char *host, bool unchecked, int64_t last_ns);
 
 /* Emits what is ready at time now_ns (ns since epoch). */
 void assembler_tick(assembler *a, int64_t now_ns);

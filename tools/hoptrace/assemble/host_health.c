@@ -176,6 +176,10 @@ void host_health_check(host_health *h, trace *t) {
 
 size_t host_health_count(const host_health *h) { return h->n_hosts; }
 
+const char *host_health_name(const host_health *h, size_t i) {
+  return i < h->n_hosts && h->hosts[i].events > 0 ? h->hosts[i].name : NULL;
+}
+
 void host_health_print(const host_health *h, int64_t stall_ns, FILE *out) {
   for (size_t i = 0; i < h->n_hosts; i++) {
     const host_record *r = &h->hosts[i];

@@ -30,6 +30,9 @@ void host_health_discarded(host_health *h, const char *hostname, uint64_t events
 void host_health_check(host_health *h, trace *t);
 
 size_t host_health_count(const host_health *h);
+/* The name of host i (< count), "" when its stream names none; NULL
+ * when no event came from it (only its losses). */
+const char *host_health_name(const host_health *h, size_t i);
 
 /* The latest event time of host; INT64_MIN when none came from it. */
 int64_t host_health_last_ns(const host_health *h, const char *host);

@@ -109,6 +109,11 @@ typedef struct trace {
    * delivered (read/relay_check.h), and their (first) host */
   uint32_t unreceived;
   const char *unreceived_host;
+  /* marked at a live end not compared with the relay's files (no
+   * --relay-dir): unreceived_host's last event received, after which
+   * spans may be missing */
+  bool end_unchecked;
+  int64_t end_last_ns;
   bool incomplete;   /* any of the above */
   /* never silently wrong, set when emitted: spans sharing their id with
    * another span of the trace (each kept apart, flagged

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "output/report_groups.h"
+
 typedef struct marking {
   host_health *hosts;
   assembler *a;
@@ -45,18 +47,49 @@ int live_end_check(relay_check *c, const char *relay_dir, const char *const *url
   int found = 0;
   for (size_t i = 0; i < c->n_gaps; i++)
     if (c->gaps[i].events > 0) {
-      assembler_unreceived_host(a, c->gaps[i].host);
+      assembler_end_host(a, c->gaps[i].host, false, 0);
       found = 1;
     }
   return found;
 }
 
+void live_end_unchecked(host_health *hosts, assembler *a) {
+  for (size_t i = 0; i < host_health_count(hosts); i++) {
+    const char *host = host_health_name(hosts, i);
+    if (host != NULL)
+      assembler_end_host(a, host, true, host_health_last_ns(hosts, host));
+  }
+}
+
+/* Without --relay-dir: the end of each host's session, unchecked. */
+static void print_unchecked(const host_health *hosts, uint64_t marked_traces) {
+  if (marked_traces == 0) {
+    fprintf(stderr, "hoptrace: the live session ended with no trace open; a live viewer cannot"
+                    " tell a clean destroy from a session daemon that died, so its end could"
+                    " not be checked (--relay-dir DIR, the relay's output directory, compares"
+                    " with its files)\n");
+    return;
+  }
+  char when[40];
+  for (size_t i = 0; i < host_health_count(hosts); i++) {
+    const char *host = host_health_name(hosts, i);
+    if (host == NULL)
+      continue;
+    report_utc(host_health_last_ns(hosts, host), when, sizeof(when));
+    fputs("hoptrace: the live session of host ", stderr);
+    print_host(host);
+    fprintf(stderr, " ended at %s (its last event received), unchecked: to a live viewer a"
+                    " session daemon that died ends it as a clean destroy does\n", when);
+  }
+  fprintf(stderr, "hoptrace: %" PRIu64 " traces open at the end marked incomplete: spans after"
+                  " their host's last event received may be missing (pass --relay-dir DIR to"
+                  " check what the relay holds)\n", marked_traces);
+}
+
 void live_end_print(const relay_check *c, int found, const char *relay_dir,
-                    uint64_t marked_traces) {
+                    const host_health *hosts, uint64_t marked_traces) {
   if (relay_dir == NULL) {
-    fprintf(stderr, "hoptrace: the live session ended; a live viewer cannot tell a clean"
-                    " destroy from a session daemon that died (--relay-dir DIR, the relay's"
-                    " output directory, compares with its files)\n");
+    print_unchecked(hosts, marked_traces);
     return;
   }
   if (found == 0)

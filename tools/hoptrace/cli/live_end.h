@@ -1,6 +1,6 @@
 /* The end of a live input, told honestly: compared with the relay's own
- * files when --relay-dir names them (read/relay_check.h), said unknown
- * otherwise. Must never call an end clean that it could not check. */
+ * files when --relay-dir names them (read/relay_check.h); otherwise the
+ * traces it may have cut short are marked. Must never call an end clean that it could not check. */
 #ifndef HT_TOOL_LIVE_END_H
 #define HT_TOOL_LIVE_END_H
 
@@ -22,9 +22,17 @@ int live_end_check(relay_check *c, const char *relay_dir, const char *const *url
                    size_t n_urls, host_health *hosts, assembler *a, int64_t since_ns,
                    const uint64_t *only_trace, atomic_int *stop);
 
+/* Without --relay-dir, after the live input ended by itself, before the
+ * assembler's end: nothing tells a daemon that died from a clean destroy,
+ * so the traces still open with a span of a host that ended (every host
+ * of the input) are marked incomplete, their end unchecked (counted in
+ * the assembler's unreceived_traces as they are written). */
+void live_end_unchecked(host_health *hosts, assembler *a);
+
 /* On stderr: what c found (found: live_end_check's 1), or, with no
- * relay_dir, that a clean end could not be checked. */
+ * relay_dir, each host's end unchecked and the traces marked for it
+ * (none: that the end could not be checked). */
 void live_end_print(const relay_check *c, int found, const char *relay_dir,
-                    uint64_t marked_traces);
+                    const host_health *hosts, uint64_t marked_traces);
 
 #endif

@@ -474,6 +474,8 @@ static int run_pipeline(const pipeline_options *given) {
                   strncmp(opts->inputs[0], "net://", 6) == 0;
   uint64_t only[2] = {opts->trace_hi, opts->trace_lo};
   relay_check relay = {0};
+  if (live_end && opts->relay_dir == NULL)
+    live_end_unchecked(r.hosts, r.asm_);
   int unclean = live_end && opts->relay_dir != NULL
                     ? live_end_check(&relay, opts->relay_dir, opts->inputs, opts->n_inputs,
                                      r.hosts, r.asm_,
@@ -485,6 +487,10 @@ static int run_pipeline(const pipeline_options *given) {
   if (r.writer != NULL)
     writer_finish(r.writer, release_trace, &r);
   const assembler_stats *st = assembler_get_stats(r.asm_);
+  /* unchecked: not whole when a trace written was marked (one not kept
+   * was not written) */
+  if (live_end && opts->relay_dir == NULL)
+    unclean = st->unreceived_traces > 0;
   /* interrupted or failed: the traces written so far go out, the
    * document's end does not (it must not look complete) */
   if (interrupted)
@@ -514,7 +520,7 @@ static int run_pipeline(const pipeline_options *given) {
       align_summary(r.align, hosts);
   }
   if (live_end && (!opts->quiet || unclean != 0))
-    live_end_print(&relay, unclean, opts->relay_dir, st->unreceived_traces);
+    live_end_print(&relay, unclean, opts->relay_dir, r.hosts, st->unreceived_traces);
   relay_check_free(&relay);
   assembler_free(r.asm_);
   align_free(r.align);

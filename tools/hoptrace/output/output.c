@@ -2,6 +2,7 @@
  * in the same words in every output. Must never write to the output
  * itself, nor know which format asks. */
 #include "output/output.h"
+#include "output/report_groups.h"
 
 #include <stdio.h>
 
@@ -51,7 +52,14 @@ const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap) {
   if (t->dropped_spans && n < cap)
     n += (size_t)snprintf(buf + n, cap - n, "%u span event(s) dropped past --max-trace-spans; ",
                           t->dropped_spans);
-  if (t->unreceived && n < cap)
+  char when[40];
+  if (t->unreceived && t->end_unchecked && n < cap) {
+    report_utc(t->end_last_ns, when, sizeof(when));
+    n += (size_t)snprintf(buf + n, cap - n,
+                          "the live session of host %s ended at %s (its last event received),"
+                          " its end unchecked without --relay-dir: spans after it may be"
+                          " missing; ", t->unreceived_host, when);
+  } else if (t->unreceived && n < cap)
     n += (size_t)snprintf(buf + n, cap - n,
                           "the live session of host %s ended uncleanly: %u event(s) the relay"
                           " holds never received; ", t->unreceived_host, t->unreceived);

@@ -45,7 +45,7 @@ extern const output_format output_html;
 /* Shared by the formats: why a trace is incomplete ("" when complete).
  * buf: INCOMPLETE_REASON_MAX bytes hold every reason with two host
  * names (Linux's 64 bytes each); longer ones are cut. */
-#define INCOMPLETE_REASON_MAX 640
+#define INCOMPLETE_REASON_MAX 704
 const char *trace_incomplete_reason(const trace *t, char *buf, size_t cap);
 /* The tag/attribute a trace's root span carries: the probability its
  * trace was sampled with (decimal text, "0.25"), NULL when s is not
