@@ -31,16 +31,6 @@ trap cleanup EXIT
 ht_sessiond_ensure
 host=$(hostname)
 
-# live_session NAME: a live session to the relay already started
-live_session() {
-  { lttng create "$1" --live=200000 --set-url="net://127.0.0.1:$HT_LIVE_CTRL:$HT_LIVE_DATA" &&
-    lttng enable-channel --session="$1" -u --subbuf-size=1M --num-subbuf=4 hop &&
-    lttng add-context --session="$1" -u --channel=hop -t vpid -t vtid -t procname &&
-    lttng enable-event --session="$1" -u --channel=hop 'hoptrace:*' \
-      --filter '$ctx.procname == "trace_workload"' &&
-    lttng start "$1"; } >> "$work/lttng-setup.log" 2>&1
-}
-
 # follow SESSION NAME [ARG...]: a follower of the live session (ARGs
 # added: --relay-dir), its output NAME.json and NAME.log; once attached,
 # the workload goes on: 2,000 traces, one every 2 ms
@@ -52,11 +42,7 @@ follow() {
   follower=$!
   "$workload" --warm-up --traces 2000 --fanout 3 --pause-us 2000 --expect "$work/$name.expect" &
   workload_pid=$!
-  for _ in $(seq 300); do
-    grep -q '"traceId"' "$work/$name.json" 2>/dev/null && break
-    sleep 0.2
-  done
-  grep -q '"traceId"' "$work/$name.json" || { echo "follower $name never attached" >&2; cat "$work/$name.log" >&2; exit 1; }
+  ht_live_attached "$work/$name.json" "$work/$name.log" "$follower" || exit 1
   kill -USR1 "$workload_pid"
   sleep 2
 }
@@ -123,7 +109,7 @@ grep -q "hold no event after the last one received: nothing the relay holds was 
 
 # without --relay-dir, a session destroyed once its workload stopped and
 # its traces were written (grace 0.5 s): nothing open, none marked, exit 0
-live_session "${session}q"
+ht_live_session_add "$work" "${session}q" 4 trace_workload
 follow "${session}q" quiet
 wait "$workload_pid" || { echo "the workload failed" >&2; exit 1; }
 workload_pid=""
@@ -138,7 +124,7 @@ if grep -q "hoptrace.incomplete" "$work/quiet.json"; then
 fi
 
 # the session daemon killed under a busy session, with --relay-dir
-live_session "${session}b"
+ht_live_session_add "$work" "${session}b" 4 trace_workload
 follow "${session}b" killed --relay-dir "$work/relay"
 kill_sessiond
 cat "$work/killed.log"
@@ -162,7 +148,7 @@ echo "the follower with --relay-dir ended $took ms after the kill"
 # again without --relay-dir (a new session daemon): the traces open at
 # the end marked, exit 1
 ht_sessiond_ensure
-live_session "${session}k"
+ht_live_session_add "$work" "${session}k" 4 trace_workload
 follow "${session}k" killed-u
 kill_sessiond
 cat "$work/killed-u.log"
