@@ -97,6 +97,40 @@ static void too_many_open_traces_are_written_early(void **state) {
   assembler_free(a);
 }
 
+static void count_emitted(void *user, const trace *t) {
+  (void)t;
+  (*(int *)user)++;
+}
+
+/* The emitted callback sees every trace handed out, those written early
+ * past a limit too (a follower of snapshots remembers them as written),
+ * and none the keep callback declined. */
+static bool keep_odd(void *user, const trace *t) {
+  (void)user;
+  return t->trace_lo % 2 == 1;
+}
+
+static void emitted_sees_early_traces(void **state) {
+  (void)state;
+  ht_limits.open_traces = 2;
+  seen s = {0};
+  int emitted = 0;
+  assembler *a = assembler_new(on_ready, &s, 2000 * MS, 30000 * MS);
+  assembler_set_emitted(a, count_emitted, &emitted);
+  assembler_set_keep(a, keep_odd, NULL);
+  add(a, side(1, 1, 1, 0));
+  add(a, side(2, 2, 2, 0));
+  add(a, side(3, 3, 3, 0)); /* trace 1 written early */
+  assert_int_equal(emitted, 1);
+  assert_int_equal(s.traces, 1);
+  add(a, side(4, 5, 5, 0)); /* trace 2 declined: not emitted */
+  assert_int_equal(emitted, 1);
+  assembler_flush(a);
+  assert_int_equal(emitted, 3);
+  assert_int_equal(s.traces, 3);
+  assembler_free(a);
+}
+
 /* Past --max-trace-spans a trace's new spans are dropped: counted, the
  * trace incomplete, its root says how many. */
 static void spans_past_a_traces_limit_are_dropped(void **state) {
@@ -182,6 +216,7 @@ static void sides_waiting_for_names_stay_bounded(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(too_many_open_traces_are_written_early, reset),
+      cmocka_unit_test_setup(emitted_sees_early_traces, reset),
       cmocka_unit_test_setup(spans_past_a_traces_limit_are_dropped, reset),
       cmocka_unit_test_setup(long_strings_are_cut, reset),
       cmocka_unit_test_setup(name_tables_stay_bounded, reset),

@@ -42,6 +42,8 @@ struct assembler {
   void *check_user;
   trace_keep_fn keep_fn; /* NULL: every trace */
   void *keep_user;
+  trace_emitted_fn emitted; /* NULL: none */
+  void *emitted_user;
   int64_t grace_ns, timeout_ns;
   idmap traces; /* (hi, lo) -> open_trace */
   idmap spans;  /* (trace address, span id) -> span, big traces only */
@@ -335,6 +337,8 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     a->stats.malformed_traces += t->malformed_events > 0;
     a->stats.malformed_events += t->malformed_events;
     a->stats.unreceived_traces += t->unreceived > 0;
+    if (a->emitted != NULL)
+      a->emitted(a->emitted_user, t);
     a->ready(a->user, t);
     handed_out = a->keep;
   }
@@ -637,6 +641,11 @@ void assembler_release(assembler *a, trace *t) { trace_free(a->mem, t); }
 void assembler_set_keep(assembler *a, trace_keep_fn keep, void *user) {
   a->keep_fn = keep;
   a->keep_user = user;
+}
+
+void assembler_set_emitted(assembler *a, trace_emitted_fn emitted, void *user) {
+  a->emitted = emitted;
+  a->emitted_user = user;
 }
 
 void assembler_set_check(assembler *a, trace_check_fn check, void *user) {

@@ -87,6 +87,10 @@ bool assembler_open_born(const assembler *a, uint64_t hi, uint64_t lo, int64_t *
  * pick says true of, given its touched stamp; pick may set t->unsettled. */
 typedef bool (*trace_pick_fn)(void *user, trace *t, int64_t touched);
 void assembler_emit_if(assembler *a, trace_pick_fn pick, void *user);
+/* Called with every trace handed out (the keep callback said yes),
+ * before the ready callback: written early past a limit too. */
+typedef void (*trace_emitted_fn)(void *user, const trace *t);
+void assembler_set_emitted(assembler *a, trace_emitted_fn emitted, void *user);
 
 /* End of input: emits every open trace. */
 void assembler_flush(assembler *a);

@@ -159,14 +159,10 @@ static void forget_oldest_written(follower *f) {
   f->n_written--;
 }
 
-/* Settled: no snapshot added to it for the settle time. Remembered as
- * written (its copies in later snapshots skipped). */
-static bool settled(void *user, trace *t, int64_t touched) {
+/* Every trace written (settled, or early past a limit) is remembered:
+ * its copies in later snapshots are skipped, never written again. */
+static void wrote(void *user, const trace *t) {
   follower *f = user;
-  if (!settled_by(f, touched))
-    return false;
-  if (f->written_ids == NULL)
-    return true;
   if (f->n_written == WRITTEN_MAX)
     forget_oldest_written(f);
   size_t at = (f->written_head + f->n_written) % WRITTEN_MAX;
@@ -175,7 +171,12 @@ static bool settled(void *user, trace *t, int64_t touched) {
     f->written_ids[at][1] = t->trace_lo;
     f->n_written++;
   }
-  return true;
+}
+
+/* Settled: no snapshot added to it for the settle time. */
+static bool settled(void *user, trace *t, int64_t touched) {
+  (void)t;
+  return settled_by(user, touched);
 }
 
 /* The follower stops: what it holds is written now, the traces not
@@ -277,6 +278,8 @@ int flight_follow_read(const char *const *inputs, size_t n_inputs, assembler *a,
   f.names = names_new();
   int64_t last_new = mono_ns();
   bool told = false, whole = false;
+  if (f.written_ids != NULL)
+    assembler_set_emitted(a, wrote, &f);
   int rc = f.written_ids == NULL || f.names == NULL ? (snprintf(err, err_len, "out of memory"), -1) : 0;
   while (rc == 0 && !*stop) {
     /* looked at first: a recorder that has ended wrote every snapshot
@@ -315,6 +318,7 @@ int flight_follow_read(const char *const *inputs, size_t n_inputs, assembler *a,
    * come, every trace is settled */
   f.now_ns = whole ? INT64_MAX : mono_ns();
   assembler_emit_if(a, at_stop, &f);
+  assembler_set_emitted(a, NULL, NULL); /* f is gone after this */
   follow_scan_free(&scan);
   for (size_t i = 0; i < f.n_sessions; i++) {
     free(f.sessions[i].dir);
