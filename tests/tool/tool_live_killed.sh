@@ -18,8 +18,6 @@ trap 'echo "tool_live_killed: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5
 source "$here/../../scripts/lttng-env.sh"
 ht_private_world "$0" "$@"
-rm -rf "$work" && mkdir -p "$work"
-export HT_LTTNG_PROVIDER=$provider
 session=hoptrace-killed-$$
 follower="" workload_pid=""
 cleanup() {
@@ -28,7 +26,6 @@ cleanup() {
   ht_sessiond_release
 }
 trap cleanup EXIT
-ht_sessiond_ensure
 host=$(hostname)
 
 # follow SESSION NAME [ARG...]: a follower of the live session (ARGs
@@ -98,7 +95,7 @@ stop_workload() {
 }
 
 # a session destroyed cleanly under load: with --relay-dir whole, exit 0
-ht_live_session "$work" "${session}a" 4 trace_workload
+ht_live_open "$work" "$provider" "${session}a"
 follow "${session}a" clean --relay-dir "$work/relay"
 lttng destroy "${session}a" >/dev/null
 ended_within 30000 || { echo "the follower did not end with its session" >&2; exit 1; }
