@@ -13,6 +13,8 @@ unset(CMAKE_REQUIRED_QUIET)
 target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/messenger_new.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_messenger.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_hooks.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_spread.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_stats.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_adaptive.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_capture.c

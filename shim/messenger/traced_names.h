@@ -4,7 +4,7 @@
  * peers, and a hit costs a strlen and a compare (about 60 instructions)
  * where a lookup through the recorder's intern tables costs four calls,
  * a hash and three compares (about 450).
- * Included by traced_messenger.c only (its statics are its own).
+ * Included by traced_hooks.c only (its statics are its own).
  *
  * A reference is valid for the life of the process but only for the
  * recorder that gave it: each memo keeps that recorder and is used only

@@ -1,0 +1,96 @@
+/* A capture spread across processes (DESIGN.md "Flight recorder"): when
+ * a trigger fires here, or another process tells us its capture, the
+ * traced messenger passes it on once, within the notice rate: down to
+ * the peers it called for the trace (a notice each) and up to its callers
+ * (HT_FLAG_CAPTURE on the replies of the trace's open server spans). The
+ * breadcrumbs that remember the peers: traced_crumbs.c. Off the hot
+ * path: runs only for a captured trace.
+ *
+ * Must never: send more notices than the rate allows, or honour a notice
+ * for a trace this messenger took no part in.
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hoptrace/context.h"
+#include "common/clock.h"
+#include "common/counters.h"
+#include "common/spin.h"
+#include "messenger/traced_capture.h"
+#include "messenger/traced_crumbs.h"
+#include "messenger/traced_state.h"
+#include "transport/hooks.h"
+
+/* Marks the open server spans of ctx's trace: their replies carry
+ * HT_FLAG_CAPTURE up to the caller. */
+static void flag_open_servers(ts_state *st, const ht_trace_context *ctx) {
+  ht_spin_lock(&st->lock);
+  for (ts_slot *s = st->live.next; s != &st->live; s = s->next)
+    if (!s->owned && s->span.ctx.trace_id_lo == ctx->trace_id_lo &&
+        s->span.ctx.trace_id_hi == ctx->trace_id_hi)
+      s->span.ctx.flags |= HT_FLAG_CAPTURE;
+  ht_spin_unlock(&st->lock);
+}
+
+/* ctx's trace was captured here (hops from the process that fired it):
+ * the first time, a notice to each peer called for it, and the flag on
+ * the replies of its open server spans. */
+static void spread_capture(ts_state *st, const ht_trace_context *ctx, int rc,
+                           const char **urls, int n, unsigned hops) {
+  ht_messenger *m = atomic_load_explicit(&st->m, memory_order_acquire);
+  if (rc != 1 || m == NULL)
+    return;
+  ht_trace_context notice = *ctx;
+  notice.flags &= ~HT_FLAG_CAPTURE;
+  uint64_t now = n > 0 ? ht_clock_now() : 0;
+  for (int i = 0; i < n; i++) {
+    bool sent = ht_shim_crumbs_rate(st->crumbs, 0, now) &&
+                ht_transport_notice(m, urls[i], &notice, (int32_t)hops + 1) == 0;
+    ht_counter_add(sent ? HT_CTR_NOTICES_SENT : HT_CTR_NOTICES_DROPPED, 1);
+  }
+  flag_open_servers(st, ctx);
+}
+
+/* A trigger fired here for ctx's trace (traced_state.h). */
+void ht_shim_captured_here(ts_state *st, const ht_trace_context *ctx) {
+  const char *urls[TS_CRUMB_PEERS];
+  int n = 0;
+  int rc = st->crumbs != NULL ? ht_shim_crumbs_claim(st->crumbs, ctx, false, urls, &n) : -1;
+  spread_capture(st, ctx, rc, urls, n, 0);
+}
+
+/* Another process captured ctx's trace and told us (a notice from a
+ * caller, hops away; or a reply's flag, known_only false: we called it):
+ * captured here too, once, if it is ours and within the rate. */
+void ht_shim_captured_there(ts_state *st, const ht_trace_context *ctx, unsigned hops,
+                            bool known_only) {
+  const char *urls[TS_CRUMB_PEERS];
+  int n = 0;
+  if (st->crumbs == NULL || !ht_shim_crumbs_rate(st->crumbs, 1, ht_clock_now())) {
+    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
+    return;
+  }
+  int rc = ht_shim_crumbs_claim(st->crumbs, ctx, known_only, urls, &n);
+  if (rc < 0) {
+    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
+    return;
+  }
+  ht_counter_add(HT_CTR_NOTICES_RECEIVED, 1);
+  if (rc == 0)
+    return; /* captured here already: no loop */
+  if (ht_shim_capture_noticed(ctx, hops, st->service))
+    spread_capture(st, ctx, rc, urls, n, hops);
+}
+
+/* A capture notice from a process that called this one: its trace, and
+ * the hops it came (the envelope's status). Honoured only for a trace
+ * this messenger took part in, within the rate. */
+void ht_shim_on_notice(void *arg, const ht_envelope *env, const ht_hook_origin *from) {
+  (void)from;
+  if (!env->has_trace || env->status < 1) {
+    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
+    return;
+  }
+  ht_shim_captured_there(arg, &env->trace, (unsigned)env->status, true);
+}
