@@ -120,11 +120,20 @@ if grep -q "hoptrace.incomplete" "$work/quiet.json"; then
   echo "quiet end: a trace marked incomplete" >&2; exit 1
 fi
 
-# the session daemon killed under a busy session, with --relay-dir
-ht_live_session_add "$work" "${session}b" 4 trace_workload
-follow "${session}b" killed --relay-dir "$work/relay"
-kill_sessiond
-cat "$work/killed.log"
+# the session daemon killed under a busy session, with --relay-dir. The
+# relay may hold nothing unread at the kill (its consumer had sent all it
+# relayed and the rest died in its rings, beyond any viewer): then exit 0
+# with "nothing the relay holds was missed" is right, and the kill is
+# tried again on a new session daemon (seen once in 7 runs); up to 3 tries
+for try in 1 2 3; do
+  (( try == 1 )) || { ht_sessiond_ensure; rm -f "$work"/killed.*; }
+  ht_live_session_add "$work" "${session}b$try" 4 trace_workload
+  follow "${session}b$try" killed --relay-dir "$work/relay"
+  kill_sessiond
+  cat "$work/killed.log"
+  (( rc == 0 )) && grep -q "nothing the relay holds was missed" "$work/killed.log" || break
+  echo "try $try: the relay held nothing unread at the kill; again"
+done
 [[ $rc -eq 1 ]] || { echo "killed session daemon: exit $rc" >&2; exit 1; }
 line=$(grep "hoptrace: the live session of host $host ended uncleanly" "$work/killed.log") ||
   { echo "the unclean end not reported" >&2; exit 1; }
