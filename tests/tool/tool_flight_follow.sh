@@ -103,7 +103,16 @@ rm "$work/copy/capture.json"
 "$hoptrace" export --follow --grace 60 --format zipkin -o "$work/int.json" "$work/copy" \
   2> "$work/int.log" &
 follower=$!
-sleep 4 # every snapshot read (the settle time is 60 s: nothing written yet)
+# every snapshot read (the settle time is 60 s: nothing written yet): its
+# CPU time still for 1 s (it polls every 200 ms); a fixed sleep was too
+# short for a loaded machine under ASan
+cpu_last=-1 still=0
+for ((i = 0; i < 600 && still < 10; i++)); do
+  cpu=$(awk '{print $14 + $15}' "/proc/$follower/stat")
+  if [[ $cpu == "$cpu_last" ]]; then still=$((still + 1)); else still=0 cpu_last=$cpu; fi
+  sleep 0.1
+done
+(( still >= 10 )) || { echo "the follower still busy after 60 s" >&2; exit 1; }
 if grep -q '"traceId"' "$work/int.json"; then
   echo "a trace written before its settle time" >&2
   exit 1
