@@ -160,7 +160,8 @@ grep -q "900 spans read, 0 sent, 0 accepted, 0 rejected, 900 dropped (.* 900 col
 grep -q "900 spans not delivered" "$work/dead.log"
 # the option's bounds
 rc=0; "$hoptrace" export --to "http://127.0.0.1:$port" --give-up-after -1 "$work/trace" 2> "$work/bad.log" || rc=$?
-[[ $rc -eq 2 ]] && grep -q "give-up-after wants a whole number from 0 to 86400" "$work/bad.log"
+[[ $rc -eq 2 ]]
+grep -q "give-up-after wants a whole number from 0 to 86400" "$work/bad.log"
 
 # the OTLP file without a spill directory: still every span, said so
 TMPDIR=$work/no-such-dir "$hoptrace" export --format otlp -q -o "$work/nospill.json" "$work/trace" \

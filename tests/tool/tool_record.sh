@@ -38,7 +38,8 @@ sum_after=$(find "$work/trace" -type f -print0 | sort -z | xargs -0 md5sum)
 rc=0
 record "$work/a-file" 2> "$work/file.log" || rc=$?
 cat "$work/file.log"
-[[ $rc == 2 ]] && grep -q "not a directory" "$work/file.log"
+[[ $rc == 2 ]]
+grep -q "not a directory" "$work/file.log"
 
 record "$work/trace" --force 2> "$work/force.log"
 [[ $(events "$work/trace") -gt 0 ]]

@@ -148,5 +148,6 @@ PY
 # --- misuse
 rc=0
 "$hoptrace" record --flight --live net://127.0.0.1 -- true 2> "$work/live.log" || rc=$?
-[[ $rc == 2 ]] && grep -q -- '--relay' "$work/live.log"
+[[ $rc == 2 ]]
+grep -q -- '--relay' "$work/live.log"
 echo "tool_record_flight: ok"
