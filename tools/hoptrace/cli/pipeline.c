@@ -1,5 +1,5 @@
 /* Wires the babeltrace2 source to the assembler and an output format,
- * and prints the loss and completeness summary on stderr. */
+ * and tells how the run ended (its summary: cli/summary.h). */
 #include "cli/pipeline.h"
 
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include "assemble/host_health.h"
 #include "cli/flight_follow.h"
 #include "cli/live_end.h"
+#include "cli/summary.h"
 #include "output/utf8.h"
 #include "output/writer.h"
 #include "read/bt_hosts.h"
@@ -241,78 +242,6 @@ static void on_idle(void *user) {
     writer_collect(r->writer, release_trace, r);
 }
 
-static void capture_summary(const run *r, const assembler_stats *st) {
-  uint64_t triggers = 0;
-  for (int i = 0; i < HOP_CAPTURE_WHY_MAX; i++)
-    triggers += st->triggers[i];
-  if (r->flight || st->captured_traces > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " captured traces (%" PRIu64 " complete, %" PRIu64
-            " partial), %" PRIu64 " triggers, %" PRIu64 " capture notices answered\n",
-            st->captured_traces, st->captured_complete, st->captured_partial,
-            triggers, st->notices);
-  if (r->not_captured > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " traces of the snapshots not captured: not written"
-            " (--all writes them)%s\n",
-            r->not_captured, r->opts->follow ? "; counted in each snapshot that held them" : "");
-  if (r->not_kept > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " traces recorded, not kept (a flight-mode process recorded"
-            " them, its sampler did not keep them): not written (--all writes them)\n",
-            r->not_kept);
-}
-
-static void summary(const bt_source_stats *src, const assembler_stats *st,
-                    unsigned long long replaced) {
-  fprintf(stderr,
-          "hoptrace: %" PRIu64 " events, %" PRIu64 " traces (%" PRIu64 " incomplete: %" PRIu64
-          " spans without parent, %" PRIu64 " unfinished, %" PRIu64 " touched by loss), %" PRIu64
-          " events discarded by LTTng, %" PRIu64 " packets lost, %" PRIu64 " malformed\n",
-          src->hop_events, st->traces, st->incomplete_traces, st->orphan_spans,
-          st->unfinished_spans, st->lossy_traces, src->discarded_events,
-          src->discarded_packets, src->malformed_events);
-  if (src->flight)
-    fprintf(stderr,
-            "hoptrace: flight-recorder snapshots: %" PRIu64 " copies of events that more than"
-            " one overlapping snapshot held skipped (each event read once)\n",
-            src->duplicate_events);
-  if (src->unresolved_names > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
-            "(desc/peer events) are not in this trace\n",
-            src->unresolved_names);
-  if (src->foreign_names > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " name events (process/desc/peer) naming another process than"
-            " the one that wrote them (their vpid context): ignored\n",
-            src->foreign_names);
-  if (st->invalid_prob_traces > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " traces whose root recorded an impossible sampling probability"
-            " (outside (0, 1]): flagged " SAMPLING_PROBABILITY_INVALID_KEY ", taken as unknown\n",
-            st->invalid_prob_traces);
-  if (st->duplicate_id_spans > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " spans share their span id with another span of their trace:"
-            " kept apart, flagged " SPAN_ID_DUPLICATE_KEY "\n",
-            st->duplicate_id_spans);
-  if (st->malformed_traces > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " traces lost %" PRIu64 " events dropped as malformed:"
-            " marked incomplete\n",
-            st->malformed_traces, st->malformed_events);
-  if (st->backwards_spans > 0)
-    fprintf(stderr,
-            "hoptrace: %" PRIu64 " spans end before they start (a clock set back, or a corrupt"
-            " trace): flagged " END_BEFORE_START_KEY "\n",
-            st->backwards_spans);
-  if (replaced > 0)
-    fprintf(stderr,
-            "hoptrace: %llu invalid UTF-8 sequences in the trace's strings written as U+FFFD\n",
-            replaced);
-}
-
 /* First pass over a file input: every trace's cross-host RPCs into the
  * clock fit, nothing written. */
 static void collect_only(void *user, const trace *t) { align_collect(user, t); }
@@ -374,29 +303,6 @@ static int64_t host_stall_ns(const pipeline_options *opts) {
   if (opts->grace_ns > INT64_MAX / 2) /* flight snapshots: windows of their own */
     return INT64_MAX;
   return 2 * opts->grace_ns > 5000000000 ? 2 * opts->grace_ns : 5000000000;
-}
-
-static void print_health(const void *r, FILE *f) {
-  const run *x = r;
-  host_health_print(x->hosts, host_stall_ns(x->opts), f);
-}
-static void print_clock(const void *al, FILE *f) { clock_sync_print(align_clock(al), f); }
-
-/* The host tables name the trace's hosts: a peer's bytes, escaped
- * (utf8.h) before they reach a terminal. */
-static void to_stderr(void (*print)(const void *, FILE *), const void *what) {
-  obuf *b = obuf_new(stderr);
-  if (b == NULL)
-    return;
-  text_printed(b, print, what);
-  obuf_flush(b);
-  obuf_free(b);
-}
-
-static void align_summary(const align_state *al, int hosts) {
-  fprintf(stderr, "hoptrace: clocks of %d hosts aligned from %" PRIu64 " cross-host RPCs:\n",
-          hosts, align_rpcs(al));
-  to_stderr(print_clock, al);
 }
 
 static int run_pipeline(const pipeline_options *given) {
@@ -509,15 +415,10 @@ static int run_pipeline(const pipeline_options *given) {
   unsigned long long replaced = r.buf->replaced;
   obuf_free(r.buf);
   if (!opts->quiet) {
-    summary(&src, st, replaced);
-    limits_print_drops(stderr);
-    capture_summary(&r, st);
-    if (follow_dirs)
-      follow_print(&fs, stderr);
-    if (host_health_count(r.hosts) > 1)
-      to_stderr(print_health, &r);
-    if (r.align != NULL)
-      align_summary(r.align, hosts);
+    run_summary sum = {&src, st, replaced, r.flight, opts->follow, r.not_captured,
+                       r.not_kept, follow_dirs ? &fs : NULL, r.hosts,
+                       host_stall_ns(opts), r.align, hosts};
+    summary_print(&sum);
   }
   if (live_end && (!opts->quiet || unclean != 0))
     live_end_print(&relay, unclean, opts->relay_dir, r.hosts, st->unreceived_traces);
