@@ -208,7 +208,8 @@ HT_STARTED_SESSIOND=""
 
 # --- deadlock: record's own daemon alive and running, its command socket
 # taken over once a snapshot was written: record asks it each second and
-# gives up when 'lttng list' gets no answer within 5 s
+# gives up when 'lttng list' gets no answer within --daemon-timeout (its
+# default 10 s: the next check, its 10 s, the snapshot given up after 1 s)
 start deadlock
 for ((t = 0; t < 300; t++)); do
   grep -q 'flight recorder: trigger' "$work/deadlock.log" && break
@@ -220,7 +221,7 @@ own_sd=$(sed -n 's/^hoptrace: started lttng-sessiond (pid \([0-9]*\))$/\1/p' \
 [[ -n $own_sd ]] || { cat "$work/deadlock.log" >&2; echo "no daemon pid" >&2; exit 1; }
 hold "$(client_socket "$own_sd")"
 t0=$(date +%s.%N)
-finish deadlock 7 "$t0" "stopped answering (no answer to 'lttng list' within 5 s)"
+finish deadlock 12 "$t0" "stopped answering (no answer to 'lttng list' within 10.0 s)"
 unhold
 own_sd=""
 echo "tool_record_flight_setup_stall: ok"

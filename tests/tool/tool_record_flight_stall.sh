@@ -24,7 +24,10 @@ trap cleanup EXIT
 hoptrace=$1 fire=$2 provider=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
 export HT_LTTNG_PROVIDER=$provider
-STALL_BOUND_S=15 # README: record ends within 15 s of its daemon's stop
+# README: record ends within 15 s of its own daemon's stop (waitpid sees
+# it at once), 20 s of a shared one's (the next check, --daemon-timeout's
+# 10 s to answer, the snapshot given up after 1 s, then room)
+STALL_BOUND_S=15
 
 # run NAME PID-OF-DAEMON-OR-EMPTY ARGS...: record --flight ARGS with a
 # 20 s command (200 captures 100 ms apart); once its trigger is set and a
@@ -86,6 +89,7 @@ stopped="" own_sd=""
 # the trigger it leaves there; once the daemon answers again, removing
 # them is the operator's (done here as the message says)
 ht_sessiond_ensure
+STALL_BOUND_S=20
 run shared "$HT_STARTED_SESSIOND" --shared-sessiond --name stall-shared
 grep -q 'lttng destroy stall-shared' "$work/shared.log"
 trig=$(sed -n "s/.*lttng remove-trigger \([^ ']*\).*/\1/p" "$work/shared.log" | head -1)

@@ -161,9 +161,9 @@ static int run_command(recording *r) {
       break;
     }
     rec_daemon *gone = NULL;
-    if (!lost && world_daemon_lost(&r->sessiond, watched))
+    if (!lost && world_daemon_lost(&r->sessiond, watched, r->o.daemon_ms))
       gone = &r->sessiond;
-    else if (!lost && r->relayd.ours && world_daemon_lost(&r->relayd, NULL))
+    else if (!lost && r->relayd.ours && world_daemon_lost(&r->relayd, NULL, 0))
       gone = &r->relayd;
     if (gone != NULL) {
       char what[512];

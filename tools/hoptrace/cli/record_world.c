@@ -23,7 +23,7 @@
 #define DAEMON_STOP_MS 10000
 #define RELAYD_READY_MS 15000
 #define SHARED_CHECK_MS 1000 /* how often the session daemon is asked while the command runs */
-#define ANSWER_MS 5000 /* how long it may take to answer then */
+#define PLAIN_ANSWER_MS 3000 /* another's, without a bound given: as before the bounds */
 
 /* ---- the private world ---- */
 
@@ -249,7 +249,7 @@ void world_daemon_mark_lost(rec_daemon *d, const char *how) {
   clock_gettime(CLOCK_REALTIME, &d->lost_at);
 }
 
-int world_daemon_lost(rec_daemon *d, const char *session_name) {
+int world_daemon_lost(rec_daemon *d, const char *session_name, int answer_ms) {
   if (d->lost)
     return 1;
   if (d->ours && d->pid > 0) {
@@ -270,8 +270,13 @@ int world_daemon_lost(rec_daemon *d, const char *session_name) {
       return 1;
     }
   }
-  /* ours or another's, by its answer: a deadlocked daemon is alive and
-   * not stopped, its sockets open */
+  /* by its answer, a deadlocked daemon too (alive, not stopped, its
+   * sockets open); without a bound given (plain record), ours is left to
+   * waitpid: a loaded machine's slow answer must not end a recording */
+  if (answer_ms <= 0 && d->ours)
+    return 0;
+  if (answer_ms <= 0)
+    answer_ms = PLAIN_ANSWER_MS;
   if (session_name != NULL && strcmp(d->name, "lttng-sessiond") == 0) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -279,12 +284,12 @@ int world_daemon_lost(rec_daemon *d, const char *session_name) {
             (now.tv_nsec - d->asked_at.tv_nsec) / 1000000 < SHARED_CHECK_MS)
       return 0;
     char *argv[] = {"lttng", "--no-sessiond", "list", (char *)session_name, NULL};
-    int rc = spawn_bounded(argv, ANSWER_MS, 0);
+    int rc = spawn_bounded(argv, answer_ms, 0);
     clock_gettime(CLOCK_MONOTONIC, &d->asked_at);
     if (rc == SPAWN_OVERRAN) {
       char how[96];
-      snprintf(how, sizeof(how), "stopped answering (no answer to 'lttng list' within %d s)",
-               ANSWER_MS / 1000);
+      snprintf(how, sizeof(how), "stopped answering (no answer to 'lttng list' within %.1f s)",
+               answer_ms / 1000.0);
       world_daemon_mark_lost(d, how);
       return 1;
     }

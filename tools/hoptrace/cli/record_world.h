@@ -56,11 +56,12 @@ int world_sessiond_shared(rec_daemon *d, int probe_ms);
 int world_relay_ensure(rec_daemon *d, const char *url, const char *out_dir);
 
 /* 1 (and d->lost, d->how, d->lost_at set) when a daemon we depend on
- * vanished: ours when waitpid says it died or was stopped; either, with
+ * vanished: ours when waitpid says it died or was stopped; with
  * session_name, when `lttng list NAME` (asked once a second) fails or
- * is not answered within 5 s (a deadlocked daemon is alive, not
- * stopped). */
-int world_daemon_lost(rec_daemon *d, const char *session_name);
+ * is not answered within answer_ms (a deadlocked daemon is alive, not
+ * stopped). answer_ms 0 (no --daemon-timeout, no --flight): ours is
+ * not asked, another's has 3 s, as before the bounds. */
+int world_daemon_lost(rec_daemon *d, const char *session_name, int answer_ms);
 
 /* Stops a daemon we started (SIGTERM, its process group after a grace)
  * and says so; nothing for another's. */
