@@ -120,10 +120,44 @@ static void plain_trace_not_followed(void **state) {
   rm_tree(root);
 }
 
+/* Many snapshots of one session, some names a prefix of others (-1,
+ * -10), each with two trace directories: each snapshot known once, its
+ * traces under it, however often it is looked at again. */
+static void each_snapshot_found_once(void **state) {
+  (void)state;
+  char root[] = "/tmp/ht-follow-scan.XXXXXX", trace[512], name[64];
+  assert_non_null(mkdtemp(root));
+  const char *in[] = {root};
+  follow_scan s = {0};
+  enum { SNAPS = 40 };
+  for (int i = 0; i < SNAPS; i++) {
+    snprintf(name, sizeof(name), "capture-000001-20261128-010000-%d", i);
+    snapshot(root, name, trace);
+    char *bits = strstr(trace, "64-bit");
+    memcpy(bits, "32", 2);
+    mkdir(trace, 0700);
+    put_file(trace, "metadata", "m");
+    put_file(trace, "hoptrace_0", "data");
+  }
+  for (int pass = 0; pass < 3; pass++) {
+    assert_int_equal(follow_scan_run(&s, in, 1, pass * MS), 0);
+    assert_int_equal(s.n, SNAPS);
+    for (size_t i = 0; i < s.n; i++) {
+      assert_int_equal(s.snaps[i].n_traces, 2);
+      for (size_t k = 0; k < 2; k++)
+        assert_memory_equal(s.snaps[i].traces[k], s.snaps[i].dir, strlen(s.snaps[i].dir));
+    }
+  }
+  assert_false(s.not_snapshot);
+  follow_scan_free(&s);
+  rm_tree(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(whole_when_marked_later_or_stable),
       cmocka_unit_test(plain_trace_not_followed),
+      cmocka_unit_test(each_snapshot_found_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli/flight_follow.h"
+#include "read/text_hash.h"
 #include "read/trace_dirs.h"
 
 /* The end of the last component of path named as a snapshot, 0: none. */
@@ -54,10 +55,26 @@ static void trace_size(const char *dir, uint64_t *files, uint64_t *bytes) {
   closedir(d);
 }
 
+/* The known snapshot whose directory is trace's first end bytes (h their
+ * hash), NULL; *k: how many known directories share h. by_dir holds the
+ * k-th directory of hash h under (h, k), as its index + 1. */
+static follow_snap *snap_known(const follow_scan *s, const char *trace, size_t end, uint64_t h,
+                               uint64_t *k) {
+  for (*k = 0;; (*k)++) {
+    uintptr_t at = (uintptr_t)idmap_get(&s->by_dir, h, *k);
+    if (at == 0)
+      return NULL;
+    follow_snap *f = &s->snaps[at - 1];
+    if (strncmp(f->dir, trace, end) == 0 && f->dir[end] == '\0')
+      return f;
+  }
+}
+
 static follow_snap *snap_for(follow_scan *s, const char *trace, size_t end) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strncmp(s->snaps[i].dir, trace, end) == 0 && s->snaps[i].dir[end] == '\0')
-      return &s->snaps[i];
+  uint64_t h = text_hash(trace, end), k;
+  follow_snap *known = snap_known(s, trace, end, h, &k);
+  if (known != NULL)
+    return known;
   if (s->n == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 16;
     follow_snap *grown = realloc(s->snaps, cap * sizeof(*grown));
@@ -70,6 +87,10 @@ static follow_snap *snap_for(follow_scan *s, const char *trace, size_t end) {
   *f = (follow_snap){.dir = strndup(trace, end), .changed_ns = -1};
   if (f->dir == NULL)
     return NULL;
+  if (idmap_put(&s->by_dir, h, k, (void *)(uintptr_t)(s->n + 1)) != 0) {
+    free(f->dir);
+    return NULL;
+  }
   const char *slash = strrchr(f->dir, '/');
   f->parent = slash != NULL ? (size_t)(slash - f->dir) : 0;
   const char *dash = strrchr(f->dir, '-');
@@ -169,5 +190,6 @@ void follow_scan_free(follow_scan *s) {
     free(s->snaps[i].dir);
   }
   free(s->snaps);
+  idmap_free(&s->by_dir);
   *s = (follow_scan){0};
 }

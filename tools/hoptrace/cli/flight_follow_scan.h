@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "assemble/idmap.h"
+
 typedef struct follow_snap {
   char *dir;      /* the snapshot's directory (NAME-YYYYMMDD-HHMMSS-N) */
   size_t parent;  /* its directory's length in dir: the session's */
@@ -21,6 +23,7 @@ typedef struct follow_snap {
 typedef struct follow_scan {
   follow_snap *snaps;
   size_t n, cap;
+  idmap by_dir; /* a snapshot by its directory (flight_follow_scan.c) */
   bool not_snapshot; /* a trace below the inputs in no snapshot directory */
 } follow_scan;
 
