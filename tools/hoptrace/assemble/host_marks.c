@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 /* Hosts whose latest loss is remembered (assembler_discarded): past
  * this many, a new host's loss marks only the traces open at the time. */
 #define MAX_LOSS_HOSTS 1024
@@ -34,14 +36,8 @@ static void remember_loss(assembler *a, const char *host, int64_t end_ns) {
     }
   if (a->n_losses == MAX_LOSS_HOSTS)
     return;
-  if (a->n_losses == a->cap_losses) {
-    size_t cap = a->cap_losses ? 2 * a->cap_losses : 4;
-    host_loss *grown = realloc(a->losses, cap * sizeof(*grown));
-    if (grown == NULL)
-      return;
-    a->losses = grown;
-    a->cap_losses = cap;
-  }
+  if (ht_grow(&a->losses, &a->cap_losses, a->n_losses + 1, sizeof(host_loss), 4) != 0)
+    return;
   char *copy = strdup(host);
   if (copy != NULL)
     a->losses[a->n_losses++] = (host_loss){copy, end_ns};

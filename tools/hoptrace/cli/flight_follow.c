@@ -20,6 +20,7 @@
 #include "read/dedupe.h"
 #include "read/names.h"
 #include "read/trace_dirs.h"
+#include "util/grow.h"
 
 /* Events of one snapshot remembered (16 bytes each) to skip their copies
  * in the next: past this, the rest are not, and their copies pass (the
@@ -66,15 +67,10 @@ static int64_t mono_ns(void) {
 }
 
 static void remember(follower *f, int64_t ts, uint64_t hash) {
-  if (f->n_cur == f->cap_cur) {
-    size_t cap = f->cap_cur ? 2 * f->cap_cur : 1024;
-    seen *grown = cap <= REMEMBER_MAX ? realloc(f->cur, cap * sizeof(*grown)) : NULL;
-    if (grown == NULL) {
-      f->fs->remembered_full++;
-      return;
-    }
-    f->cur = grown;
-    f->cap_cur = cap;
+  if (f->n_cur + 1 > REMEMBER_MAX ||
+      ht_grow(&f->cur, &f->cap_cur, f->n_cur + 1, sizeof(seen), 1024) != 0) {
+    f->fs->remembered_full++;
+    return;
   }
   f->cur[f->n_cur++] = (seen){ts, hash};
 }

@@ -16,6 +16,7 @@
 #include "cli/flight_follow.h"
 #include "read/text_hash.h"
 #include "read/trace_dirs.h"
+#include "util/grow.h"
 
 /* The end of the last component of path named as a snapshot, 0: none. */
 static size_t snapshot_end(const char *path) {
@@ -75,14 +76,8 @@ static follow_snap *snap_for(follow_scan *s, const char *trace, size_t end) {
   follow_snap *known = snap_known(s, trace, end, h, &k);
   if (known != NULL)
     return known;
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 16;
-    follow_snap *grown = realloc(s->snaps, cap * sizeof(*grown));
-    if (grown == NULL)
-      return NULL;
-    s->snaps = grown;
-    s->cap = cap;
-  }
+  if (ht_grow(&s->snaps, &s->cap, s->n + 1, sizeof(follow_snap), 16) != 0)
+    return NULL;
   follow_snap *f = &s->snaps[s->n];
   *f = (follow_snap){.dir = strndup(trace, end), .changed_ns = -1};
   if (f->dir == NULL)

@@ -25,6 +25,7 @@
 #include "read/capture_json.h"
 #include "read/limits.h"
 #include "read/trace_dirs.h"
+#include "util/grow.h"
 
 #define TICK_EVERY 4096u
 
@@ -140,14 +141,8 @@ static void end_warmup(run *r, bool at_end) {
 }
 
 static bool hold(run *r, const trace *t) {
-  if (r->n_held == r->cap_held) {
-    size_t cap = r->cap_held ? 2 * r->cap_held : 256;
-    trace **grown = realloc(r->held, cap * sizeof(*grown));
-    if (grown == NULL)
-      return false;
-    r->held = grown;
-    r->cap_held = cap;
-  }
+  if (ht_grow(&r->held, &r->cap_held, r->n_held + 1, sizeof(trace *), 256) != 0)
+    return false;
   r->held[r->n_held++] = (trace *)t;
   return true;
 }

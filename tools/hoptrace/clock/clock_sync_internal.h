@@ -19,6 +19,7 @@
 
 #include "clock/clock_hull.h"
 #include "clock/clock_sync.h"
+#include "util/grow.h"
 
 #define BUCKET_NS 1e9     /* of the pair's lower host's clock */
 #define SLOPE_MAX (CLOCK_SYNC_MAX_DRIFT_PPM * 1e3) /* ns/s */
@@ -108,22 +109,10 @@ struct clock_sync {
   size_t cz;
 };
 
-/* Grows the array *slot points to (any element type: the pointer is
- * moved through memcpy, not a void ** alias) to hold need elements. */
+/* Grows the array *slot points to to hold need elements (util/grow.h,
+ * 16 to start). */
 static inline int grow(void *slot, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap)
-    return 0;
-  size_t n = *cap ? *cap : 16;
-  while (n < need)
-    n *= 2;
-  void *p;
-  memcpy(&p, slot, sizeof(p));
-  void *q = realloc(p, n * size);
-  if (q == NULL)
-    return -1;
-  memcpy(slot, &q, sizeof(q));
-  *cap = n;
-  return 0;
+  return ht_grow(slot, cap, need, size, 16);
 }
 
 static inline int pair_index(const clock_sync *cs, int a, int b) {

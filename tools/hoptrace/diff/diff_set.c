@@ -6,6 +6,7 @@
 
 #include "output/report_groups.h"
 #include "read/text_hash.h"
+#include "util/grow.h"
 
 void diff_keys_init(diff_keys *k) { memset(k, 0, sizeof(*k)); }
 
@@ -65,14 +66,8 @@ static uint32_t key_for(diff_keys *k, uint32_t op, int phase, const char *svc, c
   }
   if (k->n >= DIFF_KEYS || ((k->n + 1) * 2 > k->n_slots && slots_grow(k) != 0))
     return UINT32_MAX;
-  if (k->n == k->cap) {
-    size_t cap = k->cap ? k->cap * 2 : 32;
-    diff_key *grown = realloc(k->keys, cap * sizeof(*grown));
-    if (grown == NULL)
-      return UINT32_MAX;
-    k->keys = grown;
-    k->cap = cap;
-  }
+  if (ht_grow(&k->keys, &k->cap, k->n + 1, sizeof(diff_key), 32) != 0)
+    return UINT32_MAX;
   diff_key *x = &k->keys[k->n];
   *x = (diff_key){op, phase, strdup(svc), srv ? strdup(srv) : NULL, strdup(name), h, 0, 0};
   if (x->service == NULL || x->name == NULL || (srv && x->server == NULL)) {
@@ -133,15 +128,10 @@ static void segment(void *user, const span *sp, const span *server, int phase, i
     s->cells[x->last_cell].ns = ns_sum(s->cells[x->last_cell].ns, ns);
     return;
   }
-  if (s->n_cells == s->cap_cells) {
-    size_t cap = s->cap_cells ? s->cap_cells * 2 : 1024;
-    diff_cell *grown = cap <= DIFF_CELLS ? realloc(s->cells, cap * sizeof(*grown)) : NULL;
-    if (grown == NULL) {
-      a->failed = 1;
-      return;
-    }
-    s->cells = grown;
-    s->cap_cells = cap;
+  if (s->n_cells + 1 > DIFF_CELLS ||
+      ht_grow(&s->cells, &s->cap_cells, s->n_cells + 1, sizeof(diff_cell), 1024) != 0) {
+    a->failed = 1;
+    return;
   }
   x->last_trace = k->serial;
   x->last_cell = (uint32_t)s->n_cells;
@@ -160,15 +150,9 @@ int diff_set_add(diff_set *s, const trace *t) {
     s->dropped++;
     return -1;
   }
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 1024;
-    diff_trace *grown = realloc(s->traces, cap * sizeof(*grown));
-    if (grown == NULL) {
-      s->dropped++;
-      return -1;
-    }
-    s->traces = grown;
-    s->cap = cap;
+  if (ht_grow(&s->traces, &s->cap, s->n + 1, sizeof(diff_trace), 1024) != 0) {
+    s->dropped++;
+    return -1;
   }
   s->keys->serial++;
   cp_visitor v = {NULL, segment, &a};

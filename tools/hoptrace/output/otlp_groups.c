@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "output/otlp_map.h"
+#include "util/grow.h"
 
 typedef struct piece {
   off_t off;
@@ -61,15 +62,9 @@ otlp_groups *otlp_groups_new(void) {
 static ssize_t spill_write(void *cookie, const char *buf, size_t n) {
   group *gr = cookie;
   otlp_groups *g = gr->g;
-  if (gr->n_pieces == gr->cap_pieces) {
-    size_t cap = gr->cap_pieces ? 2 * gr->cap_pieces : 16;
-    piece *p = realloc(gr->pieces, cap * sizeof(*p));
-    if (p == NULL) {
-      errno = ENOMEM;
-      return -1;
-    }
-    gr->pieces = p;
-    gr->cap_pieces = cap;
+  if (ht_grow(&gr->pieces, &gr->cap_pieces, gr->n_pieces + 1, sizeof(piece), 16) != 0) {
+    errno = ENOMEM;
+    return -1;
   }
   size_t done = 0;
   while (done < n) {

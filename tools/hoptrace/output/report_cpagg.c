@@ -7,6 +7,7 @@
 #include "output/report_critical.h"
 #include "output/report_groups.h"
 #include "read/text_hash.h"
+#include "util/grow.h"
 
 #define CLASS_SUB_BITS 4 /* 16 classes a power of two: ~4.4 % wide */
 #define CLASSES (64 << CLASS_SUB_BITS)
@@ -162,14 +163,8 @@ static uint32_t key_new(cp_agg *a, uint32_t o, int phase, const char *svc, const
                         const char *name, uint64_t h) {
   if ((a->n_keys + 1) * 2 > a->n_key_slots && key_slots_grow(a) != 0)
     return UINT32_MAX;
-  if (a->n_keys == a->cap_keys) {
-    size_t cap = a->cap_keys ? a->cap_keys * 2 : 32;
-    key *grown = realloc(a->keys, cap * sizeof(key));
-    if (grown == NULL)
-      return UINT32_MAX;
-    a->keys = grown;
-    a->cap_keys = cap;
-  }
+  if (ht_grow(&a->keys, &a->cap_keys, a->n_keys + 1, sizeof(key), 32) != 0)
+    return UINT32_MAX;
   key *k = &a->keys[a->n_keys];
   *k = (key){o, (uint8_t)phase, strdup(svc), srv ? strdup(srv) : NULL, strdup(name), 0, h};
   if (k->service == NULL || k->name == NULL || (srv && k->server == NULL)) {

@@ -4,6 +4,7 @@
  * a trace from another hoptrace version may lack some. */
 #include "read/bt_decode.h"
 #include "read/schema2.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,14 +129,8 @@ static class_map *map_class(bt_decoder *d, const bt_event_class *cls) {
   for (size_t i = 0; i < d->n_maps; i++)
     if (d->maps[i].cls == cls)
       return &d->maps[i];
-  if (d->n_maps == d->cap_maps) {
-    size_t cap = d->cap_maps ? d->cap_maps * 2 : 16;
-    class_map *grown = realloc(d->maps, cap * sizeof(*grown));
-    if (grown == NULL)
-      return NULL;
-    d->maps = grown;
-    d->cap_maps = cap;
-  }
+  if (ht_grow(&d->maps, &d->cap_maps, d->n_maps + 1, sizeof(class_map), 16) != 0)
+    return NULL;
   class_map *map = &d->maps[d->n_maps++];
   /* The reference keeps the class alive, so its address cannot be reused
    * by another class while it is a key here (live sessions come and go). */

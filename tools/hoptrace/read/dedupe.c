@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 
@@ -95,14 +97,8 @@ bool event_dedupe_is_copy(event_dedupe *d, const hop_event *ev) {
     }
   if (d->n == DEDUPE_MAX_AT_ONCE)
     return false;
-  if (d->n == d->cap) {
-    size_t cap = d->cap ? 2 * d->cap : 16;
-    uint64_t *grown = realloc(d->seen, cap * sizeof(*grown));
-    if (grown == NULL)
-      return false;
-    d->seen = grown;
-    d->cap = cap;
-  }
+  if (ht_grow(&d->seen, &d->cap, d->n + 1, sizeof(uint64_t), 16) != 0)
+    return false;
   d->seen[d->n++] = h;
   return false;
 }

@@ -9,6 +9,7 @@
 
 #include "read/limits.h"
 #include "hoptrace_schema.h"
+#include "util/grow.h"
 
 
 enum { T_PROCESS, T_DESC, T_PEER };
@@ -193,14 +194,8 @@ static void name_process(names *s, hop_event *ev) {
 }
 
 static int hold(names *s, const hop_event *ev) {
-  if (s->n_held == s->cap_held) {
-    size_t cap = s->cap_held ? s->cap_held * 2 : 64;
-    held *grown = realloc(s->held, cap * sizeof(*grown));
-    if (grown == NULL)
-      return -1;
-    s->held = grown;
-    s->cap_held = cap;
-  }
+  if (ht_grow(&s->held, &s->cap_held, s->n_held + 1, sizeof(held), 64) != 0)
+    return -1;
   held *h = &s->held[s->n_held];
   h->ev = *ev;
   h->hostname = strdup(ev->hostname);

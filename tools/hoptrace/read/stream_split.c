@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/grow.h"
+
 typedef struct stream_file {
   size_t dir;   /* index in dirs */
   char *name;   /* file name in that directory */
@@ -42,15 +44,9 @@ static int list_streams(const char *dir, size_t dir_index, stream_file **files,
     if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path) ||
         stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
       continue;
-    if (*n == *cap) {
-      size_t grown_cap = *cap ? *cap * 2 : 16;
-      stream_file *grown = realloc(*files, grown_cap * sizeof(*grown));
-      if (grown == NULL) {
-        rc = -1;
-        break;
-      }
-      *files = grown;
-      *cap = grown_cap;
+    if (ht_grow(files, cap, *n + 1, sizeof(stream_file), 16) != 0) {
+      rc = -1;
+      break;
     }
     char *name = strdup(e->d_name);
     if (name == NULL) {

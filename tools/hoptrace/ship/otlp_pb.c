@@ -11,6 +11,7 @@
 #include "output/otlp_map.h"
 #include "output/utf8.h"
 #include "ship/arena.h"
+#include "util/grow.h"
 
 typedef Hoptrace__Otlp__KeyValue pb_kv;
 typedef Hoptrace__Otlp__Span pb_span;
@@ -64,15 +65,9 @@ static char *pb_str(pb_batch *b, const char *s) {
 
 static void collect_attr(void *arg, const otlp_attr *a) {
   pb_batch *b = arg;
-  if (b->n_scratch == b->cap_scratch) {
-    size_t cap = b->cap_scratch ? 2 * b->cap_scratch : 32;
-    pb_kv **p = realloc(b->scratch, cap * sizeof(*p));
-    if (p == NULL) {
-      b->failed = 1;
-      return;
-    }
-    b->scratch = p;
-    b->cap_scratch = cap;
+  if (ht_grow(&b->scratch, &b->cap_scratch, b->n_scratch + 1, sizeof(pb_kv *), 32) != 0) {
+    b->failed = 1;
+    return;
   }
   pb_kv *kv = arena_alloc(&b->mem, sizeof(*kv));
   Hoptrace__Otlp__AnyValue *v = arena_alloc(&b->mem, sizeof(*v));
@@ -130,14 +125,8 @@ static long find_group(pb_batch *b, const span *s) {
   for (size_t i = 0; i < b->n_groups; i++)
     if (b->groups[i].hash == h && otlp_same_resource(&b->groups[i].ident, s))
       return (long)i;
-  if (b->n_groups == b->cap_groups) {
-    size_t cap = b->cap_groups ? 2 * b->cap_groups : 8;
-    resource_group *p = realloc(b->groups, cap * sizeof(*p));
-    if (p == NULL)
-      return -1;
-    b->groups = p;
-    b->cap_groups = cap;
-  }
+  if (ht_grow(&b->groups, &b->cap_groups, b->n_groups + 1, sizeof(resource_group), 8) != 0)
+    return -1;
   resource_group *g = &b->groups[b->n_groups];
   memset(g, 0, sizeof(*g));
   g->hash = h;
