@@ -149,9 +149,9 @@ ht__up() {
   mkdir -p "$d/relay" && : > "$d/pids" || return 1
   read -r D anchor < <(python3 "$HT_HOSTS_ROOT/scripts/hosts_clock.py" measure) || return 1
   printf 'HT_H_PREFIX=%s\nHT_H_SUBNET=10.77.%s\nHT_H_N=%s\nHT_H_D_NS=%s\nHT_H_PLUGIN=%q\nHT_H_FAKETIME=%q\nHT_H_OWNER="%s %s"\n' \
-    "$p" "$k" "$n" "$D" "$plugin" "$faketime" "$$" "$(ht__start_time $$)" > "$d/state"
+    "$p" "$k" "$n" "$D" "$plugin" "$faketime" "$$" "$(ht__start_time $$)" > "$d/state" || return 1
   awk -v k="$k" -v a="$anchor" '{ sub(/^h/, "", $1); print "h" $1, "10.77." k "." $1, $4, $2, $3, a }' \
-    <<< "$table" > "$d/hosts"
+    <<< "$table" > "$d/hosts" || return 1
   ip netns add "$p-relay" && ip -n "$p-relay" link set lo up &&
     ip -n "$p-relay" link add br0 type bridge &&
     ip -n "$p-relay" addr add "10.77.$k.254/24" dev br0 && ip -n "$p-relay" link set br0 up &&

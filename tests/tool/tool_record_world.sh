@@ -21,13 +21,15 @@ busy() {
     sh -c 'echo \$\$ >> \"$work/$1.pids\"; exec \"$workload\" --traces 200 --fanout 2' > /dev/null
   done"
 }
-vpids() { # the vpids a trace's process and desc events name
-  babeltrace2 "$1" 2>/dev/null | grep -E 'hoptrace:(process|desc):' |
+vpids() { # the vpids a trace's process and desc events name; 1 when unreadable
+  babeltrace2 "$1" 2>/dev/null | { grep -E 'hoptrace:(process|desc):' || true; } |
     sed -n 's/.*vpid = \([0-9]*\).*/\1/p' | sort -u
 }
 only_own() { # only_own NAME TRACE: every vpid of TRACE is one of NAME's
-  local v n=0 bad=0
-  for v in $(vpids "$2"); do
+  local v n=0 bad=0 list
+  # checked here: a 'for' over $(...) ignores the substitution's status
+  list=$(vpids "$2") || { echo "$1: babeltrace2 could not read $2" >&2; return 1; }
+  for v in $list; do
     n=$((n + 1))
     grep -qx "$v" "$work/$1.pids" || { echo "$1: pid $v is not one of its own" >&2; bad=1; }
   done
