@@ -33,7 +33,8 @@ ht_private_world() {
       { echo "hoptrace: cannot mount a private /var/run/lttng, /dev/shm, /run/netns," \
              "/run/hoptrace-hosts" >&2; return 1; }
   fi
-  HT_WORLD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ht-world-$$-XXXXXX")
+  # (callers test this function's status: set -e is off inside it)
+  HT_WORLD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ht-world-$$-XXXXXX") || return 1
   export LTTNG_HOME=$HT_WORLD_DIR # (HT_WORLD_DIR itself not exported: the owner removes it)
 }
 
@@ -177,6 +178,28 @@ ht_live_session_add() {
   fi
 }
 
+# ht_test_open WORK PROVIDER ON_EXIT SCRIPT ARGS...: the opening of a test
+# that records in a world of its own: ht_private_world SCRIPT ARGS (call it
+# as ht_test_open ... "$0" "$@"), then the EXIT trap ON_EXIT (a command: the
+# test's cleanup, which ends with ht_private_world_end), then WORK made
+# anew and HT_LTTNG_PROVIDER=PROVIDER exported. No session daemon yet:
+# ht_sessiond_ensure starts one.
+ht_test_open() {
+  local work=$1 provider=$2 on_exit=$3
+  shift 3
+  ht_private_world "$@" || return 1
+  # shellcheck disable=SC2064 # ON_EXIT is the command, expanded now
+  trap "$on_exit" EXIT
+  ht_work_anew "$work" "$provider"
+}
+
+# ht_work_anew WORK PROVIDER: WORK emptied (made when missing), PROVIDER
+# exported as HT_LTTNG_PROVIDER, the tracepoint provider the workloads load.
+ht_work_anew() {
+  rm -rf "$1" && mkdir -p "$1" || return 1
+  export HT_LTTNG_PROVIDER=$2
+}
+
 # ht_live_open WORK PROVIDER SESSION: the opening of a live test, in its
 # own world (ht_private_world) with its EXIT trap already set (it stops
 # what this started when a step fails): WORK made anew, PROVIDER the
@@ -184,8 +207,7 @@ ht_live_session_add() {
 # SESSION of trace_workload's events on a relay of our own
 # (ht_live_session, 4 sub-buffers).
 ht_live_open() {
-  rm -rf "$1" && mkdir -p "$1" || return 1
-  export HT_LTTNG_PROVIDER=$2
+  ht_work_anew "$1" "$2" || return 1
   ht_sessiond_ensure || return 1
   ht_live_session "$1" "$3" 4 trace_workload
 }

@@ -26,15 +26,13 @@ set -euo pipefail
 trap 'echo "tool_flight: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 hoptrace=$1 workload=$2 provider=$3 work=$4 here=$5 emit=$6 fire=$7
 source "$here/../../scripts/lttng-env.sh"
-ht_private_world "$0" "$@" # a daemon of its own, in a world of its own
-rm -rf "$work" && mkdir -p "$work"
-export HT_LTTNG_PROVIDER=$provider
 session=hoptrace-flight-$$
 cleanup() {
   lttng --no-sessiond destroy "$session" >/dev/null 2>&1 || true
   ht_sessiond_release
 }
-trap cleanup EXIT
+# a daemon of its own, in a world of its own
+ht_test_open "$work" "$provider" cleanup "$0" "$@"
 ht_sessiond_ensure
 snaps=$work/flight
 lt() { lttng --no-sessiond "$@" > /dev/null; }

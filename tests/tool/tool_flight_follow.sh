@@ -11,11 +11,9 @@
 set -euo pipefail
 src=$(cd "$5" && pwd)
 source "$src/../../scripts/lttng-env.sh"
-ht_private_world "$0" "$@"
-trap ht_private_world_end EXIT
 hoptrace=$1 fire=$2 provider=$3 work=$4
-rm -rf "$work" && mkdir -p "$work/rec"
-export HT_LTTNG_PROVIDER=$provider
+ht_test_open "$work" "$provider" ht_private_world_end "$0" "$@"
+mkdir "$work/rec"
 ht_sessiond_release # record --flight starts a daemon of its own
 
 "$hoptrace" export --follow --format zipkin -o "$work/follow.json" "$work/rec" \

@@ -16,11 +16,8 @@
 set -euo pipefail
 src=$(cd "$5" && pwd)
 source "$src/../../scripts/lttng-env.sh"
-ht_private_world "$0" "$@"
-trap ht_private_world_end EXIT
 hoptrace=$1 fire=$2 provider=$3 work=$4
-rm -rf "$work" && mkdir -p "$work"
-export HT_LTTNG_PROVIDER=$provider
+ht_test_open "$work" "$provider" ht_private_world_end "$0" "$@"
 
 # check DIR N RATE [IDS]: capture.json of a run whose command fired N
 # captures (IDS: with --trace-ids)

@@ -19,7 +19,7 @@
 set -euo pipefail
 src=$(cd "$5" && pwd)
 source "$src/../../scripts/lttng-env.sh"
-ht_private_world "$0" "$@"
+hoptrace=$1 fire=$2 provider=$3 work=$4
 stopped="" own_sd="" holder=""
 cleanup() {
   [[ -n $stopped ]] && kill -CONT "$stopped" 2>/dev/null
@@ -27,10 +27,8 @@ cleanup() {
   [[ -n $holder ]] && kill -KILL "$holder" 2>/dev/null
   ht_private_world_end
 }
-trap cleanup EXIT
-hoptrace=$1 fire=$2 provider=$3 work=$4
-rm -rf "$work" && mkdir -p "$work/bin"
-export HT_LTTNG_PROVIDER=$provider
+ht_test_open "$work" "$provider" cleanup "$0" "$@"
+mkdir "$work/bin"
 SLACK_S=12 # room past record's bound: fork/exec and teardown under load
 
 # the wrapper: lttng, then SIGSTOP the daemon once the command named in

@@ -12,7 +12,7 @@
 set -euo pipefail
 src=$(cd "$5" && pwd)
 source "$src/../../scripts/lttng-env.sh"
-ht_private_world "$0" "$@"
+hoptrace=$1 fire=$2 provider=$3 work=$4
 stopped="" own_sd=""
 cleanup() {
   [[ -n $stopped ]] && kill -CONT "$stopped" 2>/dev/null
@@ -20,10 +20,7 @@ cleanup() {
   [[ -n $own_sd ]] && kill -KILL -- "-$own_sd" 2>/dev/null
   ht_private_world_end
 }
-trap cleanup EXIT
-hoptrace=$1 fire=$2 provider=$3 work=$4
-rm -rf "$work" && mkdir -p "$work"
-export HT_LTTNG_PROVIDER=$provider
+ht_test_open "$work" "$provider" cleanup "$0" "$@"
 # README: record ends within 15 s of its own daemon's stop (waitpid sees
 # it at once), 20 s of a shared one's (the next check, --daemon-timeout's
 # 10 s to answer, the snapshot given up after 1 s, then room)
