@@ -29,7 +29,22 @@ done
 
 bash scripts/install-deps.sh
 cmake -S . -B "$build_dir" -DHT_WERROR=ON -DHT_SANITIZE="$sanitize" >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
+# A build killed mid-compile (SIGKILL, OOM, a closed terminal) can leave
+# truncated objects newer than their sources, which make then takes as up
+# to date (link errors, odd failures later). The marker lives only while a
+# build runs: found at the start, the last build was killed, and its
+# objects are rebuilt from clean. A build that failed (compile error)
+# removes it: no clean rebuild after an ordinary mistake.
+building="$build_dir/.ht-build-running"
+if [[ -e $building ]]; then
+  echo "test.sh: the last build in $build_dir was interrupted: rebuilding it from clean" >&2
+  cmake --build "$build_dir" --target clean
+fi
+touch "$building"
+build_rc=0
+cmake --build "$build_dir" -j"$(nproc)" || build_rc=$?
+rm -f "$building"
+((build_rc == 0)) || exit "$build_rc"
 
 ht_sessiond_start HT_STARTED_SESSIOND "$build_dir/lttng-sessiond.log"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
