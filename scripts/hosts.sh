@@ -230,7 +230,9 @@ ht_host_sessiond_start() {
   local h=$1 off ft=() pid HT_CMD d
   ht__prefix "$h" || return 1
   d=$(ht__dir)
-  off=$(ht__host_field "$h" 4)
+  # checked: called from '||' (set -e off), an unread offset ran unfaked
+  off=$(ht__host_field "$h" 4) && [[ $off =~ ^-?[0-9]+$ ]] ||
+    { ht__err "$h: no clock offset in the hosts table"; return 1; }
   if [[ $off != 0 ]]; then
     ft=(FAKETIME="$(awk -v o="$off" 'BEGIN { printf "%+.9f", o / 1e9 }')"
         FAKETIME_DONT_FAKE_MONOTONIC=1 LD_PRELOAD="$HT_H_FAKETIME")
