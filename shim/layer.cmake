@@ -20,6 +20,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_capture.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_crumbs.c
   ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_kv.c
+  ${CMAKE_CURRENT_LIST_DIR}/messenger/traced_names.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_cmd.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_conn.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_env.c

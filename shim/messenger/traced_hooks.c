@@ -157,8 +157,8 @@ static void slot_name(ts_slot *s, const ht_span_info *info, ht_hook_memo *memo) 
   s->kind = info->kind;
   if (!ht_span_writes_(&s->span))
     return; /* records nothing: desc stays NULL */
-  s->desc = memo != NULL ? ts_handler_desc_ref(&s->span, s->st->serial, info, memo)
-                         : ts_desc_ref(&s->span, s->st->serial, info);
+  s->desc = memo != NULL ? ht_shim_handler_desc_ref(&s->span, s->st->serial, info, memo)
+                         : ht_shim_desc_ref(&s->span, s->st->serial, info);
   if (s->desc == NULL)
     s->name = strdup(info->name); /* NULL: recorded unnamed */
 }
@@ -276,7 +276,7 @@ __attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
   if (!s->sent) { /* refused or failed before its frame went out: at once,
                    * on the sending thread, while the peer's URL is valid */
     s->start_ns = ht_clock_now();
-    s->peer = ts_peer_ref(span, s->peer_text);
+    s->peer = ht_shim_peer_ref(span, s->peer_text);
   }
   finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
                      (reply != NULL ? HT_SIDE_END_FRAME : 0));
@@ -318,13 +318,13 @@ __attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
   ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
   if (s == NULL) {
     ht_span_set_error(span, HT_ENOMEM, "no storage for the server span");
-    ht_span_finish_side(span, NULL, &info, now, ts_conn_peer_ref(span, from),
+    ht_span_finish_side(span, NULL, &info, now, ht_shim_conn_peer_ref(span, from),
                         HT_SIDE_START_FRAME);
     return; /* the handler still runs in its context */
   }
   slot_init(s, st);
   s->start_ns = now;
-  s->peer = ts_conn_peer_ref(span, from);
+  s->peer = ht_shim_conn_peer_ref(span, from);
   if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
     ht_shim_crumbs_note(st->crumbs, &span->ctx, NULL);
   slot_name(s, &info, ht_transport_op_memo(from));
@@ -424,7 +424,7 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
     return; /* "cs" already set */
   s->sent = true; /* "cs": the client span starts now */
   s->start_ns = ht_clock_now();
-  s->peer = ts_peer_ref(&s->span, peer);
+  s->peer = ht_shim_peer_ref(&s->span, peer);
   if (s->oneway) { /* its span ends as its frame goes out */
     finish_side(s, HT_SIDE_START_FRAME);
     slot_release(s);

@@ -560,7 +560,7 @@ static void test_stats_count_every_hop(void **state) {
 
 /* Two messengers naming spans of one operation from one thread: each
  * span carries its own messenger's service (the traced messenger keeps
- * the names it looked up last per thread, traced_names.h), and an
+ * the names it looked up last per thread, traced_names.c), and an
  * operation sharing a memo slot with another ("fan", "no_such_op") gets
  * its own name. */
 static void test_names_per_messenger(void **state) {
