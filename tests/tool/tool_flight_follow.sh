@@ -5,6 +5,9 @@
 # writes the captured traces while the recorder still runs, each once,
 # with their capture tags, and ends by itself once the recorder has
 # (its capture.json); what it wrote is what offline `export DIR` writes.
+# Two snapshots cut from the recording at a capture (the first holds the
+# trace's spans, the second its capture): follow writes what offline
+# does, and drops the spans only after 32 snapshots that add nothing.
 # Then on a copy without capture.json: SIGINT ends it within 2 s, what it
 # held written, marked unsettled, the JSON whole; --timeout ends it.
 # usage: tool_flight_follow.sh HOPTRACE FLIGHT_FIRE PROVIDER WORKDIR SRCDIR
@@ -93,6 +96,56 @@ key = lambda s: json.dumps(s, sort_keys=True)
 assert sorted(map(key, follow)) == sorted(map(key, offline)), "follow and offline differ"
 print("follow = offline: %d spans, %d captured traces, each once" % (len(follow), len(roots)))
 PY
+
+# A ring that wrapped between two snapshots: the first snapshot cut just
+# before its capture event (it holds the first captured trace's spans,
+# not its capture), the second from that capture on (the capture, not
+# the spans). Follow holds the uncaptured trace until the capture
+# reaches it, as offline reading of both does: 2 traces, 4 spans.
+snaps=("$work"/rec/capture-00000[12]-*)
+babeltrace2 --clock-seconds "${snaps[0]}" > "$work/first.txt" # whole: no SIGPIPE
+cap=$(grep -m1 'hoptrace:capture:' "$work/first.txt" | tr -d '[]' | cut -d' ' -f1)
+before=$(python3 -c 'import sys; s, n = sys.argv[1].split("."); t = int(s + n) - 1
+print("%d.%09d" % divmod(t, 10**9))' "$cap")
+mkdir "$work/wrapped"
+for part in "0 --end=$before" "1 --begin=$cap"; do
+  read -r i bound <<< "$part"
+  out="$work/wrapped/capture-000001-20261128-000000-$i"
+  babeltrace2 "${snaps[i]}" "$bound" -o ctf -w "$out" > /dev/null
+  touch "$out/.hoptrace-written"
+done
+timeout 60 "$hoptrace" export --follow --grace 0.2 --timeout 1 --format zipkin \
+  -o "$work/wrapped-follow.json" "$work/wrapped" 2> "$work/wrapped-follow.log"
+timeout 60 "$hoptrace" export --format zipkin -o "$work/wrapped-offline.json" "$work/wrapped" \
+  2> "$work/wrapped-offline.log"
+cat "$work/wrapped-follow.log"
+python3 "$src/same_zipkin.py" "$work/wrapped-follow.json" "$work/wrapped-offline.json" 4
+
+# The hold's age: between the two parts, snapshots that add nothing to
+# the trace (each one event of another, a copy). After 31 the capture
+# still finds the trace's spans; after 32 (HOLD_SNAPSHOTS) they were
+# dropped, and the summary counts them.
+first=$(grep -m1 'hoptrace:span' "$work/first.txt" | tr -d '[]' | cut -d' ' -f1)
+filler="$work/wrapped/filler"
+babeltrace2 "${snaps[0]}" --begin="$first" --end="$first" -o ctf -w "$filler" > /dev/null
+touch "$filler/.hoptrace-written"
+mv "$work/wrapped/capture-000001-20261128-000000-1" "$work/wrapped/capture-000001-20261128-000000-40"
+aged() { # N: follow with N snapshots between; its spans' count, its log
+  for ((i = 1; i <= $1; i++)); do
+    [[ -d "$work/wrapped/capture-000001-20261128-000000-$i" ]] ||
+      cp -r "$filler" "$work/wrapped/capture-000001-20261128-000000-$i"
+  done
+  timeout 60 "$hoptrace" export --follow --grace 0.2 --timeout 1 --format zipkin \
+    -o "$work/aged.json" "$work/wrapped" 2> "$work/aged-$1.log"
+  python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$work/aged.json"
+}
+mv "$filler" "$work/filler" && filler="$work/filler" # not a snapshot itself
+spans=$(aged 31)
+[[ $spans == 4 ]] || { cat "$work/aged-31.log"; echo "31 between: $spans spans" >&2; exit 1; }
+! grep -q "held for a later capture" "$work/aged-31.log"
+spans=$(aged 32)
+[[ $spans == 2 ]] || { cat "$work/aged-32.log"; echo "32 between: $spans spans" >&2; exit 1; }
+grep "held for a later capture, dropped: [1-9][0-9]* after 32 snapshots" "$work/aged-32.log"
 
 # SIGINT on a follower that holds traces not settled yet (no
 # capture.json: it would wait for more snapshots)

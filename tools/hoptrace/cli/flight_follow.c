@@ -2,11 +2,16 @@
  * (flight_follow.h). Each snapshot is read on its own; an event a
  * snapshot shares with its session's previous one (same time, same
  * content: dedupe.h's hash) is skipped when its trace is still held from
- * before, or already written. A trace no capture reached is dropped
- * once its snapshot is read (it comes back whole from a later snapshot
- * that captures it, as far as the ring still holds it). Must never
- * write a trace twice nor hold more than the open-trace limits and one
- * snapshot's event list a session. */
+ * before, or already written. A trace no capture reached yet is held
+ * (without --all: never written) so that a capture reaching it in a later
+ * snapshot finds the part only earlier snapshots held (its host's ring
+ * wrapped in between), as offline reading of every snapshot does. Held
+ * until HOLD_SNAPSHOTS snapshots have been read without adding to it,
+ * and at most half of --max-open-traces and --max-open-spans (the other
+ * half is the captured traces' and the snapshot being read's), the least
+ * recently added to dropped first; each drop is counted in the summary.
+ * Must never write a trace twice nor hold more than the open-trace
+ * limits and one snapshot's event list a session. */
 #include "cli/flight_follow.h"
 
 #include <inttypes.h>
@@ -18,6 +23,7 @@
 #include "assemble/idmap.h"
 #include "cli/flight_follow_scan.h"
 #include "read/dedupe.h"
+#include "read/limits.h"
 #include "read/names.h"
 #include "read/trace_dirs.h"
 #include "util/grow.h"
@@ -29,6 +35,11 @@
 /* Traces written remembered, so that a later snapshot's copy of one is
  * not written again: the oldest forgotten past this. */
 #define WRITTEN_MAX 65536
+/* An uncaptured trace is dropped once this many snapshots were read
+ * without adding to it: counted in snapshots, not seconds, so that a
+ * follower reading a backlog at once holds what a live one would (at the
+ * default 2 snapshots/s a host, >= 16 s for one host, >= 5 s for three). */
+#define HOLD_SNAPSHOTS 32
 
 typedef struct seen {
   int64_t ts;
@@ -58,6 +69,9 @@ typedef struct follower {
   int64_t now_ns;
   names *names; /* every snapshot's name tables, kept: a snapshot whose
                    names ring wrapped is named from the earlier ones */
+  int64_t read_stamps[HOLD_SNAPSHOTS]; /* the last snapshots read's stamps */
+  uint64_t n_read;
+  uint64_t held_traces, held_spans; /* uncaptured, counted before a drop */
 } follower;
 
 static int64_t mono_ns(void) {
@@ -134,11 +148,40 @@ static void add_stats(bt_source_stats *sum, const bt_source_stats *s) {
   sum->flight = true;
 }
 
-/* Without --all, a trace no capture reached is not held past its
- * snapshot. */
-static bool uncaptured(void *user, trace *t, int64_t touched) {
-  (void)user, (void)touched;
-  return t->capture == NULL;
+static bool counts(const follower *f, const trace *t) { return f->o->all || t->capture != NULL; }
+
+static bool count_held(void *user, trace *t, int64_t touched) {
+  follower *f = user;
+  (void)touched;
+  if (t->capture == NULL) {
+    f->held_traces++;
+    f->held_spans += t->n_spans;
+  }
+  return false;
+}
+
+/* Without --all, an uncaptured trace past the hold (the opening
+ * comment): the walk goes least recently added to first. */
+static bool past_hold(void *user, trace *t, int64_t touched) {
+  follower *f = user;
+  if (t->capture != NULL)
+    return false;
+  bool aged = f->n_read >= HOLD_SNAPSHOTS && touched < f->read_stamps[f->n_read % HOLD_SNAPSHOTS];
+  bool full = !aged && (f->held_traces > ht_limits.open_traces / 2 ||
+                        f->held_spans > ht_limits.open_spans / 2);
+  if (!aged && !full)
+    return false;
+  f->fs->held_aged += aged;
+  f->fs->held_full += full;
+  f->held_traces--;
+  f->held_spans -= t->n_spans;
+  return true;
+}
+
+static void drop_past_hold(follower *f) {
+  f->held_traces = f->held_spans = 0;
+  assembler_emit_if(f->a, count_held, f);
+  assembler_emit_if(f->a, past_hold, f);
 }
 
 /* touched + settle <= now, without overflow (settle up to a day) */
@@ -169,17 +212,17 @@ static void wrote(void *user, const trace *t) {
   }
 }
 
-/* Settled: no snapshot added to it for the settle time. */
+/* Settled: no snapshot added to it for the settle time (an uncaptured
+ * one, without --all, waits for a capture: past_hold drops it). */
 static bool settled(void *user, trace *t, int64_t touched) {
-  (void)t;
-  return settled_by(user, touched);
+  return counts(user, t) && settled_by(user, touched);
 }
 
 /* The follower stops: what it holds is written now, the traces not
  * settled yet marked so. */
 static bool at_stop(void *user, trace *t, int64_t touched) {
   follower *f = user;
-  if (!settled_by(f, touched)) {
+  if (counts(f, t) && !settled_by(f, touched)) {
     t->unsettled = true;
     f->fs->unsettled++;
   }
@@ -221,8 +264,9 @@ static int read_snapshot(follower *f, follow_snap *snap, const bt_source_callbac
   s->n_prev = f->n_cur;
   f->cur = NULL;
   f->n_cur = f->cap_cur = 0;
+  f->read_stamps[f->n_read++ % HOLD_SNAPSHOTS] = f->stamp;
   if (rc == 0 && !f->o->all)
-    assembler_emit_if(f->a, uncaptured, f);
+    drop_past_hold(f);
   return rc;
 }
 
@@ -338,4 +382,10 @@ void follow_print(const follow_stats *fs, FILE *f) {
     fprintf(f, "hoptrace: %" PRIu64 " events of a snapshot past the %zu remembered: their"
                " copies in the next snapshot were not skipped\n",
             fs->remembered_full, REMEMBER_MAX);
+  if (fs->held_aged + fs->held_full > 0)
+    fprintf(f, "hoptrace: uncaptured traces held for a later capture, dropped: %" PRIu64
+               " after %d snapshots that added nothing to them, %" PRIu64 " past the bound"
+               " (half of --max-open-traces and --max-open-spans); a capture reaching one"
+               " later finds only what later snapshots hold\n",
+            fs->held_aged, HOLD_SNAPSHOTS, fs->held_full);
 }

@@ -38,13 +38,15 @@ typedef struct follow_stats {
   uint64_t late;         /* events of traces already written, skipped */
   uint64_t unsettled;    /* traces written before their settle time */
   uint64_t remembered_full; /* events not remembered (the bound) */
+  uint64_t held_aged, held_full; /* uncaptured traces dropped: after
+                                    HOLD_SNAPSHOTS, past the bound */
 } follow_stats;
 
 /* Follows inputs (directories) until *stop, the recorder's end (a
  * capture.json in an input: its last snapshot is written) or quiet_ns
  * without a new snapshot. Events go to cb (as bt_source_read's);
- * settled traces are emitted from a; uncaptured ones dropped after each
- * snapshot (unless all). 0, or -1 with a message in err. */
+ * settled traces are emitted from a; uncaptured ones held, bounded, for
+ * a later capture (flight_follow.c; with all: written when settled). 0, or -1 with a message in err. */
 int flight_follow_read(const char *const *inputs, size_t n_inputs, assembler *a,
                        const follow_options *o, const bt_source_callbacks *cb, void *user,
                        bt_source_stats *stats, follow_stats *fs, atomic_int *stop, char *err,

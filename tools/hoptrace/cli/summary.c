@@ -24,7 +24,8 @@ static void capture_summary(const run_summary *r, const assembler_stats *st) {
     fprintf(stderr,
             "hoptrace: %" PRIu64 " traces of the snapshots not captured: not written"
             " (--all writes them)%s\n",
-            r->not_captured, r->follow ? "; counted in each snapshot that held them" : "");
+            r->not_captured,
+            r->follow ? "; one the follower dropped and read again counted again" : "");
   if (r->not_kept > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " traces recorded, not kept (a flight-mode process recorded"
