@@ -1,8 +1,9 @@
 /* When a followed snapshot is whole (flight_follow_scan.h): record
  * --flight's mark, a later snapshot of its session, the recorder's
  * capture.json, or files unchanged for FOLLOW_STABLE_MS; a snapshot
- * still growing is not. Trees made in a temporary directory, the clock
- * given by the test. */
+ * still growing is not; a later snapshot counts in its own session
+ * only. Trees made in a temporary directory, the clock given by the
+ * test. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -153,11 +154,48 @@ static void each_snapshot_found_once(void **state) {
   rm_tree(root);
 }
 
+/* A later snapshot makes an earlier one whole only in its own session
+ * (h1 and h10: one's directory a prefix of the other's), whatever order
+ * they are found in: a lower number found after a higher one is whole at
+ * once. */
+static void later_of_its_own_session_only(void **state) {
+  (void)state;
+  char root[] = "/tmp/ht-follow-scan.XXXXXX", trace[512], h1[64], h10[64];
+  assert_non_null(mkdtemp(root));
+  snprintf(h1, sizeof(h1), "%s/h1", root);
+  snprintf(h10, sizeof(h10), "%s/h10", root);
+  mkdir(h1, 0700);
+  mkdir(h10, 0700);
+  const char *in[] = {root};
+  follow_scan s = {0};
+  snapshot(h1, "capture-000001-20261128-010000-0", trace);
+  snapshot(h1, "capture-000002-20261128-010001-1", trace);
+  snapshot(h10, "capture-000006-20261128-010005-5", trace);
+  assert_int_equal(follow_scan_run(&s, in, 1, 0), 0);
+  assert_int_equal(s.n, 3);
+  assert_true(named(&s, "h1/capture-000001")->whole);
+  assert_false(named(&s, "h1/capture-000002")->whole); /* h10's -5 is not its session's */
+  assert_false(named(&s, "h10/capture-000006")->whole);
+  snapshot(h10, "capture-000003-20261128-010002-2", trace);
+  assert_int_equal(follow_scan_run(&s, in, 1, 1 * MS), 0);
+  assert_true(named(&s, "h10/capture-000003")->whole);
+  assert_false(named(&s, "h10/capture-000006")->whole);
+  assert_false(named(&s, "h1/capture-000002")->whole);
+  snapshot(h1, "capture-000008-20261128-010007-7", trace);
+  assert_int_equal(follow_scan_run(&s, in, 1, 2 * MS), 0);
+  assert_true(named(&s, "h1/capture-000002")->whole);
+  assert_false(named(&s, "h1/capture-000008")->whole);
+  assert_false(named(&s, "h10/capture-000006")->whole);
+  follow_scan_free(&s);
+  rm_tree(root);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(whole_when_marked_later_or_stable),
       cmocka_unit_test(plain_trace_not_followed),
       cmocka_unit_test(each_snapshot_found_once),
+      cmocka_unit_test(later_of_its_own_session_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,9 +2,10 @@
  * Looks at directory entries and file sizes only. A snapshot is whole
  * when its writer says so (record --flight's mark), when a later
  * snapshot of its session exists (the session daemon takes one session's
- * snapshots one after the other), when the recorder has ended (its
- * capture.json), or, for snapshots nobody marks (a relay's), when its
- * files have not changed for FOLLOW_STABLE_MS. */
+ * snapshots one after the other; each session's newest number is kept in
+ * a map, so this costs no walk of the known snapshots), when the
+ * recorder has ended (its capture.json), or, for snapshots nobody marks
+ * (a relay's), when its files have not changed for FOLLOW_STABLE_MS. */
 #include "cli/flight_follow_scan.h"
 
 #include <dirent.h>
@@ -71,6 +72,38 @@ static follow_snap *snap_known(const follow_scan *s, const char *trace, size_t e
   }
 }
 
+/* newest holds each session's newest known snapshot (index + 1) under
+ * (the hash h of the session's directory, its rank among sessions of
+ * that hash): a snapshot finds a later one of its session at once, not
+ * by a walk of every known snapshot. f's session's, NULL: none yet; *k:
+ * the rank it is (or is to be) kept under. */
+static const follow_snap *newest_of(const follow_scan *s, const follow_snap *f, uint64_t h,
+                                    uint64_t *k) {
+  for (*k = 0;; (*k)++) {
+    uintptr_t at = (uintptr_t)idmap_get(&s->newest, h, *k);
+    if (at == 0)
+      return NULL;
+    const follow_snap *g = &s->snaps[at - 1];
+    if (g->parent == f->parent && strncmp(g->dir, f->dir, f->parent) == 0)
+      return g;
+  }
+}
+
+/* The snapshot at index i is known now. 0, or -1 out of memory. */
+static int note_newest(follow_scan *s, size_t i) {
+  const follow_snap *f = &s->snaps[i];
+  uint64_t h = text_hash(f->dir, f->parent), k;
+  const follow_snap *g = newest_of(s, f, h, &k);
+  return g != NULL && g->n >= f->n ? 0 : idmap_put(&s->newest, h, k, (void *)(uintptr_t)(i + 1));
+}
+
+/* A later snapshot of the same session is known. */
+static bool has_later(const follow_scan *s, const follow_snap *f) {
+  uint64_t k;
+  const follow_snap *g = newest_of(s, f, text_hash(f->dir, f->parent), &k);
+  return g != NULL && g->n > f->n;
+}
+
 static follow_snap *snap_for(follow_scan *s, const char *trace, size_t end) {
   uint64_t h = text_hash(trace, end), k;
   follow_snap *known = snap_known(s, trace, end, h, &k);
@@ -82,14 +115,16 @@ static follow_snap *snap_for(follow_scan *s, const char *trace, size_t end) {
   *f = (follow_snap){.dir = strndup(trace, end), .changed_ns = -1};
   if (f->dir == NULL)
     return NULL;
-  if (idmap_put(&s->by_dir, h, k, (void *)(uintptr_t)(s->n + 1)) != 0) {
-    free(f->dir);
-    return NULL;
-  }
   const char *slash = strrchr(f->dir, '/');
   f->parent = slash != NULL ? (size_t)(slash - f->dir) : 0;
   const char *dash = strrchr(f->dir, '-');
   f->n = dash != NULL ? strtoull(dash + 1, NULL, 10) : 0;
+  if (idmap_put(&s->by_dir, h, k, (void *)(uintptr_t)(s->n + 1)) != 0 ||
+      note_newest(s, s->n) != 0) {
+    idmap_remove(&s->by_dir, h, k);
+    free(f->dir);
+    return NULL;
+  }
   s->n++;
   return f;
 }
@@ -118,17 +153,6 @@ static bool file_in(const char *dir, size_t len, const char *name) {
   struct stat sb;
   return (size_t)snprintf(path, sizeof(path), "%.*s/%s", (int)len, dir, name) < sizeof(path) &&
          stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-/* A later snapshot of the same session is known. */
-static bool has_later(const follow_scan *s, const follow_snap *f) {
-  for (size_t i = 0; i < s->n; i++) {
-    const follow_snap *g = &s->snaps[i];
-    if (g != f && g->parent == f->parent && strncmp(g->dir, f->dir, f->parent) == 0 &&
-        g->n > f->n)
-      return true;
-  }
-  return false;
 }
 
 bool follow_scan_ended(const char *const *inputs, size_t n_inputs) {
@@ -186,5 +210,6 @@ void follow_scan_free(follow_scan *s) {
   }
   free(s->snaps);
   idmap_free(&s->by_dir);
+  idmap_free(&s->newest);
   *s = (follow_scan){0};
 }

@@ -24,6 +24,7 @@ typedef struct follow_scan {
   follow_snap *snaps;
   size_t n, cap;
   idmap by_dir; /* a snapshot by its directory (flight_follow_scan.c) */
+  idmap newest; /* a session's newest snapshot (flight_follow_scan.c) */
   bool not_snapshot; /* a trace below the inputs in no snapshot directory */
 } follow_scan;
 
