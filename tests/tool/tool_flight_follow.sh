@@ -120,6 +120,14 @@ timeout 60 "$hoptrace" export --format zipkin -o "$work/wrapped-offline.json" "$
   2> "$work/wrapped-offline.log"
 cat "$work/wrapped-follow.log"
 python3 "$src/same_zipkin.py" "$work/wrapped-follow.json" "$work/wrapped-offline.json" 4
+# The hold's size: at most half of --max-open-traces (30 of the 41
+# uncaptured), the least recently added to dropped first (the captured
+# trace's spans came last: kept), and counted.
+timeout 60 "$hoptrace" export --follow --grace 0.2 --timeout 1 --max-open-traces 60 \
+  --format zipkin -o "$work/bound.json" "$work/wrapped" 2> "$work/bound.log"
+python3 "$src/same_zipkin.py" "$work/bound.json" "$work/wrapped-offline.json" 4
+grep "held for a later capture, dropped: 0 after 32 snapshots .*, [1-9][0-9]* past the bound" \
+  "$work/bound.log"
 
 # The hold's age: between the two parts, snapshots that add nothing to
 # the trace (each one event of another, a copy). After 31 the capture
