@@ -29,7 +29,7 @@ typedef struct follow_options {
                         snapshot that added to it (--grace) */
   int64_t quiet_ns;  /* no new snapshot for this long ends the run
                         (--timeout); < 0: never */
-  bool all;          /* --all: uncaptured traces are held too */
+  bool all;          /* --all: uncaptured traces are written too */
 } follow_options;
 
 typedef struct follow_stats {
