@@ -99,6 +99,15 @@ static void whole_when_marked_later_or_stable(void **state) {
   assert_false(follow_scan_ended(in, 1));
   put_file(root, "capture.json", "{}");
   assert_true(follow_scan_ended(in, 1));
+  /* several hosts' DIRs: ended once every one has */
+  char other[600];
+  snprintf(other, sizeof(other), "%s/other-host", root);
+  assert_int_equal(mkdir(other, 0700), 0);
+  const char *both[] = {root, other};
+  assert_false(follow_scan_ended(both, 2));
+  put_file(other, "capture.json", "{}");
+  assert_true(follow_scan_ended(both, 2));
+  assert_false(follow_scan_ended(both, 0));
   assert_int_equal(follow_scan_run(&s, in, 1, 10003 * MS), 0);
   assert_true(named(&s, "capture-000004")->whole);
   assert_false(s.not_snapshot);

@@ -157,9 +157,9 @@ static bool file_in(const char *dir, size_t len, const char *name) {
 
 bool follow_scan_ended(const char *const *inputs, size_t n_inputs) {
   for (size_t i = 0; i < n_inputs; i++)
-    if (file_in(inputs[i], strlen(inputs[i]), "capture.json"))
-      return true;
-  return false;
+    if (!file_in(inputs[i], strlen(inputs[i]), "capture.json"))
+      return false;
+  return n_inputs > 0;
 }
 
 int follow_scan_run(follow_scan *s, const char *const *inputs, size_t n_inputs, int64_t now_ns) {

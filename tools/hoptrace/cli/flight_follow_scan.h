@@ -33,7 +33,8 @@ typedef struct follow_scan {
  * rule). 0, or a TRACE_DIRS_* error. */
 int follow_scan_run(follow_scan *s, const char *const *inputs, size_t n_inputs, int64_t now_ns);
 
-/* Some input holds a capture.json: the recorder has ended. */
+/* Every input holds a capture.json: each one's recorder has ended (one
+ * host's DIR of several that ended says nothing of the others'). */
 bool follow_scan_ended(const char *const *inputs, size_t n_inputs);
 
 void follow_scan_free(follow_scan *s);
