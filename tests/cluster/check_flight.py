@@ -11,7 +11,11 @@ by the clients and OSDs: sim_truth.h), not against anything the tool says.
     error) has its server span;
   - each host's recorder counts add up (triggers_fired = snapshots +
     coalesced + dropped), none dropped, and its snapshots started at most
-    RATE a second.
+    RATE a second;
+  - the live follower of the relay's snapshots (OUT/zipkin-follow.json,
+    `export --follow` during the run) wrote the same spans as the export
+    read after the run: each captured trace once, none of its spans lost
+    for having been in an earlier snapshot only.
 """
 import collections
 import glob
@@ -95,6 +99,27 @@ for path in hosts:
     why = snapshot_rate.too_close(listed, rate)
     if why:
         fail.append(f"{host}: {why}")
+
+def span_key(s):
+    return (s["traceId"].lower().rjust(32, "0"), s["id"], s.get("kind", ""),
+            s.get("localEndpoint", {}).get("serviceName", ""))
+
+
+follow_path = os.path.join(out, "zipkin-follow.json")
+if not os.path.exists(follow_path):
+    fail.append("no zipkin-follow.json: the follower wrote nothing")
+else:
+    followed = collections.Counter(map(span_key, json.load(open(follow_path))))
+    after = collections.Counter(map(span_key, spans))
+    twice = [k for k, n in followed.items() if n > 1]
+    lost, extra = after - followed, (followed - after)
+    print(f"follow: {sum(followed.values())} spans live, {len(spans)} after the run;"
+          f" {sum(lost.values())} lost live, {sum(extra.values())} only live, {len(twice)} written twice")
+    for k in list(lost)[:5]:
+        print(f"  lost live: trace {k[0]} span {k[1]} {k[2]} of {k[3]}")
+    if lost or extra or twice:
+        fail.append(f"the live follower and the export after the run differ ({sum(lost.values())} spans lost live,"
+                    f" {sum(extra.values())} only live, {len(twice)} twice)")
 
 if fail:
     print("check_flight: FAIL: " + "; ".join(fail))

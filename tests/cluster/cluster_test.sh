@@ -19,7 +19,9 @@
 #           osd.1 slow on 0.5 % of its writes (+20 ms), osd.3
 #           killed mid-run: every trace the
 #           simulator's own log names captured, >= 99 % complete on every
-#           host, each host's counts exact (check_flight.py)
+#           host, each host's counts exact, a live follower of the
+#           relay's snapshots writing what the export after the run does
+#           (check_flight.py)
 # Exit 77 when namespaces cannot be made here; with HT_NO_SKIP=1 (CI) that
 # is a failure instead.
 set -euo pipefail
@@ -90,7 +92,7 @@ flight)
     --flight-arg --max-defer-ms --flight-arg 10000 \
     --cluster-arg --slow-osd --cluster-arg 1 --cluster-arg --slow-ms --cluster-arg 20 \
     --cluster-arg --slow-pct --cluster-arg 0.5 --cluster-arg --kill-osd --cluster-arg 3@6 \
-    --cluster-arg --client-arg --cluster-arg --failover
+    --cluster-arg --client-arg --cluster-arg --failover --follow
   "$hoptrace" export --format zipkin -q -o "$work/flight/zipkin.json" "$work/flight/relay"
   "$hoptrace" report -o "$work/flight/report.txt" "$work/flight/relay"
   sed -n '/^Captures/,/^$/p' "$work/flight/report.txt"
