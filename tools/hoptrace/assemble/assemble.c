@@ -38,12 +38,13 @@ static void append_open(assembler *a, open_trace *o) {
   a->newest = o;
 }
 
-static void emit(assembler *a, open_trace *o, int timed_out) {
+/* Hands t out unless the keep function declines it; true when it did. */
+static bool emit(assembler *a, open_trace *o, int timed_out) {
   trace *t = o->t;
   unlink_open(a, o);
   idmap_remove(&a->traces, t->trace_hi, t->trace_lo);
   t->timed_out = timed_out;
-  bool handed_out = false;
+  bool handed_out = false, written = false;
   int resolved = assembler_resolve(a, t);
   if (resolved == 0 && a->keep_fn != NULL && !a->keep_fn(a->keep_user, t)) {
     a->stats.declined_traces++;
@@ -71,6 +72,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
       a->emitted(a->emitted_user, t);
     a->ready(a->user, t);
     handed_out = a->keep;
+    written = true;
   }
   if (t->spans_indexed)
     for (size_t i = 0; i < t->n_spans; i++)
@@ -80,6 +82,7 @@ static void emit(assembler *a, open_trace *o, int timed_out) {
     trace_free(a->mem, t);
   free(o);
   a->open--;
+  return written;
 }
 
 static open_trace *open_trace_for(assembler *a, const hop_event *ev) {
@@ -122,15 +125,18 @@ static span *add_duplicate(assembler *a, trace *t, span *first, const hop_event 
 
 /* Too many traces or spans open: the oldest (least recently active) are
  * written before their grace, complete ones as they are, the others
- * marked incomplete; never o, the trace an event is being added to. */
+ * marked incomplete; never o, the trace an event is being added to.
+ * Counted only when written: one the keep function declines (an
+ * uncaptured trace of flight snapshots) was not written early. */
 static void write_early(assembler *a, const open_trace *o) {
   while ((a->open > ht_limits.open_traces || a->open_spans > ht_limits.open_spans) &&
          a->oldest != NULL && a->oldest != o) {
     bool complete = assembler_is_complete(a, a->oldest->t);
     a->oldest->t->written_early = true;
-    ht_drops.early_traces++;
-    ht_drops.early_incomplete += !complete;
-    emit(a, a->oldest, !complete);
+    if (emit(a, a->oldest, !complete)) {
+      ht_drops.early_traces++;
+      ht_drops.early_incomplete += !complete;
+    }
   }
 }
 
