@@ -3,7 +3,7 @@
  * Must never keep a pointer into the envelope past the call: it points
  * into the connection's read buffer or the frame reader's scratch. */
 #include "hoptrace/error.h"
-#include "transport/internal.h"
+#include "transport/fire.h"
 
 /* false: the reply matched no pending request (no hook saw it). */
 static bool deliver_reply(ht_tr_conn *c, const ht_envelope *env,
@@ -32,22 +32,13 @@ static void deliver_request(ht_tr_conn *c, const ht_envelope *env,
   _Alignas(max_align_t) unsigned char local[HT_HOOK_SLOT_MAX];
   void *slot = NULL;
   const ht_trace_context *reply_trace = NULL;
-  if (m->has_hooks) {
-    ht_tr_count_received(m, frame_len); /* a matched reply: in settle */
-    if (m->hooks.dispatch_slot_size > 0)
-      slot = req != NULL ? ht_tr_request_storage(req) : (void *)local;
-    if (m->hooks.before_dispatch != NULL) {
-      c->origin.handler = h;
-      m->hooks.before_dispatch(m->hooks_arg, env, &c->origin, frame_len,
-                               &slot, &reply_trace);
-    }
-  }
+  ht_fire_before_dispatch(m, c, h, env, frame_len, req, local, &slot,
+                          &reply_trace);
   if (is_request) {
     if (rc != 0) {
       ht_tr_log(m, HT_LOG_WARN, "%s: dropping request: %s", c->name,
              ht_strerror(rc));
-      if (slot != NULL && m->hooks.request_done != NULL)
-        m->hooks.request_done(m->hooks_arg, slot, rc, 0);
+      ht_fire_request_done(m, slot, rc, 0);
       return;
     }
     req->slot = slot;
@@ -64,8 +55,7 @@ static void deliver_request(ht_tr_conn *c, const ht_envelope *env,
   } else {
     h->fn(h->arg, req, env);
   }
-  if (m->has_hooks && m->hooks.after_dispatch != NULL)
-    m->hooks.after_dispatch(m->hooks_arg, env, is_request ? NULL : slot);
+  ht_fire_after_dispatch(m, env, is_request ? NULL : slot);
 }
 
 void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len) {
@@ -80,11 +70,7 @@ void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len) {
     break;
   case HT_MSG_ONEWAY:
     if (ht_tr_is_notice(env)) { /* the transport's own: no handler sees it */
-      if (m->has_hooks) {
-        ht_tr_count_received(m, frame_len);
-        if (m->hooks.on_notice != NULL)
-          m->hooks.on_notice(m->hooks_arg, env, &c->origin);
-      }
+      ht_fire_notice(m, c, env, frame_len);
       return;
     }
     deliver_request(c, env, frame_len);
@@ -98,10 +84,5 @@ void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len) {
     break;
   }
   /* no other hook saw it: the traced layer still counts it */
-  if (m->has_hooks) {
-    ht_tr_count_received(m, frame_len);
-    if (m->hooks.on_message != NULL)
-      m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name,
-                          NULL);
-  }
+  ht_fire_unseen(m, c, env, frame_len);
 }

@@ -1,7 +1,8 @@
 /* Interceptor table of the transport: the seam the traced messenger
  * (shim/messenger/) plugs into. A hook table is fixed when the messenger is
- * built and never changes; a plain messenger has none, and every call site
- * is one predictable `if (m->hooks)` branch.
+ * built and never changes; a plain messenger has none. When each hook fires
+ * is decided in one place, fire.h (one ht_fire_* helper a hook, each call
+ * site one line): a plain messenger pays one predictable branch a site.
  *
  * Never: call back into the messenger from a hook (no sends, no close), or
  * block. Hooks see envelopes whose pointers are valid for the call only.

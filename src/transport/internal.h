@@ -9,6 +9,7 @@
  *  - Connections, peers and the messenger are reference counted because
  *    ht_request tokens and queued commands outlive loop-side closes.
  * Never include this from outside src/transport/ (shim/ uses hooks.h).
+ * Hook calls go through fire.h, which includes this.
  */
 #ifndef HT_TRANSPORT_INTERNAL_H
 #define HT_TRANSPORT_INTERNAL_H
@@ -208,7 +209,7 @@ struct ht_messenger {
 
   ht_messenger_options opts;
   char *name;
-  bool has_hooks;
+  bool has_hooks;            /* hooks all zero when false: fire.h */
   ht_transport_hooks hooks;
   void *hooks_arg;
 
@@ -286,19 +287,6 @@ void ht_tr_conn_sweep_slow_frames(uv_timer_t *t);
 /* dispatch.c */
 /* frame_len: the frame as received, prefix included. */
 void ht_tr_dispatch(ht_tr_conn *c, const ht_envelope *env, size_t frame_len);
-
-/* A frame sent or decoded, counted for a hook table that asks (hooks.h
- * count_frames). Called only inside the `m->has_hooks` branches the call
- * sites take anyway, so a plain messenger tests nothing more. */
-static inline void ht_tr_count_sent(ht_messenger *m, size_t frame_len) {
-  if (m->hooks.count_frames)
-    ht_counter_add2(HT_CTR_MSGS_SENT, 1, HT_CTR_BYTES_SENT, frame_len);
-}
-
-static inline void ht_tr_count_received(ht_messenger *m, size_t frame_len) {
-  if (m->hooks.count_frames)
-    ht_counter_add2(HT_CTR_MSGS_RECEIVED, 1, HT_CTR_BYTES_RECEIVED, frame_len);
-}
 
 /* peer.c */
 void ht_tr_peer_unref(ht_peer *p);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "transport/internal.h"
+#include "transport/fire.h"
 
 typedef struct ht_tr_call {
   ht_tr_cmd cmd;
@@ -266,8 +266,7 @@ static void free_parts(ht_messenger *m) {
   free(m->heap);
   free(m->readbuf);
   free(m->name);
-  if (m->has_hooks && m->hooks.destroy != NULL)
-    m->hooks.destroy(m->hooks_arg);
+  ht_fire_destroy(m);
 }
 
 static int setup(ht_messenger *m, const ht_messenger_options *opts) {
@@ -311,16 +310,15 @@ int ht_transport_messenger_new(ht_messenger **out,
   atomic_init(&m->tokens_open, 0);
   atomic_init(&m->next_seq, 1);
   m->timer_due = UINT64_MAX;
-  if (hooks != NULL && hooks->dispatch_slot_size > HT_HOOK_SLOT_MAX) {
-    if (hooks->destroy != NULL)
-      hooks->destroy(hooks_arg);
-    free(m);
-    return HT_EINVAL;
-  }
   if (hooks != NULL) {
     m->has_hooks = true;
     m->hooks = *hooks;
     m->hooks_arg = hooks_arg;
+  }
+  if (m->hooks.dispatch_slot_size > HT_HOOK_SLOT_MAX) {
+    ht_fire_destroy(m);
+    free(m);
+    return HT_EINVAL;
   }
   int rc = setup(m, opts);
   if (rc == 0 && m->own_thread &&

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "transport/internal.h"
+#include "transport/fire.h"
 
 int ht_tr_out_new(const ht_envelope *env, const ht_payload *payload,
                ht_tr_out **out) {
@@ -88,12 +88,7 @@ void ht_tr_out_settle(ht_tr_out *o, int status, const ht_envelope *reply,
     o->pend_conn = NULL;
   }
   ht_tr_timeouts_remove(m, o);
-  if (m->has_hooks) {
-    if (reply != NULL)
-      ht_tr_count_received(m, reply_len);
-    if ((o->slot != NULL || status != 0) && m->hooks.on_reply != NULL)
-      m->hooks.on_reply(m->hooks_arg, status, reply, reply_len, o->slot);
-  }
+  ht_fire_settled(m, status, reply, reply_len, o->slot);
   o->fn(o->fn_arg, status, reply);
   ht_tr_out_maybe_free(o);
 }

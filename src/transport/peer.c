@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "transport/internal.h"
+#include "transport/fire.h"
 
 void ht_tr_peer_unref(ht_peer *p) {
   if (atomic_fetch_sub(&p->refs, 1) == 1) {
@@ -286,8 +286,7 @@ int ht_tr_peer_send_own(ht_peer *p, const ht_envelope *env) {
   o->peer = p;
   atomic_fetch_add(&p->refs, 1);
   o->seq = env->sequence;
-  if (m->has_hooks)
-    ht_tr_count_sent(m, o->frame_len);
+  ht_fire_count_sent(m, o->frame_len);
   if ((rc = ht_tr_submit_out(m, o)) != 0)
     ht_tr_out_discard(o);
   return rc;
@@ -332,8 +331,7 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     env.payload_len = payload->len;
   }
   void *slot = NULL;
-  if (m->has_hooks && m->hooks.before_encode != NULL)
-    m->hooks.before_encode(m->hooks_arg, &env, p->url, &slot);
+  ht_fire_before_encode(m, &env, p->url, &slot);
   ht_tr_out *o = NULL;
   int rc = refuse_early(p, payload);
   if (rc == 0)
@@ -353,24 +351,14 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     o->fn = fn;
     o->fn_arg = arg;
     o->slot = type == HT_MSG_REQUEST ? slot : NULL; /* a one-way's ends at on_message */
-    if (m->has_hooks) {
-      ht_tr_count_sent(m, o->frame_len);
-      if (slot != NULL && m->hooks.on_message != NULL)
-        m->hooks.on_message(m->hooks_arg, HT_HOOK_SEND, &env, o->frame_len,
-                            p->url, slot);
-      if (type == HT_MSG_ONEWAY)
-        slot = NULL; /* its last sight: on_reply gets no one-way from here */
-    }
+    ht_fire_sent(m, &env, o->frame_len, p->url, &slot);
     rc = on_loop ? ht_tr_submit_out(m, o) : ht_tr_leave_push(m, &o->cmd);
     if (rc != 0)
       ht_tr_out_discard(o);
   } else if (!on_loop) {
     ht_tr_leave(m);
   }
-  /* a failed call's outcome; a one-way only when the hooks keep a slot */
-  if (rc != 0 && (type == HT_MSG_REQUEST || slot != NULL) && m->has_hooks &&
-      m->hooks.on_reply != NULL && rc != HT_ESHUTDOWN)
-    m->hooks.on_reply(m->hooks_arg, rc, NULL, 0, slot);
+  ht_fire_send_failed(m, rc, type, slot);
   return rc;
 }
 

@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "transport/internal.h"
+#include "transport/fire.h"
 
 int ht_tr_request_new(ht_tr_conn *c, const ht_envelope *env, ht_request **out) {
   const char *op = env->operation != NULL ? env->operation : "";
   size_t n = strlen(op);
   size_t align = _Alignof(max_align_t);
-  size_t slot = c->m->has_hooks ? c->m->hooks.dispatch_slot_size : 0;
+  size_t slot = ht_fire_slot_size(c->m);
   slot = (slot + align - 1) / align * align;
   ht_request *r = malloc(sizeof(*r) + slot + n + 1);
   if (r == NULL)
@@ -61,18 +61,6 @@ static void free_token(ht_request *req, bool handed) {
   ht_tr_unref(m);
 }
 
-/* The request ends: its reply (frame_len > 0) is counted, and the hooks
- * told when they kept a slot for it (hooks.h). */
-static void hook_done(ht_messenger *m, ht_request *req, int status,
-                      size_t frame_len) {
-  if (!m->has_hooks)
-    return;
-  if (frame_len > 0)
-    ht_tr_count_sent(m, frame_len);
-  if (req->slot != NULL && m->hooks.request_done != NULL)
-    m->hooks.request_done(m->hooks_arg, req->slot, status, frame_len);
-}
-
 /* Builds the reply frame; the token's connection reference moves to it. */
 static int build_reply(ht_request *req, int32_t status,
                        const ht_payload *payload, ht_tr_out **out) {
@@ -84,8 +72,7 @@ static int build_reply(ht_request *req, int32_t status,
     env.payload = payload->data;
     env.payload_len = payload->len;
   }
-  if (req->slot != NULL && req->m->hooks.before_reply != NULL)
-    req->m->hooks.before_reply(req->m->hooks_arg, req->slot, status);
+  ht_fire_before_reply(req->m, req->slot, status);
   if (req->reply_trace != NULL) {
     env.has_trace = true;
     env.trace = *req->reply_trace;
@@ -129,7 +116,7 @@ int ht_request_reply(ht_request *req, int32_t status,
   ht_tr_out *o = NULL;
   int rc = build_reply(req, status, payload, &o);
   if (rc != 0) {
-    hook_done(m, req, rc, 0);
+    ht_fire_request_done(m, req->slot, rc, 0);
     if (!on_loop) {
       ht_tr_leave(m);
     } else {
@@ -139,7 +126,7 @@ int ht_request_reply(ht_request *req, int32_t status,
     free_token(req, false);
     return rc;
   }
-  hook_done(m, req, status, o->frame_len);
+  ht_fire_request_done(m, req->slot, status, o->frame_len);
   rc = hand_over(m, on_loop, o);
   free_token(req, true);
   return rc;
@@ -154,7 +141,7 @@ void ht_request_drop(ht_request *req) {
     free_token(req, false);
     return;
   }
-  hook_done(m, req, 1, 0);
+  ht_fire_request_done(m, req->slot, 1, 0);
   ht_tr_out *o = calloc(1, sizeof(*o));
   if (o == NULL) {
     if (!on_loop)
