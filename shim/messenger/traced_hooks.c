@@ -152,8 +152,8 @@ static const char *op_of(const ht_envelope *env) {
 /* --- span sides (schema 3) */
 
 /* Keeps what names the span, while the strings are at hand (a server
- * span's handler may keep its names: memo, hooks.h; else NULL). */
-static void slot_name(ts_slot *s, const ht_span_info *info, ht_hook_memo *memo) {
+ * span's handler may keep its names: memo, h_handler_init; else NULL). */
+static void slot_name(ts_slot *s, const ht_span_info *info, ts_words *memo) {
   s->kind = info->kind;
   if (!ht_span_writes_(&s->span))
     return; /* records nothing: desc stays NULL */
@@ -327,7 +327,7 @@ __attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
   s->peer = ht_shim_conn_peer_ref(span, from);
   if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
     ht_shim_crumbs_note(st->crumbs, &span->ctx, NULL);
-  slot_name(s, &info, ht_transport_op_memo(from));
+  slot_name(s, &info, from->handler);
 }
 
 static void h_before_dispatch(void *arg, const ht_envelope *env,
@@ -431,6 +431,24 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   }
 }
 
+/* --- lifecycle: the words kept with a connection and a handler */
+
+static void *h_conn_init(void *arg) {
+  (void)arg;
+  return calloc(1, sizeof(ts_words)); /* NULL: looked up every time */
+}
+
+/* The default handler keeps none: it serves many operations. */
+static void *h_handler_init(void *arg, const char *op) {
+  (void)arg;
+  return op != NULL ? calloc(1, sizeof(ts_words)) : NULL;
+}
+
+static void h_words_fini(void *arg, void *words) {
+  (void)arg;
+  free(words);
+}
+
 /* --- close, and the table */
 
 /* Spans still open at close (requests never answered before the
@@ -462,6 +480,10 @@ const ht_transport_hooks ht_shim_traced_hooks = {
     .on_message = h_on_message,
     .before_reply = h_before_reply,
     .on_notice = ht_shim_on_notice, /* traced_spread.c */
+    .conn_init = h_conn_init,
+    .conn_fini = h_words_fini,
+    .handler_init = h_handler_init,
+    .handler_fini = h_words_fini,
     .destroy = h_destroy,
     .dispatch_slot_size = sizeof(ts_slot),
     .count_frames = true,

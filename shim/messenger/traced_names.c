@@ -144,16 +144,13 @@ const void *ht_shim_peer_ref(const ht_span *span, const char *peer) {
   return ts_peer_miss(set, ops, span, peer);
 }
 
-/* An incoming message's names, kept with its handler and connection (the
- * transport's words for the hooks, hooks.h ht_hook_memo: loop thread
- * only): a load and a compare, where even a memo hit above costs a strlen
- * and a compare. Words: the recorder, then the reference(s). */
+/* ts_words (traced_names.h): the recorder, then the reference(s). */
 enum { TS_MEMO_OPS, TS_MEMO_SERVER, TS_MEMO_CONSUMER };
 enum { TS_MEMO_PEER = 1 };
 
 const void *ht_shim_handler_desc_ref(const ht_span *span, uint64_t owner,
                                      const ht_span_info *info,
-                                     ht_hook_memo *memo) {
+                                     ts_words *memo) {
   const ht_event_ops *ops = ht_events_current();
   unsigned k = info->kind == HT_SPAN_CONSUMER ? TS_MEMO_CONSUMER : TS_MEMO_SERVER;
   if (memo != NULL && memo->word[TS_MEMO_OPS] == ops && ops != NULL &&
@@ -162,7 +159,7 @@ const void *ht_shim_handler_desc_ref(const ht_span *span, uint64_t owner,
   const void *desc = ht_shim_desc_ref(span, owner, info);
   if (memo != NULL && desc != NULL && ops != NULL && ht_events_current() == ops) {
     if (memo->word[TS_MEMO_OPS] != ops)
-      *memo = (ht_hook_memo){{ops, NULL, NULL}};
+      *memo = (ts_words){{ops, NULL, NULL}};
     memo->word[k] = desc;
   }
   return desc;
@@ -171,12 +168,12 @@ const void *ht_shim_handler_desc_ref(const ht_span *span, uint64_t owner,
 const void *ht_shim_conn_peer_ref(const ht_span *span,
                                   const ht_hook_origin *from) {
   const ht_event_ops *ops = ht_events_current();
-  ht_hook_memo *memo = from->conn_memo;
-  if (memo->word[TS_MEMO_OPS] == ops && ops != NULL &&
+  ts_words *memo = from->conn; /* NULL: no memory for it */
+  if (memo != NULL && memo->word[TS_MEMO_OPS] == ops && ops != NULL &&
       memo->word[TS_MEMO_PEER] != NULL)
     return memo->word[TS_MEMO_PEER];
   const void *ref = ht_shim_peer_ref(span, from->peer);
-  if (ref != NULL && ops != NULL && ht_events_current() == ops)
-    *memo = (ht_hook_memo){{ops, ref, NULL}};
+  if (memo != NULL && ref != NULL && ops != NULL && ht_events_current() == ops)
+    *memo = (ts_words){{ops, ref, NULL}};
   return ref;
 }

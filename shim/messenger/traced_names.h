@@ -23,15 +23,23 @@ const void *ht_shim_desc_ref(const ht_span *span, uint64_t owner,
 /* As ht_span_peer_ref(span, peer). */
 const void *ht_shim_peer_ref(const ht_span *span, const char *peer);
 
+/* An incoming message's names, kept with its handler and connection
+ * (state the hooks allocate in handler_init and conn_init, hooks.h; loop
+ * thread only): a load and a compare, where even a memo hit above costs a
+ * strlen and a compare. Words: the recorder, then the reference(s). */
+typedef struct ts_words {
+  const void *word[3];
+} ts_words;
+
 /* As ht_shim_desc_ref for a sampled span, info naming a server or
  * consumer span of the handler whose words `memo` are (NULL: none of its
- * own, the default handler's). */
+ * own, the default handler's, or no memory for them). */
 const void *ht_shim_handler_desc_ref(const ht_span *span, uint64_t owner,
                                      const ht_span_info *info,
-                                     ht_hook_memo *memo);
+                                     ts_words *memo);
 
 /* As ht_shim_peer_ref for a sampled span, of the connection a message
- * came on (its words: from->conn_memo). */
+ * came on (its words: from->conn, NULL when there was no memory). */
 const void *ht_shim_conn_peer_ref(const ht_span *span,
                                   const ht_hook_origin *from);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "transport/internal.h"
+#include "transport/fire.h"
 
 #define BATCH_MAX 256u
 /* Bytes after which a batch ends (keeps a batch's size well inside int:
@@ -39,7 +39,7 @@ ht_tr_conn *ht_tr_conn_new(ht_messenger *m, bool is_unix) {
   atomic_init(&c->refs, 1);
   atomic_init(&c->state, TR_CONN_CONNECTING);
   c->m = m;
-  c->origin = (ht_hook_origin){c->name, &c->hook_memo, NULL};
+  c->origin = (ht_hook_origin){c->name, ht_fire_conn_init(m), NULL};
   c->u.h.data = c;
   m->open_handles++;
   c->next = m->conns;
@@ -350,6 +350,8 @@ static void on_closed(uv_handle_t *h) {
   ht_frame_reader_free(c->reader);
   c->reader = NULL;
   ht_tr_pending_free(c);
+  ht_fire_conn_fini(m, c->origin.conn); /* every made conn closes once */
+  c->origin.conn = NULL;
   if (c->peer != NULL)
     ht_tr_peer_unref(c->peer);
   m->open_handles--;

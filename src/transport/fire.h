@@ -88,7 +88,7 @@ static inline void ht_fire_before_dispatch(ht_messenger *m, ht_tr_conn *c,
   if (m->hooks.dispatch_slot_size > 0)
     *slot = req != NULL ? ht_tr_request_storage(req) : local;
   if (m->hooks.before_dispatch != NULL) {
-    c->origin.handler = h;
+    c->origin.handler = h != NULL ? h->hook_state : NULL;
     m->hooks.before_dispatch(m->hooks_arg, env, &c->origin, frame_len, slot,
                              trace);
   }
@@ -127,8 +127,10 @@ static inline void ht_fire_notice(ht_messenger *m, ht_tr_conn *c,
   if (!m->has_hooks)
     return;
   ht_fire_count_received(m, frame_len);
-  if (m->hooks.on_notice != NULL)
+  if (m->hooks.on_notice != NULL) {
+    c->origin.handler = NULL; /* no handler: not the last dispatch's */
     m->hooks.on_notice(m->hooks_arg, env, &c->origin);
+  }
 }
 
 /* A frame no other hook sees (an unmatched reply, an unknown type):
@@ -141,6 +143,27 @@ static inline void ht_fire_unseen(ht_messenger *m, ht_tr_conn *c,
   if (m->hooks.on_message != NULL)
     m->hooks.on_message(m->hooks_arg, HT_HOOK_RECV, env, frame_len, c->name,
                         NULL);
+}
+
+/* Lifecycle (hooks.h): a NULL state has no fini. */
+static inline void *ht_fire_conn_init(ht_messenger *m) {
+  return m->hooks.conn_init != NULL ? m->hooks.conn_init(m->hooks_arg) : NULL;
+}
+
+static inline void ht_fire_conn_fini(ht_messenger *m, void *state) {
+  if (state != NULL && m->hooks.conn_fini != NULL)
+    m->hooks.conn_fini(m->hooks_arg, state);
+}
+
+static inline void *ht_fire_handler_init(ht_messenger *m, const char *op) {
+  return m->hooks.handler_init != NULL
+             ? m->hooks.handler_init(m->hooks_arg, op)
+             : NULL;
+}
+
+static inline void ht_fire_handler_fini(ht_messenger *m, void *state) {
+  if (state != NULL && m->hooks.handler_fini != NULL)
+    m->hooks.handler_fini(m->hooks_arg, state);
 }
 
 /* The messenger is freed (closed, or its construction failed). */

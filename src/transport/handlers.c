@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hoptrace/error.h"
-#include "transport/internal.h"
+#include "transport/fire.h"
 
 ht_tr_handler *ht_tr_find_handler(ht_messenger *m, const char *op) {
   const char *key = op != NULL ? op : "";
@@ -18,9 +18,15 @@ ht_tr_handler *ht_tr_find_handler(ht_messenger *m, const char *op) {
   return m->deflt.fn != NULL ? &m->deflt : NULL;
 }
 
-ht_hook_memo *ht_transport_op_memo(const ht_hook_origin *from) {
-  ht_tr_handler *h = (ht_tr_handler *)from->handler; /* the table's */
-  return h != NULL && h->op != NULL ? &h->hook_memo : NULL;
+/* Every handler's hook state at the messenger's end (hooks.h). */
+void ht_tr_handlers_free(ht_messenger *m) {
+  for (size_t i = 0; i < m->nhandlers; i++) {
+    ht_fire_handler_fini(m, m->handlers[i].hook_state);
+    free(m->handlers[i].op);
+  }
+  free(m->handlers);
+  if (m->deflt.fn != NULL)
+    ht_fire_handler_fini(m, m->deflt.hook_state);
 }
 
 typedef struct handle_args {
@@ -33,11 +39,13 @@ static int remove_handler(ht_messenger *m, const char *op) {
   if (op == NULL) {
     if (m->deflt.fn == NULL)
       return HT_ENOENT;
-    m->deflt.fn = NULL;
+    ht_fire_handler_fini(m, m->deflt.hook_state);
+    m->deflt = (ht_tr_handler){0};
     return 0;
   }
   for (size_t i = 0; i < m->nhandlers; i++) {
     if (strcmp(m->handlers[i].op, op) == 0) {
+      ht_fire_handler_fini(m, m->handlers[i].hook_state);
       free(m->handlers[i].op);
       m->handlers[i] = m->handlers[--m->nhandlers];
       return 0;
@@ -53,7 +61,8 @@ static int handle_on_loop(ht_messenger *m, void *arg) {
   if (a->op == NULL) {
     if (m->deflt.fn != NULL)
       return HT_EEXIST;
-    m->deflt = (ht_tr_handler){.op = NULL, .fn = a->fn, .arg = a->arg};
+    m->deflt = (ht_tr_handler){.op = NULL, .fn = a->fn, .arg = a->arg,
+                               .hook_state = ht_fire_handler_init(m, NULL)};
     return 0;
   }
   for (size_t i = 0; i < m->nhandlers; i++)
@@ -66,7 +75,9 @@ static int handle_on_loop(ht_messenger *m, void *arg) {
   char *op = strdup(a->op);
   if (op == NULL)
     return HT_ENOMEM;
-  m->handlers[m->nhandlers++] = (ht_tr_handler){.op = op, .fn = a->fn, .arg = a->arg};
+  m->handlers[m->nhandlers++] = (ht_tr_handler){
+      .op = op, .fn = a->fn, .arg = a->arg,
+      .hook_state = ht_fire_handler_init(m, op)}; /* nothing fails after */
   return 0;
 }
 

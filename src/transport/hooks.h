@@ -20,22 +20,15 @@
 
 typedef enum ht_hook_dir { HT_HOOK_SEND = 0, HT_HOOK_RECV = 1 } ht_hook_dir;
 
-/* Words the hooks keep with a handler and with a connection (what a name
- * or a peer was looked up as, say: a traced layer then looks each up once,
- * not once a message). All NULL when the handler is registered or the
- * connection made; gone with it. Read and written on the loop thread
- * only, in before_dispatch. */
-typedef struct ht_hook_memo {
-  const void *word[3];
-} ht_hook_memo;
-
-/* Where an incoming request or one-way comes from (before_dispatch): the
- * connection's, which the transport keeps with it, so that the messages a
- * hook records nothing for pay one store for it. */
+/* Where an incoming request or one-way comes from (before_dispatch,
+ * on_notice): the connection's, which the transport keeps with it, so
+ * that the messages a hook records nothing for pay one store for it. The
+ * states are the hooks' own (conn_init, handler_init), opaque here. */
 typedef struct ht_hook_origin {
-  const char *peer;        /* the connection's name */
-  ht_hook_memo *conn_memo; /* the connection's words */
-  const void *handler;     /* the transport's: see ht_transport_op_memo */
+  const char *peer; /* the connection's name */
+  void *conn;       /* what conn_init returned for the connection */
+  void *handler;    /* what handler_init returned for the message's
+                       handler; NULL without one, and for a notice */
 } ht_hook_origin;
 
 typedef struct ht_transport_hooks {
@@ -128,6 +121,23 @@ typedef struct ht_transport_hooks {
    * messenger drops it. Untrusted like any frame. */
   void (*on_notice)(void *arg, const ht_envelope *env, const ht_hook_origin *from);
 
+  /* Lifecycle: state the hooks keep with each connection and handler
+   * (what a name or a peer was looked up as, say: a traced layer then
+   * looks each up once, not once a message), theirs to allocate and free.
+   * conn_init: loop thread, when the transport makes a connection (an
+   * accepted one, or an outgoing peer's attempt before it connects).
+   * handler_init: loop thread, when ht_messenger_handle registers a
+   * handler (op NULL: the default handler). What init returns comes back
+   * in ht_hook_origin; NULL keeps nothing. A non-NULL state reaches its
+   * fini exactly once: conn_fini on the loop thread when the connection
+   * is closed (also one that never connected or was refused at once);
+   * handler_fini when the handler is unregistered (loop thread) or the
+   * messenger freed (the closing thread); both always before destroy. */
+  void *(*conn_init)(void *arg);
+  void (*conn_fini)(void *arg, void *conn_state);
+  void *(*handler_init)(void *arg, const char *op);
+  void (*handler_fini)(void *arg, void *handler_state);
+
   /* Called once from ht_messenger_close after the loop stopped, and on a
    * failed construction. */
   void (*destroy)(void *arg);
@@ -175,11 +185,6 @@ int ht_transport_messenger_new(ht_messenger **out,
                                const ht_messenger_options *opts,
                                const ht_transport_hooks *hooks,
                                void *hooks_arg);
-
-/* In before_dispatch: the words of the handler registered for the
- * message's operation; NULL when it has none of its own (the default
- * handler's, or no handler). */
-ht_hook_memo *ht_transport_op_memo(const ht_hook_origin *from);
 
 /* The dispatch slot of an open request (what before_dispatch stored).
  * Any thread, while req is open. */

@@ -112,8 +112,8 @@ struct ht_tr_conn {
   int close_reason;
   ht_tr_conn *flush_next;
   ht_tr_conn *prev, *next; /* m->conns */
-  ht_hook_memo hook_memo; /* the hooks' words (hooks.h), loop thread */
-  ht_hook_origin origin;  /* name, hook_memo, and the handler dispatched to */
+  ht_hook_origin origin; /* name, the hooks' state (conn_init), and the
+                            handler's (set at each dispatch) */
   char name[TR_NAME_MAX];
 };
 
@@ -171,7 +171,7 @@ typedef struct ht_tr_handler {
   char *op; /* NULL: default */
   ht_handler_fn fn;
   void *arg;
-  ht_hook_memo hook_memo; /* the hooks' words (hooks.h): op's handler only */
+  void *hook_state; /* what the hooks' handler_init returned (hooks.h) */
 } ht_tr_handler;
 
 typedef enum ht_tr_state {
@@ -239,6 +239,8 @@ void ht_tr_leave(ht_messenger *m);
 void ht_tr_unref(ht_messenger *m);
 void ht_tr_handle_closed(uv_handle_t *h); /* generic: open_handles-- */
 ht_tr_handler *ht_tr_find_handler(ht_messenger *m, const char *op);
+/* Frees the table, each handler's hook state to handler_fini first. */
+void ht_tr_handlers_free(ht_messenger *m);
 void ht_tr_check_drained(ht_messenger *m);
 
 /* options.c */

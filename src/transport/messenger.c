@@ -260,9 +260,7 @@ static int init_handles(ht_messenger *m) {
 }
 
 static void free_parts(ht_messenger *m) {
-  for (size_t i = 0; i < m->nhandlers; i++)
-    free(m->handlers[i].op);
-  free(m->handlers);
+  ht_tr_handlers_free(m); /* their hook states: before destroy */
   free(m->heap);
   free(m->readbuf);
   free(m->name);

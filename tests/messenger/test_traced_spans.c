@@ -703,9 +703,9 @@ static void long_op_rounds(ht_peer *p, const char *op, int rounds) {
 }
 
 /* A server span's names stay with its handler, its peer with the
- * connection (hooks.h ht_hook_memo): looked up once each, whatever their
- * length (the per-thread memos keep none of 40 bytes or more), and again
- * once for another recorder. */
+ * connection (traced_hooks.c h_handler_init, h_conn_init): looked up
+ * once each, whatever their length (the per-thread memos keep none of 40
+ * bytes or more), and again once for another recorder. */
 static void test_a_handlers_names_stay_with_it(void **state) {
   (void)state;
   static const char op[] = "a_long_operation_name_of_more_than_forty_bytes_x";

@@ -101,10 +101,9 @@ static void destroy(void *arg) {
 }
 
 static const ht_transport_hooks table = {
-    before_encode, before_dispatch, after_dispatch, request_done,
-    on_reply,      on_message,      NULL,           NULL,
-    destroy,       0,
-    false};
+    .before_encode = before_encode, .before_dispatch = before_dispatch,
+    .after_dispatch = after_dispatch, .request_done = request_done,
+    .on_reply = on_reply, .on_message = on_message, .destroy = destroy};
 
 /* --- slot storage kept by the transport (dispatch_slot_size) */
 
