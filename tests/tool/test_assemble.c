@@ -558,8 +558,37 @@ static void span_side_equals_the_folded_events(void **state) {
   assert_int_equal(no_end.end_ns, 20);
 }
 
+/* A span API span written as a side (its "cs"/"cr" its frames) and as a
+ * span_a (the same times as marks), each after a note it wrote while it
+ * ran: the same span, annotations by time. */
+static void side_frames_and_marks_sort_after_notes(void **state) {
+  (void)state;
+  span_view v[2];
+  for (int k = 0; k < 2; k++) {
+    assembler *a = assembler_new(on_one_span, &v[k], 0, 0);
+    add(a, msg(HOP_ANNOTATION, 12, "retry", 0, ""));
+    hop_event e = msg(HOP_SPAN_SIDE, 20, "op", 0, "");
+    e.start_ns = 5;
+    e.annotation = k == 0 ? "cs" : "";
+    e.end_annotation = k == 0 ? "cr" : "";
+    if (k == 1) {
+      e.marks_ns[0] = 5;
+      e.marks_ns[3] = 20;
+    }
+    add(a, e);
+    assembler_flush(a);
+    assembler_free(a);
+  }
+  assert_int_equal(v[0].n_annotations, 3);
+  assert_string_equal(v[0].annotations[0], "cs");
+  assert_string_equal(v[0].annotations[1], "retry");
+  assert_string_equal(v[0].annotations[2], "cr");
+  assert_memory_equal(&v[0], &v[1], sizeof(v[0]));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(side_frames_and_marks_sort_after_notes),
       cmocka_unit_test(complete_trace_waits_for_grace),
       cmocka_unit_test(orphan_and_unfinished_are_reported),
       cmocka_unit_test(discards_mark_open_traces),

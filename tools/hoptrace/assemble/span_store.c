@@ -260,8 +260,8 @@ static int apply_hop(span_mem *mem, trace *t, span *s, const hop_event *ev,
   return set_str(mem, t, &s->peer, ev->peer, true);
 }
 
-/* Annotations by time: a span API span's marks arrive with its end, after
- * the annotations recorded while it ran. */
+/* Annotations by time: a span side's start annotation and marks arrive
+ * with its end, after the annotations (notes) recorded while it ran. */
 static void sort_annotations(span *s) {
   for (size_t i = 1; i < s->n_annotations; i++) {
     annotation a = s->annotations[i];
@@ -289,19 +289,18 @@ static int apply_side(span_mem *mem, trace *t, span *s, const hop_event *ev) {
   if (ev->annotation != NULL && ev->annotation[0] != '\0' &&
       add_annotation(mem, t, s, ev->start_ns, ev->annotation) != 0)
     return -1;
-  bool marks = false;
   for (int k = 0; k < 4; k++)
-    if (ev->marks_ns[k] != 0) {
-      if (add_annotation(mem, t, s, ev->marks_ns[k], mark_names[k]) != 0)
-        return -1;
-      marks = true;
-    }
-  if (marks)
-    sort_annotations(s);
+    if (ev->marks_ns[k] != 0 &&
+        add_annotation(mem, t, s, ev->marks_ns[k], mark_names[k]) != 0)
+      return -1;
   if (ev->key != NULL && add_tag(mem, t, s, ev->key, true, ev->int_value, NULL) != 0)
     return -1; /* a span_k's key-value */
   apply_end(s, ev);
-  return apply_hop(mem, t, s, ev, ev->end_annotation);
+  if (apply_hop(mem, t, s, ev, ev->end_annotation) != 0)
+    return -1;
+  /* its start's annotation and marks came after the notes it wrote */
+  sort_annotations(s);
+  return 0;
 }
 
 int span_apply_event(span_mem *mem, trace *t, span *s, const hop_event *ev) {
