@@ -10,8 +10,9 @@
  * Events go to the LTTng-UST provider `hoptrace` and its USDT twins when
  * tracing is initialised (see tracing.h); they are timestamped by the
  * tracer. A span is recorded in one event when it finishes (its names,
- * start, status and its "cs", "sr", "ss", "cr" times); other annotations,
- * key-values, errors and messages are recorded as they happen. A span
+ * start, status, its "cs", "sr", "ss", "cr" times and its first integer
+ * key-value); other annotations, key-values, errors and messages are
+ * recorded as they happen. A span
  * never finished (its process killed) is lost, with those events left
  * unattached to a recorded span.
  *
@@ -75,6 +76,11 @@ typedef struct ht_span {
   uint64_t marks_[4];   /* private: cs, sr, ss, cr times (0: none) */
   uint64_t prob_;       /* private: a root's sampling probability
                            (ht_sampler_root_probability), 0 otherwise */
+  /* 2.1, private: the span's first integer key-value, written in its
+   * finishing event (the key copied: the caller's may not outlive the
+   * call) */
+  int64_t kv_value_;
+  char kv_key_[32];
 } ht_span;
 
 /* Prepares span storage: zeroed (every call on it does nothing) and its
@@ -136,7 +142,9 @@ static inline int ht_span_is_sampled(const ht_span *span) {
  * times (Dapper's model; no clock read), not the time of the call. */
 HT_API void ht_span_annotate(ht_span *span, const char *name);
 
-/* Key-value annotations. */
+/* Key-value annotations. A span's first integer key-value whose key is
+ * shorter than 32 bytes is kept in the span and recorded in its finishing
+ * event; the others are recorded at once. */
 HT_API void ht_span_kv_str(ht_span *span, const char *key, const char *value);
 HT_API void ht_span_kv_int(ht_span *span, const char *key, int64_t value);
 

@@ -252,9 +252,11 @@ static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
 _Static_assert(HT_MARK_AT_END == HT_SCHEMA_MARK_AT_END,
                "a mark at the span's end is written as the schema says");
 
-/* A span API span: names from desc, or (desc NULL) a span_n at its
- * start. The caller saw span_a enabled. */
+/* A span API span with marks of its own: names from desc, or (desc NULL)
+ * a span_n at its start. The caller saw span_a enabled. */
 static void write_span_a(const ht_span_side *s, uint32_t epoch) {
+  if (s->kv_key != NULL) /* kept in the span: before it, as ever */
+    tag_int(s->ctx, s->kv_key, s->kv_value);
   process_due(s->start);
   const ht_intern_entry *d = s->desc;
   if (d != NULL)
@@ -307,17 +309,21 @@ static int side_enabled(const ht_span_side *s) {
 }
 
 static void on_span_side(const ht_span_side *s) {
-  if (s->marks != NULL) { /* a span API span */
-    if (lttng_ust_tracepoint_enabled(hoptrace, span_a))
-      write_span_a(s, epoch_now());
+  /* a span API span whose marks are its frames is written as the
+   * messenger's sides are (span or span_k: one event), unless the
+   * session has only span_a */
+  int as_side = s->marks == NULL || (s->boundary && side_enabled(s));
+  if (as_side && side_enabled(s))
+    write_side(s);
+  else if (!as_side && lttng_ust_tracepoint_enabled(hoptrace, span_a))
+    write_span_a(s, epoch_now());
+  if (s->kv_key != NULL && HT_USDT_ENABLED(kv_int))
+    USDT(6, kv_int, IDS(s->ctx), s->kv_key, s->kv_value);
+  if (s->marks != NULL) { /* a span API span: its twin is span_end */
     if (HT_USDT_ENABLED(span_end))
       USDT(5, span_end, IDS(s->ctx), s->status);
     return;
   }
-  if (side_enabled(s))
-    write_side(s);
-  if (s->kv_key != NULL && HT_USDT_ENABLED(kv_int))
-    USDT(6, kv_int, IDS(s->ctx), s->kv_key, s->kv_value);
   if (HT_USDT_ENABLED(span)) {
     const ht_intern_entry *p = s->peer, *d = s->desc;
     const ht_trace_context *c = s->ctx;

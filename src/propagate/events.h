@@ -36,6 +36,10 @@ typedef struct ht_span_side {
   const char *kv_key;   /* the key (valid for the call), or NULL: the
                            span's one integer key-value written with it */
   int64_t kv_value;
+  uint8_t boundary;     /* with marks: they are only its frames (a
+                           client's "cs"/"cr", a server's "sr"/"ss" at its
+                           start and end), so it may be written as the
+                           messenger's sides are */
 } ht_span_side;
 
 /* Which ends of a span side were a frame: a client's start is "cs" and

@@ -5,6 +5,7 @@
  * Must never: allocate, lock, do I/O, or emit an event for an unsampled
  * span.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "hoptrace/error.h"
@@ -50,9 +51,11 @@ static void begin(ht_span *span, const ht_span_info *info) {
 }
 
 /* The smallest span storage a caller may give (ht_span_init sets its
- * size): 2.0's span. When a member is added, pin this to the end of the
- * last 2.0 member and use the new one only where span->size covers it. */
-#define SPAN_SIZE_MIN sizeof(ht_span)
+ * size): 2.0's span, up to its last member prob_. Members added since are
+ * used only where span->size covers them. */
+#define SPAN_SIZE_MIN (offsetof(ht_span, prob_) + sizeof(uint64_t))
+/* 2.1's: the key-value kept in the span */
+#define SPAN_SIZE_KV (offsetof(ht_span, kv_key_) + sizeof(((ht_span *)0)->kv_key_))
 
 /* Storage prepared by ht_span_init, else nothing is written to it. */
 static inline int prepared(const ht_span *span) {
@@ -130,8 +133,9 @@ static int mark_of(const char *name) {
  * server's "sr" and "ss" too (Dapper's and Zipkin's model): they take the
  * boundary's time, the start read when it began and the end the time of
  * the event that writes it, so a two-sided hop reads the clock for its
- * two starts only (with its events' own times: 9 reads a hop become 5). */
-static uint64_t mark_time(const ht_span *span, int mark) {
+ * two starts only (with its events' own times: 9 reads a hop become 4).
+ * Any other mark is read now and keeps the span's marks apart (span_a). */
+static uint64_t mark_time(ht_span *span, int mark) {
   if (span->state_ & HT_SPAN_CLIENT_SIDE) {
     if (mark == HT_MARK_CS)
       return span->start_;
@@ -143,6 +147,7 @@ static uint64_t mark_time(const ht_span *span, int mark) {
     if (mark == HT_MARK_SS)
       return HT_MARK_AT_END;
   }
+  span->state_ |= HT_SPAN_MARKS_APART;
   return ht_clock_now();
 }
 
@@ -154,6 +159,8 @@ void ht_span_annotate(ht_span *span, const char *name) {
   int in_span = mark >= 0 && span->marks_[mark] == 0;
   if (in_span)
     span->marks_[mark] = mark_time(span, mark);
+  else if (mark >= 0) /* given twice: its note beside the span_a's mark */
+    span->state_ |= HT_SPAN_MARKS_APART;
   ops->annotate(&span->ctx, str(name), in_span);
 }
 
@@ -163,9 +170,25 @@ void ht_span_kv_str(ht_span *span, const char *key, const char *value) {
     ops->kv_str(&span->ctx, str(key), str(value));
 }
 
+/* Keeps a span API span's first integer key-value for its finishing
+ * event (no event, no clock read now); 0 when it does not fit. */
+static int keep_kv(ht_span *span, const char *key, int64_t value) {
+  if (span->start_ == 0 || (span->state_ & HT_SPAN_KV) || span->size < SPAN_SIZE_KV)
+    return 0; /* a quiet span, a second one, or a 2.0 caller's storage */
+  for (size_t i = 0; i < sizeof(span->kv_key_); i++) {
+    span->kv_key_[i] = key[i];
+    if (key[i] == '\0') {
+      span->kv_value_ = value;
+      span->state_ |= HT_SPAN_KV;
+      return 1;
+    }
+  }
+  return 0; /* too long: a tag_i of its own */
+}
+
 void ht_span_kv_int(ht_span *span, const char *key, int64_t value) {
   const ht_event_ops *ops = recorder(span);
-  if (ops)
+  if (ops && !keep_kv(span, str(key), value))
     ops->kv_int(&span->ctx, str(key), value);
 }
 
@@ -227,7 +250,8 @@ void ht_span_finish_side_kv(ht_span *span, const void *desc,
                          frames,
                          span->prob_,
                          kv_key,
-                         kv_value};
+                         kv_value,
+                         0};
     ops->span_side(&side);
   }
   if (span)
@@ -248,12 +272,26 @@ const void *ht_span_peer_ref(const ht_span *span, const char *peer) {
   return ops && peer && peer[0] ? ops->peer_ref(peer) : NULL;
 }
 
+/* Which of a span's frames its marks are (events.h HT_SIDE_*_FRAME):
+ * a client's "cs" and "cr", a server's "sr" and "ss". */
+static uint8_t frames_of(const ht_span *span) {
+  int client = (span->state_ & HT_SPAN_CLIENT_SIDE) != 0;
+  int first = client ? HT_MARK_CS : HT_MARK_SR, last = client ? HT_MARK_CR : HT_MARK_SS;
+  return (uint8_t)((span->marks_[first] ? HT_SIDE_START_FRAME : 0) |
+                   (span->marks_[last] ? HT_SIDE_END_FRAME : 0));
+}
+
 void ht_span_finish(ht_span *span) {
   const ht_event_ops *ops = recorder(span);
   if (ops && span->start_ != 0) {
+    int kv = (span->state_ & HT_SPAN_KV) != 0;
+    /* named by desc (else its names went apart, in a span_n) */
+    int boundary = !(span->state_ & HT_SPAN_MARKS_APART) && span->desc_ != NULL;
     ht_span_side side = {&span->ctx, span->desc_, {"", HT_SPAN_INTERNAL, "", ""},
-                         NULL, span->start_, span->marks_, span->status_, 0,
-                         span->prob_, NULL, 0};
+                         NULL, span->start_, span->marks_, span->status_,
+                         boundary ? frames_of(span) : 0, span->prob_,
+                         kv ? span->kv_key_ : NULL, kv ? span->kv_value_ : 0,
+                         (uint8_t)boundary};
     ops->span_side(&side);
   }
   if (span)

@@ -21,7 +21,10 @@ enum {
   HT_SPAN_LIVE = 1,
   HT_SPAN_WRITES = 2,
   HT_SPAN_CLIENT_SIDE = 4,
-  HT_SPAN_SERVER_SIDE = 8
+  HT_SPAN_SERVER_SIDE = 8,
+  HT_SPAN_KV = 16,         /* kv_key_ and kv_value_ hold its key-value */
+  HT_SPAN_MARKS_APART = 32 /* a mark not at its start or end, or one given
+                              twice: its marks need span_a */
 };
 
 /* Inlined even where the compiler would rather call: the call is the cost. */

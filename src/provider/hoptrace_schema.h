@@ -26,12 +26,16 @@
  *            complement)
  *   span_k:  a span side as `span`, with one integer key-value of the
  *            span inline (key, value): one event where span and tag_i
- *            were two (the traced messenger's first integer key-value of
- *            a span; a tool before this event does not read it; a session
+ *            were two (the first integer key-value of a traced
+ *            messenger's span, or of a span API span that is written as
+ *            span; a tool before this event does not read it; a session
  *            enabling span and not span_k gets span and tag_i)
  *   span_s:  self-contained, side = [desc | peer << 16, vpid,
  *            vtid | flags << 24, status], at, then the names inline (desc
  *            and peer 0): when an intern table is full
+ *   A span API span (ht_span_*) whose only marks are its frames (a
+ *   client's "cs" at its start and "cr" at its end, a server's "sr" and
+ *   "ss"; none for other kinds) is a span or span_k too; any other:
  *   span_a:  a span of the span API (ht_span_*), at its finish: side and
  *            at as span_s's (peer 0), plus `marks`, the times of its "cs", "sr", "ss", "cr"
  *            annotations (same clock as start; 0: not annotated;
@@ -58,7 +62,7 @@
  *            one that did), threshold and value (ns for a slow span, the
  *            status for an error, 0 by hand), origin (the service whose
  *            trigger fired; for a notice, the service it reached). The event a host's recorder snapshots on.
- * A span's note, tag, error and frame events come before its span_a
+ * A span's note, tag, error and frame events come before its span event
  * (written when it finishes); each carries the span's ids.
  * Field types: X64 hex uint64, U64, U32, U8, I32, I64, STR
  * (NUL-terminated); Tx<N>: a fixed array of N Ts.

@@ -86,12 +86,17 @@ static const void *r_peer_ref(const char *peer) {
   snprintf(kept_peer, sizeof(kept_peer), "%s", peer);
   return kept_peer;
 }
-/* A span API span's record ("end": its status, and which marks it has in
- * b, e.g. "-s--" for "sr"), or the messenger's span side ("side"). */
+/* A span API span's record ("end": its status, which marks it has in b,
+ * e.g. "-s--" for "sr", and in a its key-value, whether its marks are
+ * only its frames and which: "n=-7 b0 f0"), or the messenger's span side
+ * ("side"). */
 static void r_side(const ht_span_side *side) {
   if (side->marks != NULL) {
     rec *r = add("end", side->ctx);
     r->n = side->status;
+    snprintf(r->a, sizeof(r->a), "%s=%lld b%d f%d",
+             side->kv_key ? side->kv_key : "", (long long)side->kv_value,
+             side->boundary, side->frames);
     assert_true(side->start != 0);
     for (int k = 0; k < HT_MARKS; k++) {
       r->b[k] = side->marks[k] != 0 ? "cssc"[k] : '-';
@@ -187,23 +192,92 @@ static void annotations_kvs_status_and_messages_are_recorded(void **state) {
   ht_span_finish(&s);
   ht_span_finish(&s); /* idempotent */
   ht_span_annotate(&s, "late"); /* finished: nothing */
-  const char *want[] = {"start", "mark", "ann", "ann", "kv_str", "kv_int", "kvs",
+  /* the integer key-value goes with the span's record */
+  const char *want[] = {"start", "mark", "ann", "ann", "kv_str", "kvs",
                         "kv_int", "status", "send", "recv", "end"};
-  assert_int_equal(nlog, 12);
-  for (size_t i = 0; i < 12; i++)
+  assert_int_equal(nlog, 11);
+  for (size_t i = 0; i < 11; i++)
     assert_string_equal(log_[i].what, want[i]);
   assert_string_equal(log_[1].a, "sr");
   assert_string_equal(log_[2].a, "sr");
   assert_string_equal(log_[3].a, "s");
-  assert_int_equal(log_[5].n, -7);
-  assert_int_equal(log_[6].n, HT_KVS_MAX);
-  assert_string_equal(log_[7].a, "ht.kvs_dropped");
-  assert_int_equal(log_[7].n, 3);
-  assert_int_equal(log_[8].n, HT_ETIMEDOUT);
-  assert_int_equal(log_[9].n, 2005300);
-  assert_string_equal(log_[9].b, ""); /* a message that makes no annotation */
-  assert_int_equal(log_[11].n, HT_ETIMEDOUT); /* status carried to the end */
-  assert_string_equal(log_[11].b, "-s--");     /* its one mark */
+  assert_int_equal(log_[5].n, HT_KVS_MAX);
+  assert_string_equal(log_[6].a, "ht.kvs_dropped");
+  assert_int_equal(log_[6].n, 3);
+  assert_int_equal(log_[7].n, HT_ETIMEDOUT);
+  assert_int_equal(log_[8].n, 2005300);
+  assert_string_equal(log_[8].b, ""); /* a message that makes no annotation */
+  assert_int_equal(log_[10].n, HT_ETIMEDOUT); /* status carried to the end */
+  assert_string_equal(log_[10].b, "-s--");     /* its one mark */
+  assert_string_equal(log_[10].a, "n=-7 b0 f0"); /* "sr" twice: span_a */
+}
+
+/* A span whose marks are only its start and end (a client's "cs"/"cr", a
+ * server's "sr"/"ss") may be written as a messenger side, with its first
+ * integer key-value whose key fits; other key-values are events. */
+static void boundary_marks_and_kept_key_value(void **state) {
+  (void)state;
+  static const char k31[] = "0123456789012345678901234567890";
+  static const char k32[] = "01234567890123456789012345678901";
+  ht_span c, sv, in;
+  ht_span_init(&c);
+  ht_span_init(&sv);
+  ht_span_init(&in);
+  ht_span_start_root(&c, &(ht_span_info){"op", HT_SPAN_CLIENT, "a", ""}, HT_SAMPLE_YES);
+  ht_span_start_child(&sv, &c, &(ht_span_info){"op", HT_SPAN_SERVER, "b", ""});
+  ht_span_start_child(&in, &c, &(ht_span_info){"op", HT_SPAN_INTERNAL, "a", ""});
+  ht_span_annotate(&c, HT_ANN_CLIENT_SEND);
+  ht_span_annotate(&sv, HT_ANN_SERVER_RECV);
+  ht_span_kv_int(&sv, k32, 1); /* too long: at once */
+  ht_span_kv_int(&sv, k31, 2); /* the first that fits: kept */
+  ht_span_kv_int(&sv, "n", 3); /* a second: at once */
+  ht_span_annotate(&sv, HT_ANN_SERVER_SEND);
+  ht_span_finish(&sv);
+  ht_span_finish(&in);
+  ht_span_annotate(&c, HT_ANN_CLIENT_RECV);
+  ht_span_finish(&c);
+  assert_int_equal(nlog, 12);
+  assert_string_equal(log_[5].what, "kv_int");
+  assert_string_equal(log_[5].a, k32);
+  assert_string_equal(log_[6].what, "kv_int");
+  assert_string_equal(log_[6].a, "n");
+  assert_string_equal(log_[8].what, "end");
+  assert_string_equal(log_[8].a, "0123456789012345678901234567890=2 b1 f3");
+  assert_string_equal(log_[9].a, "=0 b1 f0"); /* no marks */
+  assert_string_equal(log_[11].a, "=0 b1 f3");
+  assert_string_equal(log_[11].b, "c--c");
+
+  /* a client's "sr" is read when given: its marks go apart */
+  ht_span_start_root(&c, &(ht_span_info){"op", HT_SPAN_CLIENT, "a", ""}, HT_SAMPLE_YES);
+  ht_span_annotate(&c, HT_ANN_SERVER_RECV);
+  ht_span_finish(&c);
+  assert_int_equal(nlog, 15);
+  assert_string_equal(log_[14].a, "=0 b0 f0");
+}
+
+/* A caller built against 2.0's header: its span ends at prob_. The
+ * key-value is recorded at once and nothing past its storage is
+ * touched. */
+static void a_2_0_span_keeps_no_key_value(void **state) {
+  (void)state;
+  union {
+    ht_span s;
+    unsigned char bytes[sizeof(ht_span)];
+  } u;
+  const size_t size = offsetof(ht_span, prob_) + sizeof(uint64_t);
+  memset(&u, 0xab, sizeof(u));
+  memset(&u, 0, size);
+  u.s.size = size;
+  assert_int_equal(ht_span_start_root(&u.s, &info, HT_SAMPLE_YES), 0);
+  ht_span_annotate(&u.s, HT_ANN_CLIENT_SEND);
+  ht_span_kv_int(&u.s, "n", 5);
+  ht_span_finish(&u.s);
+  assert_int_equal(nlog, 4);
+  assert_string_equal(log_[2].what, "kv_int");
+  assert_int_equal(log_[2].n, 5);
+  assert_string_equal(log_[3].a, "=0 b1 f1");
+  for (size_t i = size; i < sizeof(u); i++)
+    assert_int_equal(u.bytes[i], 0xab);
 }
 
 static void unsampled_spans_record_nothing_but_carry_ids(void **state) {
@@ -404,6 +478,8 @@ int main(void) {
       cmocka_unit_test_setup(sampled_tree_has_exact_ids_and_parents, setup),
       cmocka_unit_test_setup(annotations_kvs_status_and_messages_are_recorded, setup),
       cmocka_unit_test_setup(marks_go_with_the_span, setup),
+      cmocka_unit_test_setup(boundary_marks_and_kept_key_value, setup),
+      cmocka_unit_test_setup(a_2_0_span_keeps_no_key_value, setup),
       cmocka_unit_test_setup(unsampled_spans_record_nothing_but_carry_ids, setup),
       cmocka_unit_test_setup(remote_debug_follows_policy_and_is_counted, setup),
       cmocka_unit_test_setup(random_flag_passes_to_children, setup),

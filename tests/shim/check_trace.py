@@ -5,8 +5,8 @@ span tree's shape independently of the driver.
 
 Schema 2: `process` and `desc` events are taken out of the comparison
 (exactly one process event; every desc before the first span that uses
-it); a span_a's desc id is replaced by its names (kind/name/service/
-endpoint), and an expected value "*" is a time: non-zero, and no earlier
+it); a span event's (span, span_k, span_a) desc id is replaced by its
+names (kind/name/service/endpoint), and an expected value "*" is a time: non-zero, and no earlier
 than the span's start.
 
 usage: check_trace.py BABELTRACE_OUTPUT EXPECTED_FILE (tree|empty)
@@ -18,6 +18,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from hoptrace_bt import parse_fields  # noqa: E402
 
+SPANS = ("hoptrace:span", "hoptrace:span_k", "hoptrace:span_a")
 LINE = re.compile(r"^\[[^\]]*\] \([^)]*\) \S+ (hoptrace:\w+): \{ cpu_id = \d+ \}, \{ (.*) \}$")
 
 
@@ -37,7 +38,7 @@ def canonical(path):
 
 
 def with_names(events):
-    """Drops desc events, naming each span_a's desc id by them."""
+    """Drops desc events, naming each span event's desc id by them."""
     descs, out = {}, []
     for name, f in events:
         d = dict(f)
@@ -45,9 +46,9 @@ def with_names(events):
             descs[d["id"]] = "/".join([d["kind"]] + [d[k].strip('"') for k in
                                                       ("name", "service", "endpoint")])
             continue
-        if name == "hoptrace:span_a":
+        if name in SPANS:
             if d["desc"] not in descs:
-                sys.exit("span_a uses desc %s before any desc event names it" % d["desc"])
+                sys.exit("%s uses desc %s before any desc event names it" % (name, d["desc"]))
             f = [(k, descs[v] if k == "desc" else v) for k, v in f]
         out.append((name, f))
     return out
@@ -80,7 +81,7 @@ def check_tree(events):
     spans = {}  # span_id -> (name, parent)
     for name, f in events:
         d = ids(f)
-        if name == "hoptrace:span_a":
+        if name in SPANS:
             if d["span_id"] in spans:
                 sys.exit("span recorded twice: " + d["span_id"])
             spans[d["span_id"]] = (d["desc"].split("/")[1], d["parent_span_id"])
@@ -101,7 +102,7 @@ def check_tree(events):
             sys.exit("event for unknown span: %s %r" % (name, d))
         if d["parent_span_id"] != spans[d["span_id"]][1]:
             sys.exit("event parent differs from its span's: %s" % name)
-        if name == "hoptrace:span_a":
+        if name in SPANS:
             ends[d["span_id"]] = ends.get(d["span_id"], 0) + 1
     if any(ends.get(s) != 1 for s in spans):
         sys.exit("every span must be recorded exactly once: %r" % ends)
@@ -133,8 +134,8 @@ def main():
         w = want_lines[i] if i < len(want_lines) else "<none>"
         if g == "<none>" or w == "<none>" or not matches(got[i], parse_want(w)):
             sys.exit("event %d differs:\n got  %s\n want %s" % (i, g, w))
-    if len(got_lines) != 12:
-        sys.exit("expected 12 events, got %d" % len(got_lines))
+    if len(got_lines) != 11:
+        sys.exit("expected 11 events, got %d" % len(got_lines))
     check_tree(got)
     print("ok: %d events, tree verified" % len(got_lines))
 

@@ -38,9 +38,12 @@ static void ids(const ht_span *s) {
     }                                                                          \
   } while (0)
 
-/* Schema 2: a span is one span_a event when it finishes; check_trace.py
- * puts its desc id's names (kind/name/service/endpoint) in place of the
- * id, and checks the times given as "*" (start, and the marks set). */
+/* Schema 3: a span is one event when it finishes: `span` (`span_k` with
+ * its integer key-value) when its marks are only its frames (a client's
+ * "cs"/"cr", a server's "sr"/"ss"), else span_a with its marks;
+ * check_trace.py puts its desc id's names (kind/name/service/endpoint) in
+ * place of the id, and checks the times given as "*" (start, and the
+ * marks set). */
 static const ht_span_info *names_of[8];
 static const ht_span *spans_of[8];
 static size_t n_named;
@@ -66,7 +69,9 @@ static uint64_t root_prob(const ht_span *s) {
   return p;
 }
 
-static void finish(ht_span *s, int status, const char *marks) {
+/* marks: which of "cssc" the span was given; kv: its kept key-value's
+ * fields (" key=... value=..."), or "". */
+static void finish(ht_span *s, int status, const char *marks, const char *kv) {
   const ht_span_info *i = NULL;
   for (size_t k = 0; k < n_named; k++)
     if (spans_of[k] == s)
@@ -75,14 +80,30 @@ static void finish(ht_span *s, int status, const char *marks) {
   char prob[40] = "";
   if (p != 0)
     snprintf(prob, sizeof(prob), " root_prob=%" PRIu64, p);
-  EXPECT(s, "span_a",
-         " start=*%s desc=%d/%s/%s/%s peer=0 flags=%u vpid=%d vtid=%d status=%d"
-         " cs=%s sr=%s ss=%s cr=%s",
-         prob, (int)i->kind, i->name, i->service, i->endpoint,
-         (unsigned)(s->ctx.flags & 0xff) | (p != 0 ? 0x10u : 0u), (int)getpid(),
-         (int)gettid(), status, marks[0] == 'c' ? "*" : "0",
-         marks[1] == 's' ? "*" : "0", marks[2] == 's' ? "*" : "0",
-         marks[3] == 'c' ? "*" : "0");
+  /* its frames' marks: "c--c" for a client, "-ss-" for a server */
+  const char *own = i->kind == HT_SPAN_CLIENT ? "c--c" : i->kind == HT_SPAN_SERVER ? "-ss-" : "----";
+  int side = 1;
+  for (int k = 0; k < 4; k++)
+    side &= marks[k] == '-' || marks[k] == own[k];
+  int client = i->kind == HT_SPAN_CLIENT;
+  /* hoptrace_schema.h HT_SCHEMA_FLAG_START_FRAME, _END_FRAME */
+  unsigned frames = !side ? 0u
+                    : (marks[client ? 0 : 1] != '-' ? 0x40u : 0u) |
+                          (marks[client ? 3 : 2] != '-' ? 0x80u : 0u);
+  unsigned flags = (unsigned)(s->ctx.flags & 0xff) | (p != 0 ? 0x10u : 0u) | frames;
+  if (side)
+    EXPECT(s, kv[0] ? "span_k" : "span",
+           " start=*%s desc=%d/%s/%s/%s peer=0 flags=%u vpid=%d vtid=%d status=%d%s",
+           prob, (int)i->kind, i->name, i->service, i->endpoint, flags,
+           (int)getpid(), (int)gettid(), status, kv);
+  else
+    EXPECT(s, "span_a",
+           " start=*%s desc=%d/%s/%s/%s peer=0 flags=%u vpid=%d vtid=%d status=%d"
+           " cs=%s sr=%s ss=%s cr=%s",
+           prob, (int)i->kind, i->name, i->service, i->endpoint, flags,
+           (int)getpid(), (int)gettid(), status, marks[0] == 'c' ? "*" : "0",
+           marks[1] == 's' ? "*" : "0", marks[2] == 's' ? "*" : "0",
+           marks[3] == 'c' ? "*" : "0");
   ht_span_finish(s);
 }
 
@@ -96,7 +117,7 @@ static int build_tree(void) {
   if (ht_span_start_root(&root, &ri, HT_SAMPLE_DEFAULT) != 0)
     return 1;
   start(&root, &ri);
-  ht_span_annotate(&root, HT_ANN_CLIENT_SEND); /* kept for its span_a */
+  ht_span_annotate(&root, HT_ANN_CLIENT_SEND); /* kept: its start frame */
   ht_span_kv_str(&root, "http.method", "GET");
   EXPECT(&root, "tag_s", " key=\"http.method\" value=\"GET\"");
   ht_span_msg_send(&root, HT_MSG_REQUEST, 7, 128, "tcp://127.0.0.1:2");
@@ -108,8 +129,7 @@ static int build_tree(void) {
     return 1;
   start(&a, &ai);
   ht_span_annotate(&a, HT_ANN_SERVER_RECV);
-  ht_span_kv_int(&a, "bytes", -4096);
-  EXPECT(&a, "tag_i", " key=\"bytes\" value=-4096");
+  ht_span_kv_int(&a, "bytes", -4096); /* kept: in its span_k */
   ht_kv kvs[] = {{"pool", HT_KV_STR, "rbd", 0},
                  {"objects", HT_KV_INT, NULL, 3},
                  {"replica", HT_KV_STR, "osd.2", 0}};
@@ -126,9 +146,9 @@ static int build_tree(void) {
   ht_span_msg_recv(&g, HT_MSG_REQUEST, 9, 4096, "tcp://127.0.0.1:2");
   EXPECT(&g, "frame",
          " dir=1 type=1 seq=9 size=4096 annotation=\"\" peer_text=\"tcp://127.0.0.1:2\"");
-  finish(&g, 0, "----");
+  finish(&g, 0, "----", "");
   ht_span_annotate(&a, HT_ANN_SERVER_SEND);
-  finish(&a, 0, "-ss-");
+  finish(&a, 0, "-ss-", " key=\"bytes\" value=-4096");
 
   ht_span_info bi = {"checksum", HT_SPAN_INTERNAL, "client", "local"};
   if (ht_span_start_local(&b, &root.ctx, &bi) != 0)
@@ -136,10 +156,11 @@ static int build_tree(void) {
   start(&b, &bi);
   ht_span_set_error(&b, HT_EIO, "crc mismatch");
   EXPECT(&b, "error", " code=%d message=\"crc mismatch\"", HT_EIO);
-  finish(&b, HT_EIO, "----");
+  ht_span_annotate(&b, HT_ANN_CLIENT_SEND); /* not its frame: a span_a */
+  finish(&b, HT_EIO, "c---", "");
 
   ht_span_annotate(&root, HT_ANN_CLIENT_RECV);
-  finish(&root, 0, "c--c");
+  finish(&root, 0, "c--c", "");
   return 0;
 }
 

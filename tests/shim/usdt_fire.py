@@ -199,10 +199,10 @@ def main():
         m = pat.search(line)
         if m:
             got.append((m.group(1),) + tuple(int(x) for x in m.groups()[1:]))
-    # the driver lists LTTng's events: a span is one span_a there, and
-    # both a span_start and a span_end probe here
+    # the driver lists LTTng's events: a span is one span, span_k or
+    # span_a there, and both a span_start and a span_end probe here
     want = []
-    pat = re.compile(r"hoptrace:span_a trace_id_hi=(\d+) "
+    pat = re.compile(r"hoptrace:span(?:_k|_a)? trace_id_hi=(\d+) "
                      r"trace_id_lo=(\d+) span_id=(\d+) parent_span_id=(\d+)")
     with open(expect) as f:
         for line in f:
