@@ -312,10 +312,9 @@ static void on_span_side(const ht_span_side *s) {
   /* a span API span whose marks are its frames is written as the
    * messenger's sides are (span or span_k: one event), unless the
    * session has only span_a */
-  int as_side = s->marks == NULL || (s->boundary && side_enabled(s));
-  if (as_side && side_enabled(s))
+  if ((s->marks == NULL || s->boundary) && side_enabled(s))
     write_side(s);
-  else if (!as_side && lttng_ust_tracepoint_enabled(hoptrace, span_a))
+  else if (s->marks != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_a))
     write_span_a(s, epoch_now());
   if (s->kv_key != NULL && HT_USDT_ENABLED(kv_int))
     USDT(6, kv_int, IDS(s->ctx), s->kv_key, s->kv_value);
