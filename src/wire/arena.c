@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define ARENA_ALIGN 16u
 #define ARENA_MIN_BLOCK 1024u
 
 struct ht_arena_spill {
@@ -16,7 +15,7 @@ struct ht_arena_spill {
 };
 
 static size_t align_up(size_t n) {
-  return (n + (ARENA_ALIGN - 1)) & ~(size_t)(ARENA_ALIGN - 1);
+  return (n + (HT_ARENA_ALIGN - 1)) & ~(size_t)(HT_ARENA_ALIGN - 1);
 }
 
 void ht_arena_init(ht_arena *arena) {
@@ -41,10 +40,10 @@ static void *spill_alloc(ht_arena *arena, size_t size) {
   return spill->data;
 }
 
-void *ht_arena_alloc(ht_arena *arena, size_t size) {
+void *ht_arena_alloc_slow(ht_arena *arena, size_t size) {
   if (size == 0)
     size = 1;
-  if (size > SIZE_MAX - ARENA_ALIGN) {
+  if (size > SIZE_MAX - HT_ARENA_ALIGN) {
     arena->failed = true;
     return NULL;
   }
@@ -65,7 +64,7 @@ static void free_spills(ht_arena *arena) {
   }
 }
 
-void ht_arena_reset(ht_arena *arena, size_t keep_max) {
+void ht_arena_reset_slow(ht_arena *arena, size_t keep_max) {
   size_t wanted = arena->used + arena->spill_bytes;
   bool spilled = arena->spills != NULL;
   free_spills(arena);

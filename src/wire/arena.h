@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define HT_ARENA_ALIGN 16u
+
 typedef struct ht_arena_spill ht_arena_spill;
 
 typedef struct ht_arena {
@@ -22,13 +24,39 @@ typedef struct ht_arena {
 
 void ht_arena_init(ht_arena *arena);
 
+/* The out-of-line halves of the two below: a spill, a regrown base. */
+void *ht_arena_alloc_slow(ht_arena *arena, size_t size);
+void ht_arena_reset_slow(ht_arena *arena, size_t keep_max);
+
+/* Inline, as every message pays them (a reset per decode, an alloc per
+ * operation): the base block's bump and the reset of a round that did
+ * not spill are a few instructions, the calls were 48 a decoded request
+ * (bench/recording, "envelope encode + decode alone", issue 31). */
+
 /* 16-byte aligned, or NULL (and arena->failed) when memory runs out. */
-void *ht_arena_alloc(ht_arena *arena, size_t size);
+static inline void *ht_arena_alloc(ht_arena *arena, size_t size) {
+  size_t room = arena->cap - arena->used; /* 0 without a base */
+  /* wraps to 0 only for a size above room: refused by size <= room */
+  size_t aligned = (size + (HT_ARENA_ALIGN - 1)) & ~(size_t)(HT_ARENA_ALIGN - 1);
+  if (size != 0 && size <= room && aligned <= room) {
+    void *p = arena->base + arena->used;
+    arena->used += aligned;
+    return p;
+  }
+  return ht_arena_alloc_slow(arena, size);
+}
 
 /* Forgets every allocation. If the last round spilled, the base block is
  * regrown to hold it all next time, but never beyond keep_max bytes;
  * a base larger than keep_max is released. */
-void ht_arena_reset(ht_arena *arena, size_t keep_max);
+static inline void ht_arena_reset(ht_arena *arena, size_t keep_max) {
+  if (arena->spills == NULL && arena->cap <= keep_max) {
+    arena->used = 0; /* spill_bytes is 0 without spills */
+    arena->failed = false;
+    return;
+  }
+  ht_arena_reset_slow(arena, keep_max);
+}
 
 void ht_arena_release(ht_arena *arena);
 

@@ -1,5 +1,6 @@
-/* Envelope decoding: the canonical fast path (envelope_fast.c) first,
- * else the general decoder (envelope_general.c). Encoding is in
+/* Envelope decoding: the canonical fast path first, else the general
+ * decoder (envelope_general.c); ht_wire_envelope_decode is in
+ * envelope_fast.c, where the fast path inlines into it. Encoding is in
  * envelope_encode.c. Must never: hand out a view the arena or the input
  * does not hold, decode differently from protobuf-c's unpack.
  *
@@ -15,18 +16,7 @@
  * protobuf-c. protobuf-c's generated unpack stays as the oracle of
  * tests/wire and tests/fuzz/fuzz_envelope.c, which compare both decoders
  * against it: same accept/reject, same values. */
-#include "envelope_codec.h"
-
-#include "envelope_fast.h"
-
-int ht_wire_envelope_decode(ht_arena *arena, const uint8_t *data, size_t len,
-                            ht_envelope *env) {
-  int rc = ht_wire_envelope_decode_canonical(arena, data, len, env);
-  if (rc != ENVELOPE_NOT_CANONICAL)
-    return rc;
-  /* (the fast path allocated nothing when it gave up) */
-  return ht_wire_envelope_decode_general(arena, data, len, env);
-}
+#include "hoptrace/wire.h"
 
 const char *ht_msg_type_name(ht_msg_type type) {
   switch (type) {

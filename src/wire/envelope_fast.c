@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "envelope_codec.h"
 #include "hoptrace/error.h"
 #include "wire_bytes.h"
 
@@ -99,8 +100,8 @@ static bool get_trace(const uint8_t **pp, const uint8_t *end,
   return true;
 }
 
-int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
-                                      size_t len, ht_envelope *env) {
+static inline int decode_canonical(ht_arena *arena, const uint8_t *data,
+                                   size_t len, ht_envelope *env) {
   const uint8_t *p = data, *end = data + len;
   if (len < 4 || p[0] != 0x08 || p[1] == 0 || p[1] > HT_WIRE_VERSION ||
       p[2] != 0x10 || p[3] < HT_MSG_REQUEST || p[3] > HT_MSG_ERROR)
@@ -156,4 +157,20 @@ int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
     env->operation = copy;
   }
   return 0;
+}
+
+int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
+                                      size_t len, ht_envelope *env) {
+  return decode_canonical(arena, data, len, env);
+}
+
+/* Here and not in envelope_codec.c: the canonical path inlines into it
+ * (a call less a message, issue 31). */
+int ht_wire_envelope_decode(ht_arena *arena, const uint8_t *data, size_t len,
+                            ht_envelope *env) {
+  int rc = decode_canonical(arena, data, len, env);
+  if (rc != ENVELOPE_NOT_CANONICAL)
+    return rc;
+  /* (the fast path allocated nothing when it gave up) */
+  return ht_wire_envelope_decode_general(arena, data, len, env);
 }

@@ -16,7 +16,8 @@
 #define ENVELOPE_NOT_CANONICAL 1
 
 /* 0 with *env filled exactly as the general decoder would fill it,
- * ENVELOPE_NOT_CANONICAL, or HT_ENOMEM (the operation's copy). */
+ * ENVELOPE_NOT_CANONICAL, or HT_ENOMEM (the operation's copy). For the
+ * tests: ht_wire_envelope_decode has the same path inlined. */
 int ht_wire_envelope_decode_canonical(ht_arena *arena, const uint8_t *data,
                                       size_t len, ht_envelope *env);
 

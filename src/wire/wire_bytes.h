@@ -1,5 +1,6 @@
 /* Byte-level helpers shared by the envelope encoder and the canonical
- * decoder: little-endian fixed64 and varints. Internal to src/wire/.
+ * decoder: little-endian fixed64, the big-endian prefix and varints.
+ * Internal to src/wire/.
  * Must never read or write past the bounds the caller checked. */
 #ifndef HT_WIRE_BYTES_H
 #define HT_WIRE_BYTES_H
@@ -27,6 +28,17 @@ static inline uint64_t wire_load_le64(const uint8_t *p) {
   for (int i = 7; i >= 0; i--)
     v = v << 8 | p[i];
   return v;
+#endif
+}
+
+/* The frame's length prefix: big-endian, one store. */
+static inline void wire_store_be32(uint8_t *p, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap32(v);
+  memcpy(p, &v, 4);
+#else
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (24 - 8 * i));
 #endif
 }
 
