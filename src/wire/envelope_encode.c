@@ -94,7 +94,7 @@ static uint8_t *put_trace(uint8_t *p, const ht_trace_context *t) {
 }
 
 /* Every field but the payload's bytes, from p on; returns the end. */
-static uint8_t *put_fields(const ht_envelope *env, size_t operation_len,
+ENCODE_INLINE uint8_t *put_fields(const ht_envelope *env, size_t operation_len,
                            uint8_t *p) {
   *p++ = TAG_VERSION;
   p = wire_put_varint(p, env->version != 0 ? env->version : HT_WIRE_VERSION);
@@ -107,7 +107,7 @@ static uint8_t *put_fields(const ht_envelope *env, size_t operation_len,
   if (operation_len != 0) {
     *p++ = TAG_OPERATION;
     p = wire_put_varint(p, operation_len);
-    memcpy(p, env->operation, operation_len);
+    wire_copy_short(p, env->operation, operation_len);
     p += operation_len;
   }
   if (env->status != 0) {

@@ -1,5 +1,6 @@
 /* Byte-level helpers shared by the envelope encoder and the canonical
- * decoder: little-endian fixed64, the big-endian prefix and varints.
+ * decoder: little-endian fixed64, the big-endian prefix, short copies
+ * and varints.
  * Internal to src/wire/.
  * Must never read or write past the bounds the caller checked. */
 #ifndef HT_WIRE_BYTES_H
@@ -40,6 +41,23 @@ static inline void wire_store_be32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++)
     p[i] = (uint8_t)(v >> (24 - 8 * i));
 #endif
+}
+
+/* memcpy for the operation's few bytes: up to 16 as two overlapping
+ * fixed-size copies inside [0, n), not a libc call (12 instructions
+ * less on each side of a message with "osd_write", issue 31). */
+static inline void wire_copy_short(void *dst, const void *src, size_t n) {
+  unsigned char *d = dst;
+  const unsigned char *s = src;
+  if (n >= 8 && n <= 16) {
+    memcpy(d, s, 8);
+    memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    memcpy(d, s, 4);
+    memcpy(d + n - 4, s + n - 4, 4);
+  } else {
+    memcpy(d, s, n);
+  }
 }
 
 /* Writes v as a varint at out (at most 10 bytes); returns the end. */

@@ -293,6 +293,18 @@ static void encoder_refuses_bad_arguments(void **state) {
   ht_envelope fits_header_only = {.type = HT_MSG_REQUEST, .payload = frame_buf,
                                   .payload_len = 100};
   assert_int_equal(ht_frame_encode(&fits_header_only, frame_buf, 20, &len), HT_ENOSPC);
+  /* NULLs: each encoder checks its own arguments (ht_frame_encode no
+   * longer goes through ht_frame_encode_header) */
+  ht_envelope ok = {.type = HT_MSG_REQUEST};
+  assert_int_equal(ht_frame_encode(NULL, frame_buf, sizeof(frame_buf), &len), HT_EINVAL);
+  assert_int_equal(ht_frame_encode(&ok, NULL, sizeof(frame_buf), &len), HT_EINVAL);
+  assert_int_equal(ht_frame_encode(&ok, frame_buf, sizeof(frame_buf), NULL), HT_EINVAL);
+  assert_int_equal(ht_frame_encode_header(NULL, frame_buf, sizeof(frame_buf), &len),
+                   HT_EINVAL);
+  assert_int_equal(ht_frame_encode_header(&ok, NULL, sizeof(frame_buf), &len), HT_EINVAL);
+  assert_int_equal(ht_frame_encode_header(&ok, frame_buf, sizeof(frame_buf), NULL),
+                   HT_EINVAL);
+  assert_int_equal(ht_frame_encode(&ok, frame_buf, sizeof(frame_buf), &len), 0);
   assert_string_equal(ht_msg_type_name(HT_MSG_ONEWAY), "one-way");
   assert_string_equal(ht_msg_type_name((ht_msg_type)0), "unknown");
 }

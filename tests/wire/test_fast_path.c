@@ -112,6 +112,32 @@ static void typical_traced_request_is_canonical(void **state) {
   assert_true(envelope_matches(&env, &out));
 }
 
+/* Operations of every length around the short-copy cases (1-3, 4-7,
+ * 8-16 bytes, then memcpy): written and read back byte for byte by both
+ * decoders and protobuf-c, the copy NUL-terminated, the frame's bytes
+ * past the operation untouched by its copy. */
+static void every_short_operation_length_round_trips(void **state) {
+  (void)state;
+  char name[41];
+  for (size_t n = 0; n <= 40; n++) {
+    for (size_t i = 0; i < n; i++)
+      name[i] = (char)('a' + (i * 7 + n) % 26);
+    name[n] = '\0';
+    ht_envelope env = {.type = HT_MSG_REQUEST, .sequence = 9, .operation = name,
+                       .has_trace = true, .trace = {1, 2, 3, 0, 0}};
+    size_t len = encode(&env);
+    /* prefix, version, type, sequence, then (none for "") the tag, a
+     * one-byte length and the operation */
+    size_t at = 4 + 6 + (n > 0 ? 2 : 0);
+    assert_memory_equal(frame_buf + at, name, n);
+    assert_int_equal(frame_buf[at + n], 0x32); /* the context's tag */
+    ht_envelope out;
+    assert_int_equal(canonical_rc(frame_buf + 4, len - 4, &out), 0);
+    assert_string_equal(out.operation, name);
+    assert_int_equal(agree(frame_buf + 4, len - 4, "operation", (int)n), 0);
+  }
+}
+
 /* The envelope of g written field by field, some fields in a
  * non-canonical way, chosen by `variant` bits. */
 static void build_variant(const gen_envelope *g, unsigned variant,
@@ -247,6 +273,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(canonical_frames_take_the_fast_path),
       cmocka_unit_test(typical_traced_request_is_canonical),
+      cmocka_unit_test(every_short_operation_length_round_trips),
       cmocka_unit_test(non_canonical_encodings_decode_identically),
       cmocka_unit_test(every_truncation_agrees),
       cmocka_unit_test(mutations_agree),
