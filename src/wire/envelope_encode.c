@@ -63,7 +63,7 @@ static size_t trace_body_size(const ht_trace_context *t) {
 
 /* Writes the trace context submessage (tag, length, body) at p. The body
  * is at most 4 x 9 + 6 bytes, so its length is one byte. */
-static uint8_t *put_trace(uint8_t *p, const ht_trace_context *t) {
+ENCODE_INLINE uint8_t *put_trace(uint8_t *p, const ht_trace_context *t) {
   *p++ = TAG_TRACE;
   uint8_t *len_at = p++;
   uint8_t *body = p;
