@@ -1,7 +1,6 @@
-/* Byte-level helpers shared by the envelope encoder and the canonical
- * decoder: little-endian fixed64, the big-endian prefix, short copies
- * and varints.
- * Internal to src/wire/.
+/* Byte-level helpers of the envelope encoder, the canonical decoder and
+ * the frame reader: little-endian fixed64, the big-endian prefix, short
+ * copies and varints. Internal to src/wire/.
  * Must never read or write past the bounds the caller checked. */
 #ifndef HT_WIRE_BYTES_H
 #define HT_WIRE_BYTES_H
@@ -41,6 +40,11 @@ static inline void wire_store_be32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++)
     p[i] = (uint8_t)(v >> (24 - 8 * i));
 #endif
+}
+
+static inline uint32_t wire_load_be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+         p[3]; /* one load and a byte swap, as compilers see it */
 }
 
 /* memcpy for the operation's few bytes: up to 16 as two overlapping

@@ -127,6 +127,17 @@ static void oversize_prefix_is_refused_before_the_body(void **state) {
   assert_int_equal(ht_wire_frame_reader_system_allocs(reader), 0);
   ht_frame_reader_free(reader);
 
+  /* the whole prefix and more in one chunk (read in place): refused at
+   * the prefix, its 4 bytes consumed, as when it came in pieces */
+  assert_int_equal(ht_frame_reader_new(100, &reader), 0);
+  uint8_t chunk[4 + 101] = {0, 0, 0, 101};
+  assert_int_equal(ht_frame_reader_feed(reader, chunk, sizeof(chunk), &used, &env),
+                   HT_EFRAMETOOBIG);
+  assert_int_equal(used, 4);
+  assert_int_equal(ht_wire_frame_reader_system_allocs(reader), 0);
+  assert_int_equal(ht_frame_reader_finish(reader), HT_EFRAMETOOBIG);
+  ht_frame_reader_free(reader);
+
   assert_int_equal(ht_frame_reader_new((size_t)HT_FRAME_HARD_MAX + 1, &reader), HT_EINVAL);
 }
 
