@@ -8,7 +8,9 @@ trace_id_hi, trace_id_lo, span_id, parent_span_id, start; `side` (its
 words packed: [desc | peer << 16, vpid, vtid | flags << 24, status])
 desc, peer, flags, vpid, vtid (and status, as a signed 32-bit number);
 `rec` (schema 3's span: side's words two by two, the low half first,
-then at) both, status included; `marks` cs, sr, ss, cr. Keys starting
+then at) both, status included, and span_k's 12-word rec its key and
+value too (as the fields key and value that span_k first had); `marks`
+cs, sr, ss, cr. Keys starting
 with "_" are dropped. A root whose flags carry ROOT_P (0x10) holds its
 sampling probability * 2^32 where its parent would be: it comes out as
 parent_span_id 0 and root_prob.
@@ -47,13 +49,27 @@ def spread(key, items):
     return [(k, str(v)) for k, v in out]
 
 
+def rec_key_value(items):
+    """span_k's value (word 7, signed) and key (words 8-11, its bytes
+    little-endian, NUL-padded) as fields."""
+    raw = b"".join(int(w).to_bytes(8, "little") for w in items[8:12])
+    if b"\0" not in raw:
+        raise ValueError("span_k's key has no NUL in its %d bytes" % len(raw))
+    key = raw[:raw.index(b"\0")].decode("utf-8", "backslashreplace")
+    value = int(items[7]) - (1 << 64) if int(items[7]) >= 1 << 63 else int(items[7])
+    return [("key", '"%s"' % key.replace("\\", "\\\\").replace('"', '\\"')),
+            ("value", str(value))]
+
+
 def rec_arrays(items):
-    """A span's rec as the side and at it packs."""
-    if len(items) != 7:
-        raise ValueError("rec has %d elements, the schema 7" % len(items))
+    """A span's rec as the side and at it packs (and span_k's key-value,
+    fields of their own)."""
+    if len(items) not in (7, 12):
+        raise ValueError("rec has %d elements, the schema 7 or 12" % len(items))
     w0, w1 = int(items[0]), int(items[1])
     side = [str(w0 & 0xffffffff), str(w0 >> 32), str(w1 & 0xffffffff), str(w1 >> 32)]
-    return spread("side", side), spread("at", items[2:])
+    kv = rec_key_value(items) if len(items) == 12 else []
+    return spread("side", side), spread("at", items[2:7]), kv
 
 
 def parse_fields(text):
@@ -80,7 +96,8 @@ def parse_fields(text):
         if key.startswith("_"):
             continue
         if key == "rec" and isinstance(value, list):
-            arrays["side"], arrays["at"] = rec_arrays(value)
+            arrays["side"], arrays["at"], kv = rec_arrays(value)
+            plain.extend(kv)
         elif key in ARRAYS and isinstance(value, list):
             arrays[key] = spread(key, value)
         else:

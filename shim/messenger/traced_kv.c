@@ -10,6 +10,7 @@
 
 #include "hoptrace/error.h"
 #include "hoptrace/traced.h"
+#include "hoptrace_schema.h"
 #include "common/counters.h"
 #include "messenger/traced_internal.h"
 #include "propagate/current.h"
@@ -71,10 +72,11 @@ static int on_request(ht_request *req, int type, const char *key, const char *st
   ht_span *span = ht_shim_request_span(req, &count);
   if (span == NULL) /* unsampled, or not a traced messenger's */
     return req == NULL ? HT_EINVAL : 0;
-  /* the first integer one rides in the span's event (span_k) */
+  /* the first integer one rides in the span's event (span_k), when
+   * span_k holds its key */
   size_t n;
-  if (type == KV_INT && (n = key_len(key)) != 0 && *count < HT_SPAN_KVS_MAX &&
-      ht_shim_span_kv_inline(span, key, n, i64)) {
+  if (type == KV_INT && (n = key_len(key)) != 0 && n <= HT_SCHEMA_KV_KEY_MAX &&
+      *count < HT_SPAN_KVS_MAX && ht_shim_span_kv_inline(span, key, n, i64)) {
     (*count)++;
     return 0;
   }

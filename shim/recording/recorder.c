@@ -268,6 +268,38 @@ static void write_span_a(const ht_span_side *s, uint32_t epoch) {
   lttng_ust_do_tracepoint(hoptrace, span_a, &r);
 }
 
+/* span's seven rec words (hoptrace_schema.h), into w. */
+static inline void rec_words(uint64_t *w, const ht_span_side *s,
+                             const ht_intern_entry *d, const ht_intern_entry *p) {
+  w[HT_REC_NAMES_VPID] = HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid());
+  w[HT_REC_VTID_FLAGS_STATUS] =
+      HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status);
+  const uint64_t at[] = {REC_AT_WORDS(s)};
+  memcpy(w + HT_REC_AT, at, sizeof(at));
+}
+
+_Static_assert(sizeof(((ht_rec_span_k *)0)->rec) == HT_REC_KV_WORDS * 8 &&
+                   sizeof(((ht_rec_span *)0)->rec) == HT_REC_KV_VALUE * 8,
+               "span_k's rec is span's, the value, then the key's words");
+
+_Static_assert(sizeof(((ht_span *)0)->kv_key_) == HT_SCHEMA_KV_KEY_MAX + 1,
+               "a span API span keeps only keys span_k holds");
+
+/* k's bytes into span_k's key words w (zeroed), little-endian as the
+ * schema says; 0 when k does not fit (then a tag_i carries it). */
+static inline int pack_key(uint64_t *w, const char *k) {
+  for (unsigned i = 0; i < HT_REC_KV_KEY_BYTES; i++) {
+    if (k[i] == '\0')
+      return 1;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    ((unsigned char *)w)[i] = (unsigned char)k[i];
+#else
+    w[i / 8] |= (uint64_t)(unsigned char)k[i] << 8 * (i % 8);
+#endif
+  }
+  return 0;
+}
+
 static void write_side(const ht_span_side *s) {
   uint32_t epoch = epoch_now();
   process_due(s->start);
@@ -285,18 +317,20 @@ static void write_side(const ht_span_side *s) {
     ht_rec_peer r = {p->id, rec_vpid(), p->name};
     lttng_ust_tracepoint(hoptrace, peer, &r);
   }
-  ht_rec_span r = {{HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid()),
-                    HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status),
-                    REC_AT_WORDS(s)}};
   const char *k = s->kv_key;
   if (k != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k)) {
-    ht_rec_span_k rk = {{0}, k, s->kv_value}; /* one event, not two */
-    memcpy(rk.rec, r.rec, sizeof(rk.rec));
-    lttng_ust_do_tracepoint(hoptrace, span_k, &rk);
-    return;
+    ht_rec_span_k rk = {{0}}; /* one event, one field, not two events */
+    if (pack_key(rk.rec + HT_REC_KV_KEY, k)) {
+      rec_words(rk.rec, s, d, p);
+      rk.rec[HT_REC_KV_VALUE] = (uint64_t)s->kv_value;
+      lttng_ust_do_tracepoint(hoptrace, span_k, &rk);
+      return;
+    }
   }
-  if (k != NULL) /* a session without span_k: span and tag_i, as before it */
+  if (k != NULL) /* no span_k, or a longer key: span and tag_i */
     tag_int(s->ctx, k, s->kv_value);
+  ht_rec_span r;
+  rec_words(r.rec, s, d, p);
   lttng_ust_tracepoint(hoptrace, span, &r);
 }
 

@@ -25,11 +25,13 @@
  *            status 0 = ok (a negative one as its 32-bit two's
  *            complement)
  *   span_k:  a span side as `span`, with one integer key-value of the
- *            span inline (key, value): one event where span and tag_i
- *            were two (the first integer key-value of a traced
- *            messenger's span, or of a span API span that is written as
- *            span; a tool before this event does not read it; a session
- *            enabling span and not span_k gets span and tag_i)
+ *            span inline: rec = span's seven words, the value, the key's
+ *            bytes (up to 31, NUL-padded) in four words: one event and
+ *            one field where span and tag_i were two events (the first
+ *            integer key-value of a traced messenger's span, or of a
+ *            span API span that is written as span, whose key fits; a
+ *            tool before this event does not read it; a session enabling
+ *            span and not span_k gets span and tag_i)
  *   span_s:  self-contained, side = [desc | peer << 16, vpid,
  *            vtid | flags << 24, status], at, then the names inline (desc
  *            and peer 0): when an intern table is full
@@ -69,7 +71,9 @@
  * Schema 2 (hoptrace 0.2 before this) wrote a span side that ended ok as
  * `span` with side = [desc | peer << 16, vpid, vtid | flags << 24] and
  * at, and one that failed as `span_x` (side + [status]): the tool still
- * reads both (HT_SCHEMA_READ_ONLY_EVENTS); schema 1 (hoptrace 0.1): see
+ * reads both (HT_SCHEMA_READ_ONLY_EVENTS), and span_k as schema 3 first
+ * wrote it (rec as span's, then key a STR and value an I64 field of
+ * their own: span_k_v2); schema 1 (hoptrace 0.1): see
  * hoptrace_tp.h.
  * Must never: include LTTng headers (the tool includes this).
  */
@@ -92,8 +96,14 @@
  * PID_MAX_LIMIT). */
 #define HT_SCHEMA_SPAN(X) X(X64x7, rec)
 
-/* span with one integer key-value inline */
-#define HT_SCHEMA_SPAN_K(X) X(X64x7, rec) X(STR, key) X(I64, value)
+/* span with one integer key-value inline, in the same one array (a
+ * field of its own costs a call; a string field about 125 instructions
+ * more): span's seven words, the value, then the key's bytes NUL-padded
+ * in four words (HT_REC_KV_*, below) */
+#define HT_SCHEMA_SPAN_K(X) X(X64x12, rec)
+
+/* span_k as written before its key and value moved into `rec` (read only) */
+#define HT_SCHEMA_SPAN_K_V2(X) X(X64x7, rec) X(STR, key) X(I64, value)
 
 /* Schema 2's span sides (read only): `side` = [desc | peer << 16, vpid,
  * vtid | flags << 24] (span_x: and status), `at` = ids then start. The
@@ -156,10 +166,11 @@ enum {
 
 /* Events the tool reads and nothing writes any more (no tracepoint): what
  * earlier schemas wrote. R(event, its field list); an event NAME_v2 is
- * event NAME as schema 2 wrote it (the tool tells them apart by their
+ * event NAME in an older layout (the tool tells them apart by their
  * fields). */
 #define HT_SCHEMA_READ_ONLY_EVENTS(R)                                          \
-  R(span_x, HT_SCHEMA_SPAN_X) R(span_v2, HT_SCHEMA_SPAN_V2)
+  R(span_x, HT_SCHEMA_SPAN_X) R(span_v2, HT_SCHEMA_SPAN_V2)                 \
+  R(span_k_v2, HT_SCHEMA_SPAN_K_V2)
 
 /* The C type of each field type, for the argument structs. */
 #define HT_SCHEMA_CTYPE_X64 uint64_t
@@ -172,6 +183,7 @@ enum {
 #define HT_SCHEMA_CTYPE_X64x4 uint64_t
 #define HT_SCHEMA_CTYPE_X64x5 uint64_t
 #define HT_SCHEMA_CTYPE_X64x7 uint64_t
+#define HT_SCHEMA_CTYPE_X64x12 uint64_t
 #define HT_SCHEMA_CTYPE_U64x4 uint64_t
 #define HT_SCHEMA_CTYPE_U32x3 uint32_t
 #define HT_SCHEMA_CTYPE_U32x4 uint32_t
@@ -187,6 +199,7 @@ enum {
 #define HT_SCHEMA_DIM_X64x4 [4]
 #define HT_SCHEMA_DIM_X64x5 [5]
 #define HT_SCHEMA_DIM_X64x7 [7]
+#define HT_SCHEMA_DIM_X64x12 [12]
 #define HT_SCHEMA_DIM_U64x4 [4]
 #define HT_SCHEMA_DIM_U32x3 [3]
 #define HT_SCHEMA_DIM_U32x4 [4]
@@ -219,6 +232,16 @@ enum { HT_REC_NAMES_VPID, HT_REC_VTID_FLAGS_STATUS, HT_REC_AT };
 /* the low word of either is side's word, the high one vpid or status */
 #define HT_REC_LOW(word) ((uint32_t)(word))
 #define HT_REC_HIGH(word) ((uint32_t)((word) >> 32))
+
+/* span_k's rec: span's seven words, the value (as int64_t's two's
+ * complement), then the key: byte i of it is bits 8 * (i % 8) of word
+ * HT_REC_KV_KEY + i / 8 (little-endian), NUL-terminated within its
+ * HT_REC_KV_KEY_BYTES and NUL-padded. A key is at most HT_SCHEMA_KV_KEY_MAX
+ * bytes (include/hoptrace/span.h's kv_key_, the traced messenger's
+ * inline one); a longer one is a tag_i. */
+enum { HT_REC_KV_VALUE = 7, HT_REC_KV_KEY = 8, HT_REC_KV_WORDS = 12 };
+#define HT_REC_KV_KEY_BYTES (8 * (HT_REC_KV_WORDS - HT_REC_KV_KEY))
+#define HT_SCHEMA_KV_KEY_MAX (HT_REC_KV_KEY_BYTES - 1)
 
 /* One argument struct per event: ht_rec_span, ht_rec_span_a, ... (and
  * the read-only events' for the tool) */

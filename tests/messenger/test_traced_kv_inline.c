@@ -1,6 +1,7 @@
 /* A server span's first integer key-value (ht_request_kv_int) reaches the
  * recorder inside the span's own side, not as an event of its own: a
- * recorded hop with one handler key-value is two events. Later ones, and
+ * recorded hop with one handler key-value is two events. Later ones, one
+ * whose key span_k cannot hold (over HT_SCHEMA_KV_KEY_MAX bytes), and
  * string ones, stay events apart. Real messengers over loopback TCP. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include "hoptrace/sampler.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
+#include "hoptrace_schema.h"
 #include "propagate/events.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -77,9 +79,13 @@ static const ht_event_ops recorder = {r_start, r_ann,    r_kv_str, r_kv_int,   r
                                       r_status, r_msg,   r_side,   r_desc_ref, r_text_ref,
                                       NULL,     NULL};
 
+/* keys of span_k's longest plus one ("kkk...k") and of its longest */
+static char long_key[HT_SCHEMA_KV_KEY_MAX + 2], longest_key[HT_SCHEMA_KV_KEY_MAX + 1];
+
 static void on_op(void *arg, ht_request *req, const ht_envelope *msg) {
   (void)msg, (void)arg;
-  assert_int_equal(ht_request_kv_int(req, "bytes", 4096), 0);
+  assert_int_equal(ht_request_kv_int(req, long_key, 1), 0); /* apart */
+  assert_int_equal(ht_request_kv_int(req, longest_key, 4096), 0);
   assert_int_equal(ht_request_kv_int(req, "later", 2), 0);
   assert_int_equal(ht_request_kv_str(req, "s", "v"), 0);
   ht_request_reply(req, 0, NULL);
@@ -108,6 +114,8 @@ static unsigned wait_for(const unsigned *v, unsigned want) {
 
 static void first_integer_kv_rides_in_the_server_side(void **state) {
   (void)state;
+  memset(long_key, 'k', sizeof(long_key) - 1);
+  memset(longest_key, 'k', sizeof(longest_key) - 1);
   ht_tracing_init();
   ht_events_install(&recorder);
   ht_messenger_options o;
@@ -126,9 +134,9 @@ static void first_integer_kv_rides_in_the_server_side(void **state) {
   assert_int_equal(wait_for(&sides, 2), 2); /* client and server */
   assert_int_equal(replied, 1);
   assert_int_equal(server_sides_with_kv, 1);
-  assert_string_equal(kv_key, "bytes");
+  assert_string_equal(kv_key, longest_key);
   assert_int_equal(kv_value, 4096);
-  assert_int_equal(kv_ints, 1); /* "later": apart */
+  assert_int_equal(kv_ints, 2); /* the long key and "later": apart */
   assert_int_equal(kv_strs, 1);
   assert_int_equal(ht_messenger_close(cli, 0), 0);
   assert_int_equal(ht_messenger_close(srv, 0), 0);

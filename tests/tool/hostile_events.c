@@ -13,9 +13,12 @@
  *                                    and a string tag of B bytes (1 MiB)
  *   hostile_events --traces N        N single-span traces, as fast as it can
  *   hostile_events --malformed-child N
- *                                    N two-span traces whose child is
+ *                                    N three-span traces: the root and a
+ *                                    span_k child (a 31-byte key, value
+ *                                    -1 - i) sound, the other child
  *                                    malformed (its start past any clock
- *                                    time, or span id 0), the root sound
+ *                                    time, span id 0, or a span_k key
+ *                                    with no NUL in its 32 bytes)
  *   hostile_events --forge-vpid PID [--ids K]
  *                                    desc and peer events (ids 1..K, 1024)
  *                                    and a process event claiming process
@@ -117,14 +120,34 @@ static void traces(long n) {
   printf("hostile_events: %ld single-span traces\n", n);
 }
 
-/* The root whole, its child a side the tool must drop: one start time no
- * clock converts (cycles past int64 ns), the next span id 0. */
+/* A span_k child of trace lo: its key the n bytes of `key` (as many as
+ * span_k holds at most: none of them a NUL then makes it malformed). */
+static void span_k_child(uint64_t lo, const char *key, size_t n, int64_t value) {
+  ht_rec_span_k k = {.rec = {HT_REC_NAMES_VPID_OF(1, 0, vpid),
+                             HT_REC_VTID_FLAGS_STATUS_OF(vtid, 1, 0), 0x4057, lo,
+                             next_id++, lo, now_ns() - 500, (uint64_t)value}};
+  for (size_t i = 0; i < n && i < HT_REC_KV_KEY_BYTES; i++) /* little-endian */
+    k.rec[HT_REC_KV_KEY + i / 8] |= (uint64_t)(unsigned char)key[i] << 8 * (i % 8);
+  lttng_ust_tracepoint(hoptrace, span_k, &k);
+}
+
+/* The root whole and a span_k child at span_k's longest key, the other
+ * child a side the tool must drop: one start time no clock converts
+ * (cycles past int64 ns), the next span id 0, the next a span_k key that
+ * never ends. */
 static void malformed_child(long n) {
+  char key[HT_REC_KV_KEY_BYTES];
+  memset(key, 'k', sizeof(key));
   for (long i = 0; i < n; i++) {
     uint64_t lo;
     root_span(1, &lo);
+    span_k_child(lo, key, HT_SCHEMA_KV_KEY_MAX, -1 - i);
+    if (i % 3 == 2) {
+      span_k_child(lo, key, sizeof(key), 1);
+      continue;
+    }
     uint64_t child = next_id++, start = now_ns() - 500;
-    if (i % 2 == 0)
+    if (i % 3 == 0)
       start = UINT64_MAX;
     else
       child = 0;

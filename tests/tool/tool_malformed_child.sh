@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A child dropped as malformed marks its trace incomplete: hostile_events
-# writes N two-span traces whose child side the decoder must drop (a
-# start no clock converts, or span id 0). Every format tags each such
+# writes N three-span traces, one child side the decoder must drop (a
+# start no clock converts, span id 0, or a span_k key with no NUL in its
+# 32 bytes), the other a span_k whose 31-byte key and value every format
+# keeps. Every format tags each such
 # trace hoptrace.incomplete with the malformed event, the summary and
 # the report count them, and one decoder or two give the same outcome.
 # usage: tool_malformed_child.sh HOPTRACE WORKDIR HOSTILE
@@ -47,6 +49,8 @@ for d in (1, 2):
     zipkin = json.load(open("%s/zipkin-%d.json" % (work, d)))
     marked = {s["traceId"] for s in zipkin if why in s.get("tags", {}).get("hoptrace.incomplete", "")}
     assert len({s["traceId"] for s in zipkin}) == n and len(marked) == n, (d, len(marked))
+    kept = sorted(int(s["tags"]["k" * 31]) for s in zipkin if "k" * 31 in s.get("tags", {}))
+    assert kept == list(range(-n, 0)), ("span_k key-values", d, kept)
     otlp = json.load(open("%s/otlp-%d.json" % (work, d)))
     marked = set()
     for rs in otlp["resourceSpans"]:

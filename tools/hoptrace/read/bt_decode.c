@@ -53,6 +53,7 @@ struct bt_decoder {
   hop_kv kvs[MAX_KVS];
   char *kv_text;  /* keys and string values split in place */
   size_t kv_text_cap;
+  char span_key[SCHEMA2_KEY_BYTES]; /* a span_k's key, unpacked */
 };
 
 static const struct {
@@ -393,7 +394,7 @@ static int decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
         m->has_clock ? bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
     int rc = schema2_decode(m->s2_event, m->s2_members, st,
                             snap != NULL ? bt_clock_snapshot_borrow_clock_class_const(snap) : NULL,
-                            bt_snapshot_ns(snap), out);
+                            bt_snapshot_ns(snap), d->span_key, out);
     if (rc == 1 && out->kind == HOP_SPAN_SIDE &&
         ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0))
       return -1;

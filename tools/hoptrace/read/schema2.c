@@ -91,12 +91,14 @@ static int read_array(const bt_field *st, int64_t i, uint64_t *v, uint64_t n,
 ARRAY_READER(uint64, UINT64_MAX, 4)
 ARRAY_READER(uint64, UINT64_MAX, 5)
 ARRAY_READER(uint64, UINT64_MAX, 7)
+ARRAY_READER(uint64, UINT64_MAX, 12)
 ARRAY_READER(uint32, UINT32_MAX, 3)
 ARRAY_READER(uint32, UINT32_MAX, 4)
 #undef ARRAY_READER
 #define read_X64x4 read_uint64x4
 #define read_X64x5 read_uint64x5
 #define read_X64x7 read_uint64x7
+#define read_X64x12 read_uint64x12
 #define read_U64x4 read_uint64x4
 #define read_U32x3 read_uint32x3
 #define read_U32x4 read_uint32x4
@@ -112,6 +114,7 @@ ARRAY_READER(uint32, UINT32_MAX, 4)
 #define FIELD_ADDR_X64x4(x) (x)
 #define FIELD_ADDR_X64x5(x) (x)
 #define FIELD_ADDR_X64x7(x) (x)
+#define FIELD_ADDR_X64x12(x) (x)
 #define FIELD_ADDR_U64x4(x) (x)
 #define FIELD_ADDR_U32x3(x) (x)
 #define FIELD_ADDR_U32x4(x) (x)
@@ -230,18 +233,24 @@ static size_t map_fields(int e, const bt_field_class *payload, int64_t *members)
 }
 
 int schema2_map(int event, const bt_field_class *payload, int64_t *members) {
-  if (payload != NULL &&
-      bt_field_class_get_type(payload) == BT_FIELD_CLASS_TYPE_STRUCTURE) {
-    if (map_fields(event, payload, members) > 0)
-      return event;
-    /* none of its fields: an older layout of the same event, if one fits */
-    for (int e = event + 1; e < S2_EVENTS; e++)
-      if (names_event(events[event].name, e) &&
-          map_fields(e, payload, members) == events[e].n_fields)
-        return e;
+  if (payload == NULL ||
+      bt_field_class_get_type(payload) != BT_FIELD_CLASS_TYPE_STRUCTURE) {
+    unmapped(members);
+    return event; /* malformed: decoding says so */
   }
-  unmapped(members);
-  return event; /* malformed: decoding says so */
+  /* the layout of that name whose fields the payload all holds, the one
+   * with the most fields when several do (span_k's current `rec` is in
+   * its older layout too); else the current one, as far as it maps
+   * (missing fields: malformed, decoding says so) */
+  int best = -1;
+  for (int e = event; e < S2_EVENTS; e++)
+    if ((e == event || names_event(events[event].name, e)) &&
+        map_fields(e, payload, members) == events[e].n_fields &&
+        (best < 0 || events[e].n_fields > events[best].n_fields))
+      best = e;
+  best = best >= 0 ? best : event;
+  map_fields(best, payload, members);
+  return best;
 }
 
 /* cycles of the event's clock in ns since the origin; -1 when it cannot
@@ -311,21 +320,43 @@ static int rec_side(hop_event *out, const uint64_t *rec, const bt_clock_class *c
   return side(out, rec + HT_REC_AT, sd, 4, clock, ts_ns);
 }
 
+_Static_assert(SCHEMA2_KEY_BYTES == HT_REC_KV_KEY_BYTES, "a span_k key fits the buffer");
+
+/* span_k's key from its words (hoptrace_schema.h: little-endian bytes),
+ * into key; false when it is not NUL-terminated within them (hostile or
+ * damaged: the event is malformed). */
+static bool unpack_key(const uint64_t *w, char *key) {
+  for (unsigned i = 0; i < HT_REC_KV_KEY_BYTES; i++)
+    if ((key[i] = (char)(w[i / 8] >> 8 * (i % 8))) == '\0')
+      return true;
+  return false;
+}
+
 /* A span side's common part from its `at` and `side` arrays. */
 #define SIDE_OF(r)                                                             \
   side(out, (r).at, (r).side, sizeof((r).side) / sizeof((r).side[0]), clock, ts_ns)
 
 int schema2_decode(int event, const int64_t *m, const bt_field *st,
-                   const bt_clock_class *clock, int64_t ts_ns, hop_event *out) {
+                   const bt_clock_class *clock, int64_t ts_ns, char *key,
+                   hop_event *out) {
   out->ts_ns = ts_ns; /* every event's time, tables' too (the merge's key) */
   switch (event) {
   case S2_span: {
     ht_rec_span r;
     return read_span(st, m, &r) != 0 || rec_side(out, r.rec, clock, ts_ns) != 0 ? -1 : 1;
   }
-  case S2_span_k: { /* and its one integer key-value */
+  case S2_span_k: { /* and its one integer key-value, in rec */
     ht_rec_span_k r;
-    if (read_span_k(st, m, &r) != 0 || rec_side(out, r.rec, clock, ts_ns) != 0)
+    if (read_span_k(st, m, &r) != 0 || rec_side(out, r.rec, clock, ts_ns) != 0 ||
+        !unpack_key(r.rec + HT_REC_KV_KEY, key))
+      return -1;
+    out->key = key;
+    out->int_value = (int64_t)r.rec[HT_REC_KV_VALUE];
+    return 1;
+  }
+  case S2_span_k_v2: { /* its key and value fields of their own */
+    ht_rec_span_k_v2 r;
+    if (read_span_k_v2(st, m, &r) != 0 || rec_side(out, r.rec, clock, ts_ns) != 0)
       return -1;
     out->key = r.key;
     out->int_value = r.value;

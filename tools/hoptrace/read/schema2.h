@@ -23,13 +23,18 @@ int schema2_event(const char *name);
  * malformed). */
 int schema2_map(int event, const bt_field_class *payload, int64_t *members);
 
+/* The bytes of a span_k's key buffer (its NUL included). */
+#define SCHEMA2_KEY_BYTES 32
+
 /* Fills *out (context fields already set) from the payload, times by the
  * event's clock (its end ts_ns, and its start in that clock's cycles): a
  * span side
  * (HOP_SPAN_SIDE, ids unresolved) or a table entry (HOP_PROCESS,
  * HOP_DESC, HOP_PEER). 1, or -1 when malformed. Strings are borrowed
- * from the event. */
+ * from the event, a span_k's key from key (SCHEMA2_KEY_BYTES, the
+ * caller's, valid as long as it is). */
 int schema2_decode(int event, const int64_t *members, const bt_field *payload,
-                   const bt_clock_class *clock, int64_t ts_ns, hop_event *out);
+                   const bt_clock_class *clock, int64_t ts_ns, char *key,
+                   hop_event *out);
 
 #endif
