@@ -224,11 +224,13 @@ static void process_due(uint64_t now) {
 
 /* The trace flags, which ends were frames, and whether the parent's
  * place holds a root's probability (hoptrace_schema.h). */
+_Static_assert(HT_SIDE_START_FRAME << 6 == HT_SCHEMA_FLAG_START_FRAME &&
+                   HT_SIDE_END_FRAME << 6 == HT_SCHEMA_FLAG_END_FRAME,
+               "a side's frames are its flags' frame bits, shifted");
 static uint8_t side_flags(const ht_span_side *s) {
   return (uint8_t)((s->ctx->flags & 0x0fu) |
                    (s->prob != 0 ? HT_SCHEMA_FLAG_ROOT_P : 0) |
-                   ((s->frames & HT_SIDE_START_FRAME) ? HT_SCHEMA_FLAG_START_FRAME : 0) |
-                   ((s->frames & HT_SIDE_END_FRAME) ? HT_SCHEMA_FLAG_END_FRAME : 0));
+                   (s->frames & (HT_SIDE_START_FRAME | HT_SIDE_END_FRAME)) << 6);
 }
 
 /* d's desc event, when it is due in this epoch (ht_intern_claim). */
@@ -319,7 +321,8 @@ static void write_side(const ht_span_side *s) {
   }
   const char *k = s->kv_key;
   if (k != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k)) {
-    ht_rec_span_k rk = {{0}}; /* one event, one field, not two events */
+    ht_rec_span_k rk; /* one event, one field, not two events */
+    memset(rk.rec + HT_REC_KV_KEY, 0, HT_REC_KV_KEY_BYTES); /* the key's padding */
     if (pack_key(rk.rec + HT_REC_KV_KEY, k)) {
       rec_words(rk.rec, s, d, p);
       rk.rec[HT_REC_KV_VALUE] = (uint64_t)s->kv_value;
@@ -342,14 +345,9 @@ static int side_enabled(const ht_span_side *s) {
          (s->kv_key != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k));
 }
 
-static void on_span_side(const ht_span_side *s) {
-  /* a span API span whose marks are its frames is written as the
-   * messenger's sides are (span or span_k: one event), unless the
-   * session has only span_a */
-  if ((s->marks == NULL || s->boundary) && side_enabled(s))
-    write_side(s);
-  else if (s->marks != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_a))
-    write_span_a(s, epoch_now());
+/* The side's USDT twins, when a tool is attached to any probe (all share
+ * one semaphore): out of line, so the common path tests one word. */
+__attribute__((noinline, cold)) static void usdt_side(const ht_span_side *s) {
   if (s->kv_key != NULL && HT_USDT_ENABLED(kv_int))
     USDT(6, kv_int, IDS(s->ctx), s->kv_key, s->kv_value);
   if (s->marks != NULL) { /* a span API span: its twin is span_end */
@@ -364,6 +362,18 @@ static void on_span_side(const ht_span_side *s) {
          ht_clock_now() - s->start, s->status, d != NULL ? d->name : s->info.name,
          d != NULL ? d->service : s->info.service, p != NULL ? p->name : "");
   }
+}
+
+static void on_span_side(const ht_span_side *s) {
+  /* a span API span whose marks are its frames is written as the
+   * messenger's sides are (span or span_k: one event), unless the
+   * session has only span_a */
+  if ((s->marks == NULL || s->boundary) && side_enabled(s))
+    write_side(s);
+  else if (s->marks != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_a))
+    write_span_a(s, epoch_now());
+  if (HT_USDT_ANY_ENABLED)
+    usdt_side(s);
 }
 
 static int on_capture(const ht_trace_context *c, const ht_capture_note *n) {
