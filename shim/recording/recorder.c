@@ -330,9 +330,13 @@ static void write_side(const ht_span_side *s) {
       return;
     }
   }
-  if (k != NULL) /* no span_k, or a longer key: span and tag_i */
-    tag_int(s->ctx, k, s->kv_value);
   ht_rec_span r;
+  if (k == NULL) { /* side_enabled saw span enabled: not asked again */
+    rec_words(r.rec, s, d, p);
+    lttng_ust_do_tracepoint(hoptrace, span, &r);
+    return;
+  }
+  tag_int(s->ctx, k, s->kv_value); /* no span_k, or a longer key */
   rec_words(r.rec, s, d, p);
   lttng_ust_tracepoint(hoptrace, span, &r);
 }
