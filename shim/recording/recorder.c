@@ -418,4 +418,5 @@ const ht_event_ops ht_recorder_ops = {
     .peer_ref = on_peer_ref,
     .capture = on_capture,
     .recording = on_recording,
+    .watched = &hoptrace_span_semaphore, /* every probe's (usdt.h) */
 };

@@ -105,12 +105,19 @@ typedef struct ht_event_ops {
    * session starts meanwhile. NULL: always (a recorder that keeps
    * everything, as the tests' do). */
   int (*recording)(void);
+  /* Non-zero while a probe watches every call (USDT): a span API span
+   * started then calls span_start and annotate for all it does; one
+   * started without calls neither for its boundary marks ("cs", "sr",
+   * "ss", "cr" at its start or end) nor, when its names were kept, for
+   * its start: nothing of them is recorded before its own event. Read
+   * once per written span API span. NULL: always (the tests'). */
+  const volatile unsigned short *watched;
 } ht_event_ops;
 
 /* Installs the recorder (NULL: record nothing). ops must stay valid for
  * the rest of the process (a static table): a span may still be calling
  * the previous table. Every hook must be non-NULL but capture and
- * recording. */
+ * recording (and watched). */
 void ht_events_install(const ht_event_ops *ops);
 
 /* events.c's installed table: read inline, every sampled span asks. */
@@ -121,9 +128,9 @@ static inline const ht_event_ops *ht_events_current(void) {
   return atomic_load_explicit(&ht_events_installed_, memory_order_acquire);
 }
 
-/* Whether a span starting now is written (the `recording` hook). */
-static inline int ht_events_recording(void) {
-  const ht_event_ops *ops = ht_events_current();
+/* Whether a span starting now is written by ops, the installed table
+ * (the `recording` hook). */
+static inline int ht_events_recording(const ht_event_ops *ops) {
   return ops != NULL && (ops->recording == NULL || ops->recording());
 }
 

@@ -32,22 +32,29 @@ static inline const ht_event_ops *recorder(const ht_span *span) {
 
 static inline const char *str(const char *s) { return s ? s : ""; }
 
-/* A started span: keeps its start and names for the event that records
- * it when it finishes. */
-static void begin(ht_span *span, const ht_span_info *info) {
-  if (!(span->ctx.flags & HT_FLAG_RECORDS))
-    span->state_ = HT_SPAN_LIVE; /* ht_span_set_error reads it */
-  const ht_event_ops *ops = recorder(span);
-  if (ops) {
-    ht_span_info safe = {str(info->name), info->kind, str(info->service),
-                         str(info->endpoint)};
-    span->desc_ = ops->desc_ref(&safe);
-    ops->span_start(&span->ctx, &safe, span->desc_);
-    span->start_ = ht_clock_now();
-    span->state_ |= info->kind == HT_SPAN_CLIENT   ? HT_SPAN_CLIENT_SIDE
-                    : info->kind == HT_SPAN_SERVER ? HT_SPAN_SERVER_SIDE
-                                                   : 0;
+/* A started span, ops its recorder when it is written (span_start.h
+ * ht_span_set_): keeps its start and names for the event that records it
+ * when it finishes. span_start is called only when it has something to
+ * do: names that could not be kept (a span_n now), or a probe watching
+ * (events.h watched, which also decides its annotate calls). */
+static void begin(ht_span *span, const ht_span_info *info,
+                  const ht_event_ops *ops) {
+  if (__builtin_expect(ops == NULL, 1)) {
+    if (!(span->ctx.flags & HT_FLAG_RECORDS))
+      span->state_ = HT_SPAN_LIVE; /* ht_span_set_error reads it */
+    return;
   }
+  ht_span_info safe = {str(info->name), info->kind, str(info->service),
+                       str(info->endpoint)};
+  span->desc_ = ops->desc_ref(&safe);
+  if (ops->watched == NULL || *ops->watched != 0)
+    span->state_ |= HT_SPAN_CALLS;
+  if (span->desc_ == NULL || (span->state_ & HT_SPAN_CALLS))
+    ops->span_start(&span->ctx, &safe, span->desc_);
+  span->start_ = ht_clock_now();
+  span->state_ |= HT_SPAN_API | (info->kind == HT_SPAN_CLIENT   ? HT_SPAN_CLIENT_SIDE
+                                 : info->kind == HT_SPAN_SERVER ? HT_SPAN_SERVER_SIDE
+                                                                : 0);
 }
 
 /* The smallest span storage a caller may give (ht_span_init sets its
@@ -76,8 +83,7 @@ int ht_span_start_root(ht_span *span, const ht_span_info *info,
     return HT_EINVAL;
   if (!info)
     return refuse(span, HT_EINVAL);
-  ht_span_root_(span, hint);
-  begin(span, info);
+  begin(span, info, ht_span_root_(span, hint));
   return 0;
 }
 
@@ -90,8 +96,7 @@ int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
   int rc = ht_context_check(ctx);
   if (rc != 0)
     return refuse(span, rc);
-  ht_span_child_(span, ctx, ctx->flags);
-  begin(span, info);
+  begin(span, info, ht_span_child_(span, ctx, ctx->flags));
   return 0;
 }
 
@@ -113,8 +118,7 @@ int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
   int rc = ht_context_check(remote);
   if (rc != 0)
     return refuse(span, rc);
-  ht_span_remote_(span, remote);
-  begin(span, info);
+  begin(span, info, ht_span_remote_(span, remote));
   return 0;
 }
 
@@ -129,39 +133,61 @@ static int mark_of(const char *name) {
   return -1;
 }
 
-/* A mark's time. A client's "cs" and "cr" are its start and end, a
- * server's "sr" and "ss" too (Dapper's and Zipkin's model): they take the
- * boundary's time, the start read when it began and the end the time of
- * the event that writes it, so a two-sided hop reads the clock for its
- * two starts only (with its events' own times: 9 reads a hop become 4).
- * Any other mark is read now and keeps the span's marks apart (span_a). */
-static uint64_t mark_time(ht_span *span, int mark) {
-  if (span->state_ & HT_SPAN_CLIENT_SIDE) {
-    if (mark == HT_MARK_CS)
-      return span->start_;
-    if (mark == HT_MARK_CR)
-      return HT_MARK_AT_END;
-  } else if (span->state_ & HT_SPAN_SERVER_SIDE) {
-    if (mark == HT_MARK_SR)
-      return span->start_;
-    if (mark == HT_MARK_SS)
-      return HT_MARK_AT_END;
-  }
-  span->state_ |= HT_SPAN_MARKS_APART;
-  return ht_clock_now();
+/* HT_SPAN_START_MARKED or HT_SPAN_END_MARKED when name is one of the
+ * span's boundary marks, else 0. A client's "cs" and "cr" are its start
+ * and end, a server's "sr" and "ss" too (Dapper's and Zipkin's model):
+ * they take the boundary's time, the start read when it began and the end
+ * the time of the event that writes it, so a two-sided hop reads the
+ * clock for its two starts only (with its events' own times: 9 reads a
+ * hop become 4). */
+static inline uint32_t boundary_of(uint32_t state, const char *name) {
+  if (!(state & (HT_SPAN_CLIENT_SIDE | HT_SPAN_SERVER_SIDE)) || name == NULL)
+    return 0;
+  int client = (state & HT_SPAN_CLIENT_SIDE) != 0;
+  if (name[0] != (client ? 'c' : 's') || (name[1] != 's' && name[1] != 'r') ||
+      name[2] != '\0')
+    return 0;
+  /* a client's start is "cs", a server's "sr" */
+  return (name[1] == 's') == client ? HT_SPAN_START_MARKED : HT_SPAN_END_MARKED;
 }
 
-void ht_span_annotate(ht_span *span, const char *name) {
-  const ht_event_ops *ops = recorder(span);
-  if (!ops)
-    return;
-  int mark = span->start_ != 0 ? mark_of(name) : -1; /* quiet spans: none */
+/* Any other annotation of a written span: a mark not at its boundary
+ * (its time read now, the span's marks kept apart in a span_a), one
+ * given twice (a note beside the span_a's mark), or any other name (a
+ * note). A quiet span keeps no marks. */
+static void annotate_apart(ht_span *span, const char *name) {
+  int mark = (span->state_ & HT_SPAN_API) ? mark_of(name) : -1;
   int in_span = mark >= 0 && span->marks_[mark] == 0;
   if (in_span)
-    span->marks_[mark] = mark_time(span, mark);
-  else if (mark >= 0) /* given twice: its note beside the span_a's mark */
+    span->marks_[mark] = ht_clock_now();
+  if (mark >= 0)
     span->state_ |= HT_SPAN_MARKS_APART;
-  ops->annotate(&span->ctx, str(name), in_span);
+  const ht_event_ops *ops = ht_events_current();
+  if (ops)
+    ops->annotate(&span->ctx, str(name), in_span);
+}
+
+/* A boundary mark given once costs a few compares and two stores; the
+ * recorder hears of it only when a probe watches calls (USDT). */
+void ht_span_annotate(ht_span *span, const char *name) {
+  if (__builtin_expect(!span || !ht_span_writes_(span), 1))
+    return;
+  uint32_t end = boundary_of(span->state_, name);
+  if (end == 0 || (span->state_ & end)) {
+    annotate_apart(span, name);
+    return;
+  }
+  span->state_ |= end;
+  int client = (span->state_ & HT_SPAN_CLIENT_SIDE) != 0;
+  if (end == HT_SPAN_START_MARKED)
+    span->marks_[client ? HT_MARK_CS : HT_MARK_SR] = span->start_;
+  else
+    span->marks_[client ? HT_MARK_CR : HT_MARK_SS] = HT_MARK_AT_END;
+  if (__builtin_expect(!(span->state_ & HT_SPAN_CALLS), 1))
+    return;
+  const ht_event_ops *ops = ht_events_current();
+  if (ops)
+    ops->annotate(&span->ctx, name, 1);
 }
 
 void ht_span_kv_str(ht_span *span, const char *key, const char *value) {
@@ -187,8 +213,11 @@ static int keep_kv(ht_span *span, const char *key, int64_t value) {
 }
 
 void ht_span_kv_int(ht_span *span, const char *key, int64_t value) {
-  const ht_event_ops *ops = recorder(span);
-  if (ops && !keep_kv(span, str(key), value))
+  if (__builtin_expect(!span || !ht_span_writes_(span), 1) ||
+      keep_kv(span, str(key), value))
+    return;
+  const ht_event_ops *ops = ht_events_current();
+  if (ops)
     ops->kv_int(&span->ctx, str(key), value);
 }
 
@@ -272,30 +301,28 @@ const void *ht_span_peer_ref(const ht_span *span, const char *peer) {
   return ops && peer && peer[0] ? ops->peer_ref(peer) : NULL;
 }
 
-/* Which of a span's frames its marks are (events.h HT_SIDE_*_FRAME):
- * a client's "cs" and "cr", a server's "sr" and "ss". */
-static uint8_t frames_of(const ht_span *span) {
-  int client = (span->state_ & HT_SPAN_CLIENT_SIDE) != 0;
-  int first = client ? HT_MARK_CS : HT_MARK_SR, last = client ? HT_MARK_CR : HT_MARK_SS;
-  return (uint8_t)((span->marks_[first] ? HT_SIDE_START_FRAME : 0) |
-                   (span->marks_[last] ? HT_SIDE_END_FRAME : 0));
-}
-
+/* A span API span's one event. Its frames (events.h HT_SIDE_*_FRAME) are
+ * the boundary marks it was given (a client's "cs" and "cr", a server's
+ * "sr" and "ss"). */
 void ht_span_finish(ht_span *span) {
-  const ht_event_ops *ops = recorder(span);
-  if (ops && span->start_ != 0) {
-    int kv = (span->state_ & HT_SPAN_KV) != 0;
+  if (!span)
+    return;
+  uint32_t st = span->state_;
+  const uint32_t api = HT_SPAN_LIVE | HT_SPAN_WRITES | HT_SPAN_API;
+  const ht_event_ops *ops;
+  if (__builtin_expect((span->ctx.flags & HT_FLAG_RECORDS) && (st & api) == api, 0) &&
+      (ops = ht_events_current()) != NULL) {
+    int kv = (st & HT_SPAN_KV) != 0;
     /* named by desc (else its names went apart, in a span_n) */
-    int boundary = !(span->state_ & HT_SPAN_MARKS_APART) && span->desc_ != NULL;
+    int boundary = !(st & HT_SPAN_MARKS_APART) && span->desc_ != NULL;
     ht_span_side side = {&span->ctx, span->desc_, {"", HT_SPAN_INTERNAL, "", ""},
                          NULL, span->start_, span->marks_, span->status_,
-                         boundary ? frames_of(span) : 0, span->prob_,
-                         kv ? span->kv_key_ : NULL, kv ? span->kv_value_ : 0,
+                         boundary ? (uint8_t)((st >> HT_SPAN_FRAMES_SHIFT) & 3) : 0,
+                         span->prob_, kv ? span->kv_key_ : NULL, kv ? span->kv_value_ : 0,
                          (uint8_t)boundary};
     ops->span_side(&side);
   }
-  if (span)
-    span->state_ = 0;
+  span->state_ = 0;
 }
 
 void ht_context_record_frame(const ht_trace_context *ctx, int dir,

@@ -64,7 +64,7 @@ static int r_capture(const ht_trace_context *c, const ht_capture_note *n) {
 }
 const ht_event_ops capture_recorder = {r_span_start, r_annotate, r_kv_str, r_kv_int,
                                        r_kvs,        r_status,   r_msg,    r_side,
-                                       r_desc_ref,   r_peer_ref, r_capture, NULL};
+                                       r_desc_ref,   r_peer_ref, r_capture, NULL, NULL};
 
 void recorder_reset(void) {
   pthread_mutex_lock(&lock);

@@ -133,7 +133,7 @@ static const void *c_peer_ref(const char *peer) {
   return p;
 }
 static const ht_event_ops capture = {c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs,
-                                     c_status,     c_msg,      c_side,   c_desc_ref, c_peer_ref, NULL, NULL};
+                                     c_status,     c_msg,      c_side,   c_desc_ref, c_peer_ref, NULL, NULL, NULL};
 
 /* The same recorder behind a session that starts while a span runs:
  * spans starting before the gate opens are not written. */
@@ -141,7 +141,7 @@ static atomic_int gate_open;
 static int c_recording(void) { return atomic_load(&gate_open); }
 static const ht_event_ops gated = {c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs,
                                    c_status,     c_msg,      c_side,   c_desc_ref, c_peer_ref,
-                                   NULL,         c_recording};
+                                   NULL,         c_recording, NULL};
 
 static void reset(void) {
   pthread_mutex_lock(&lock);

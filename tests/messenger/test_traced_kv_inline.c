@@ -77,7 +77,7 @@ static const void *r_text_ref(const char *text) {
 
 static const ht_event_ops recorder = {r_start, r_ann,    r_kv_str, r_kv_int,   r_kvs,
                                       r_status, r_msg,   r_side,   r_desc_ref, r_text_ref,
-                                      NULL,     NULL};
+                                      NULL,     NULL, NULL};
 
 /* keys of span_k's longest plus one ("kkk...k") and of its longest */
 static char long_key[HT_SCHEMA_KV_KEY_MAX + 2], longest_key[HT_SCHEMA_KV_KEY_MAX + 1];

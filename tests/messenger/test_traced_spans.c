@@ -203,11 +203,11 @@ static void c_side(const ht_span_side *side) {
 
 static const ht_event_ops capture_ops = {
     c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs, c_status, c_msg,
-    c_side, c_desc_ref, c_peer_ref, NULL, NULL};
+    c_side, c_desc_ref, c_peer_ref, NULL, NULL, NULL};
 /* Another recorder, the same capture: what it looked up is its own. */
 static const ht_event_ops capture_ops_2 = {
     c_span_start, c_annotate, c_kv_str, c_kv_int, c_kvs, c_status, c_msg,
-    c_side, c_desc_ref, c_peer_ref, NULL, NULL};
+    c_side, c_desc_ref, c_peer_ref, NULL, NULL, NULL};
 
 static void reset_events(void) {
   pthread_mutex_lock(&ev_lock);

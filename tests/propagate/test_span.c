@@ -113,7 +113,7 @@ static void r_side(const ht_span_side *side) {
 
 static const ht_event_ops recorder = {
     r_start, r_ann, r_kvs_, r_kvi, r_kvs, r_status, r_msg,
-    r_side, r_desc_ref, r_peer_ref, NULL, NULL};
+    r_side, r_desc_ref, r_peer_ref, NULL, NULL, NULL};
 
 static void use(ht_sampler_kind kind, ht_sampler_kind root, int trust) {
   ht_sampling_config c;

@@ -15,17 +15,19 @@
 #include "propagate/events.h"
 #include "propagate/span_quiet.h"
 
-static unsigned clock_reads, hooks, sides, records;
+static unsigned clock_reads, hooks, sides, records, starts, anns;
 
 static uint64_t counting_clock(void) { return 1000 + ++clock_reads; }
 
 static void r_start(const ht_trace_context *c, const ht_span_info *i, const void *d) {
   (void)c, (void)i, (void)d;
   hooks++;
+  starts++;
 }
 static void r_ann(const ht_trace_context *c, const char *n, int in) {
   (void)c, (void)n, (void)in;
   hooks++;
+  anns++;
 }
 static void r_kv_str(const ht_trace_context *c, const char *k, const char *v) {
   (void)c, (void)k, (void)v;
@@ -49,9 +51,12 @@ static void r_msg(const ht_trace_context *c, int d, const char *a, uint32_t t, u
   hooks++;
 }
 static const char *side_kv; /* the last side's key-value key */
+static uint8_t side_frames, side_boundary; /* and its frames */
 static void r_side(const ht_span_side *s) {
   assert_true(s->start != 0); /* a written span has its start */
   side_kv = s->kv_key;
+  side_frames = s->frames;
+  side_boundary = s->boundary;
   hooks++;
   sides++;
 }
@@ -67,7 +72,13 @@ static int r_recording(void) { return (int)records; }
 
 static const ht_event_ops recorder = {r_start,    r_ann,      r_kv_str, r_kv_int,
                                       r_kvs,      r_status,   r_msg,    r_side,
-                                      r_desc_ref, r_peer_ref, NULL,     r_recording};
+                                      r_desc_ref, r_peer_ref, NULL,     r_recording, NULL};
+
+/* The same behind a probe that watches calls while `watching` is set. */
+static unsigned short watching;
+static const ht_event_ops watched_recorder = {
+    r_start,    r_ann,      r_kv_str, r_kv_int,    r_kvs,    r_status, r_msg,
+    r_side,     r_desc_ref, r_peer_ref, NULL, r_recording, &watching};
 
 static const ht_span_info info = {"op", HT_SPAN_CLIENT, "svc", "tcp://h:1"};
 
@@ -79,7 +90,7 @@ static int setup(void **state) {
   assert_int_equal(ht_sampling_set(&c), 0);
   ht_events_install(&recorder);
   ht_clock_use(counting_clock);
-  clock_reads = hooks = sides = records = 0;
+  clock_reads = hooks = sides = records = starts = anns = 0;
   return 0;
 }
 
@@ -184,12 +195,57 @@ static void the_start_decides_for_the_whole_span(void **state) {
   assert_int_equal(sides, 2);
 }
 
+/* A written span's boundary marks (a client's "cs"/"cr", a server's
+ * "sr"/"ss") and its start with its names kept call no hook unless a
+ * probe watched calls when it started; any other annotation does. */
+static void boundary_marks_call_no_hook_unless_watched(void **state) {
+  (void)state;
+  ht_events_install(&watched_recorder);
+  records = 1;
+  ht_span_info server = info;
+  server.kind = HT_SPAN_SERVER;
+  ht_span c, s;
+  ht_span_init(&c);
+  ht_span_init(&s);
+  assert_int_equal(ht_span_start_root(&c, &info, HT_SAMPLE_YES), 0);
+  ht_span_annotate(&c, HT_ANN_CLIENT_SEND);
+  ht_span_annotate(&c, HT_ANN_CLIENT_RECV);
+  ht_span_finish(&c);
+  assert_int_equal(starts + anns, 0);
+  assert_int_equal(sides, 1);
+  assert_int_equal(side_frames, HT_SIDE_START_FRAME | HT_SIDE_END_FRAME);
+  assert_int_equal(side_boundary, 1);
+
+  assert_int_equal(ht_span_start_root(&s, &server, HT_SAMPLE_YES), 0);
+  watching = 1; /* too late for s */
+  ht_span_annotate(&s, HT_ANN_SERVER_RECV);
+  assert_int_equal(anns, 0);
+  ht_span_annotate(&s, HT_ANN_SERVER_RECV); /* twice: a note */
+  ht_span_annotate(&s, "retry");
+  ht_span_annotate(&s, HT_ANN_CLIENT_SEND); /* not a server's boundary */
+  assert_int_equal(anns, 3);
+  ht_span_finish(&s);
+  assert_int_equal(side_boundary, 0);
+
+  anns = 0;
+  assert_int_equal(ht_span_start_root(&s, &server, HT_SAMPLE_YES), 0);
+  assert_int_equal(starts, 1);
+  ht_span_annotate(&s, HT_ANN_SERVER_RECV);
+  ht_span_annotate(&s, HT_ANN_SERVER_SEND);
+  assert_int_equal(anns, 2);
+  ht_span_finish(&s);
+  assert_int_equal(side_frames, HT_SIDE_START_FRAME | HT_SIDE_END_FRAME);
+  watching = 0;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(unrecorded_spans_read_no_clock_and_call_no_hook, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(recorded_spans_still_record, setup, teardown),
       cmocka_unit_test_setup_teardown(the_start_decides_for_the_whole_span, setup, teardown),
+      cmocka_unit_test_setup_teardown(boundary_marks_call_no_hook_unless_watched, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
