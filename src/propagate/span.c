@@ -87,10 +87,10 @@ int ht_span_start_root(ht_span *span, const ht_span_info *info,
   return 0;
 }
 
-int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
-                        const ht_span_info *info) {
-  if (!prepared(span))
-    return HT_EINVAL;
+/* ht_span_start_local past its storage check: start_child's body too
+ * (one check, no second call). */
+static inline int start_local(ht_span *span, const ht_trace_context *ctx,
+                              const ht_span_info *info) {
   if (!info || !ctx)
     return refuse(span, HT_EINVAL);
   int rc = ht_context_check(ctx);
@@ -100,13 +100,16 @@ int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
   return 0;
 }
 
+int ht_span_start_local(ht_span *span, const ht_trace_context *ctx,
+                        const ht_span_info *info) {
+  return prepared(span) ? start_local(span, ctx, info) : HT_EINVAL;
+}
+
 int ht_span_start_child(ht_span *span, const ht_span *parent,
                         const ht_span_info *info) {
   if (!prepared(span))
     return HT_EINVAL;
-  if (!parent)
-    return refuse(span, HT_EINVAL);
-  return ht_span_start_local(span, &parent->ctx, info);
+  return start_local(span, parent ? &parent->ctx : NULL, info);
 }
 
 int ht_span_start_remote(ht_span *span, const ht_trace_context *remote,
