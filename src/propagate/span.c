@@ -47,6 +47,8 @@ static void begin(ht_span *span, const ht_span_info *info,
   ht_span_info safe = {str(info->name), info->kind, str(info->service),
                        str(info->endpoint)};
   span->desc_ = ops->desc_ref(&safe);
+  for (int i = 0; i < HT_MARKS; i++)
+    span->marks_[i] = 0;
   if (ops->watched == NULL || *ops->watched != 0)
     span->state_ |= HT_SPAN_CALLS;
   if (span->desc_ == NULL || (span->state_ & HT_SPAN_CALLS))
