@@ -152,31 +152,48 @@ static const ht_intern_entry *lookup(intern_set *set, const key *k) {
 
 /* The descriptions this thread looked up last, by the addresses of their
  * strings (an operation given as a literal, a messenger's service name,
- * a frame buffer's position), checked by content: a few short compares
- * where hashing three strings costs more. */
-static _Thread_local struct {
+ * a frame buffer's position), checked by content, as the caller may have
+ * written other text there since: a few short compares where hashing
+ * three strings costs more. */
+typedef struct desc_memo {
   const char *name, *service, *endpoint;
-  const ht_intern_entry *e;
-} recent_descs[8];
+  const ht_intern_entry *e; /* NULL: empty */
+} desc_memo;
+
+static _Thread_local desc_memo recent_descs[8];
+
+/* The lookup by text and the memo's refill, out of line. A NULL string
+ * reads as "" and is not memoized. */
+__attribute__((noinline)) static const ht_intern_entry *
+desc_miss(desc_memo *m, uint8_t kind, const char *name, const char *service,
+          const char *endpoint) {
+  key k = {kind, name ? name : "", service ? service : "", endpoint ? endpoint : "", 0, 0, 0};
+  k.name_len = strlen(k.name);
+  k.service_len = strlen(k.service);
+  k.endpoint_len = strlen(k.endpoint);
+  const ht_intern_entry *e = lookup(&descs, &k);
+  bool some_null = name == NULL || service == NULL || endpoint == NULL;
+  *m = (desc_memo){name, service, endpoint, some_null ? NULL : e};
+  return e;
+}
+
+/* The string at s is t, n bytes long: an empty one (an endpoint often)
+ * is a byte's check, where strcmp costs about 27 instructions. */
+static inline bool has_text(const char *s, const char *t, uint32_t n) {
+  return n == 0 ? s[0] == '\0' : strcmp(s, t) == 0;
+}
 
 const ht_intern_entry *ht_intern_desc(uint8_t kind, const char *name,
                                       const char *service,
                                       const char *endpoint) {
-  unsigned i = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)service >> 5) ^ kind) & 7u;
-  const ht_intern_entry *e = recent_descs[i].e;
-  if (e != NULL && recent_descs[i].name == name && recent_descs[i].service == service &&
-      recent_descs[i].endpoint == endpoint && e->kind == kind &&
-      strcmp(e->name, name) == 0 && strcmp(e->service, service) == 0 &&
-      strcmp(e->endpoint, endpoint) == 0)
+  desc_memo *m = &recent_descs[(((uintptr_t)name >> 3) ^ ((uintptr_t)service >> 5) ^ kind) & 7u];
+  const ht_intern_entry *e = m->e;
+  if (m->name == name && m->service == service && m->endpoint == endpoint &&
+      e != NULL && e->kind == kind && has_text(name, e->name, e->name_len) &&
+      has_text(service, e->service, e->service_len) &&
+      has_text(endpoint, e->endpoint, e->endpoint_len))
     return e;
-  key k = {kind, name, service, endpoint, strlen(name), strlen(service),
-           strlen(endpoint)};
-  e = lookup(&descs, &k);
-  recent_descs[i].name = name;
-  recent_descs[i].service = service;
-  recent_descs[i].endpoint = endpoint;
-  recent_descs[i].e = e;
-  return e;
+  return desc_miss(m, kind, name, service, endpoint);
 }
 
 /* The peers this thread looked up last, by address: a connection's name

@@ -38,7 +38,7 @@ typedef struct ht_intern_entry {
 } ht_intern_entry;
 
 /* The description's entry, created if new; NULL when the table is full
- * or memory ran out. Strings are copied. */
+ * or memory ran out. Strings are copied; a NULL one reads as "". */
 const ht_intern_entry *ht_intern_desc(uint8_t kind, const char *name,
                                       const char *service,
                                       const char *endpoint);

@@ -1,8 +1,9 @@
 /* The recorder's intern tables (shim/recording/intern.c): one entry per
  * distinct description or peer, stable ids and addresses across growth,
  * lookups from several threads agree, the cap is a NULL (the recorder then
- * writes names inline), and each entry is claimed once per epoch and
- * again after ht_intern_refresh. */
+ * writes names inline), each entry is claimed once per epoch and again
+ * after ht_intern_refresh, and a string rewritten at the same address is
+ * looked up by its new text (the per-thread memo checks content). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,53 @@ static void same_strings_same_entry(void **state) {
   const ht_intern_entry *p = ht_intern_peer("tcp://127.0.0.1:1");
   assert_ptr_equal(p, ht_intern_peer("tcp://127.0.0.1:1"));
   assert_string_equal(p->name, "tcp://127.0.0.1:1");
+}
+
+/* The caller's buffers rewritten between lookups (same addresses, other
+ * text: shorter, longer, same length, emptied) give the new text's entry,
+ * never the memo's old one; the old text again gives the old entry. */
+static void reused_buffers_are_read_again(void **state) {
+  (void)state;
+  char name[300] = "reuse-op", service[32] = "svc", endpoint[32] = "tcp://h:1";
+  const ht_intern_entry *a = ht_intern_desc(1, name, service, endpoint);
+  assert_ptr_equal(a, ht_intern_desc(1, name, service, endpoint));
+  const char *names[] = {"reuse-oq", "reuse-o", "reuse-opx", ""};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    strcpy(name, names[i]);
+    const ht_intern_entry *b = ht_intern_desc(1, name, service, endpoint);
+    assert_ptr_not_equal(a, b);
+    assert_string_equal(b->name, names[i]);
+    assert_ptr_equal(b, ht_intern_desc(1, name, service, endpoint));
+  }
+  strcpy(name, "reuse-op");
+  assert_ptr_equal(a, ht_intern_desc(1, name, service, endpoint));
+  strcpy(service, "svd");
+  assert_string_equal(ht_intern_desc(1, name, service, endpoint)->service, "svd");
+  strcpy(service, "svc");
+  endpoint[0] = '\0';
+  assert_string_equal(ht_intern_desc(1, name, service, endpoint)->endpoint, "");
+  strcpy(endpoint, "tcp://h:1");
+  assert_ptr_equal(a, ht_intern_desc(1, name, service, endpoint));
+  /* a long name: its last byte decides */
+  memset(name, 'x', 280);
+  name[280] = '\0';
+  const ht_intern_entry *l = ht_intern_desc(1, name, service, endpoint);
+  assert_ptr_equal(l, ht_intern_desc(1, name, service, endpoint));
+  name[279] = 'y';
+  assert_ptr_not_equal(l, ht_intern_desc(1, name, service, endpoint));
+  name[279] = 'x';
+  assert_ptr_equal(l, ht_intern_desc(1, name, service, endpoint));
+}
+
+/* A NULL string reads as "", every time (not kept by the memo). */
+static void null_strings_read_as_empty(void **state) {
+  (void)state;
+  const ht_intern_entry *e = ht_intern_desc(2, "null-op", "", "");
+  assert_ptr_equal(e, ht_intern_desc(2, "null-op", NULL, NULL));
+  assert_ptr_equal(e, ht_intern_desc(2, "null-op", NULL, NULL));
+  const ht_intern_entry *n = ht_intern_desc(2, NULL, "svc", NULL);
+  assert_string_equal(n->name, "");
+  assert_ptr_equal(n, ht_intern_desc(2, "", "svc", ""));
 }
 
 static void *intern_many(void *arg) {
@@ -94,6 +142,8 @@ static void the_cap_is_null(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(same_strings_same_entry),
+      cmocka_unit_test(reused_buffers_are_read_again),
+      cmocka_unit_test(null_strings_read_as_empty),
       cmocka_unit_test(growth_keeps_entries_across_threads),
       cmocka_unit_test(claimed_once_per_epoch),
       cmocka_unit_test(the_cap_is_null),
