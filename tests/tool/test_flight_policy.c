@@ -2,7 +2,7 @@
  * clock: triggers within the coalescing window share a snapshot, starts
  * stay at least 1/R apart whatever the storm, a trigger that would wait
  * past max-defer is dropped, a failed snapshot's triggers count as
- * dropped, and fired = snapshots + coalesced + dropped at every quiet
+ * dropped (and a pending one's when snapshots are given up), and fired = snapshots + coalesced + dropped at every quiet
  * point. capture.json (cli/flight_report.h) lists the newest FL_LIST_MAX
  * snapshots in order and counts the older ones; its latency quantiles
  * cover them all. */
@@ -113,6 +113,28 @@ static void failed_snapshot_drops_its_triggers(void **state) {
   assert_int_equal(p.fired, p.snapshots + p.coalesced + p.dropped);
 }
 
+/* The daemon hangs in a snapshot: triggers meanwhile open the next batch,
+ * which never starts once snapshots are given up; both batches' triggers
+ * are dropped (record --flight's tear-down with a stopped daemon). */
+static void given_up_drops_the_pending_batch(void **state) {
+  (void)state;
+  fl_policy p;
+  fl_policy_init(&p, 20 * MS, 2, 1000 * MS);
+  fl_policy_trigger(&p, 0);
+  int64_t wait;
+  assert_false(fl_policy_ready(&p, 0, &wait));
+  fl_batch hung = fl_policy_start(&p, 20 * MS);
+  assert_int_equal(fl_policy_trigger(&p, 30 * MS), FL_OPENED);
+  assert_int_equal(fl_policy_trigger(&p, 31 * MS), FL_JOINED);
+  fl_policy_done(&p, &hung, 0); /* the hung snapshot given up */
+  fl_policy_abandon(&p);
+  assert_false(p.pending);
+  assert_int_equal(p.dropped, 3);
+  assert_int_equal(p.fired, p.snapshots + p.coalesced + p.dropped);
+  fl_policy_abandon(&p); /* nothing pending: nothing more */
+  assert_int_equal(p.dropped, 3);
+}
+
 /* A random storm: the counts add up after every quiet point, and no two
  * starts are closer than 1/R (no half-open second holds more than R). */
 static void storm_keeps_the_limit_and_the_counts(void **state) {
@@ -183,6 +205,7 @@ int main(void) {
       cmocka_unit_test(next_waits_for_the_limit),
       cmocka_unit_test(dropped_past_max_defer),
       cmocka_unit_test(failed_snapshot_drops_its_triggers),
+      cmocka_unit_test(given_up_drops_the_pending_batch),
       cmocka_unit_test(storm_keeps_the_limit_and_the_counts),
       cmocka_unit_test(list_keeps_the_newest),
   };

@@ -404,6 +404,9 @@ int flight_finish(flight *f, const char *out_dir, int daemon_lost, int teardown_
   stop_receiver(f);
   if (started)
     stop_snapshots(f, daemon_lost);
+  /* a batch opened while the given-up snapshot hung is never taken: its
+   * triggers are dropped, so the counts still add up */
+  fl_policy_abandon(&f->policy);
   f->log.tracer_discarded = -1;
   if (daemon_lost || f->daemon_gone) /* asking it would wait forever */
     fl_notify_abandon(f->notify);

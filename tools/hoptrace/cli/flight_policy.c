@@ -59,3 +59,10 @@ void fl_policy_done(fl_policy *p, const fl_batch *b, int ok) {
     p->dropped += b->triggers;
   }
 }
+
+void fl_policy_abandon(fl_policy *p) {
+  if (!p->pending)
+    return;
+  p->pending = 0;
+  p->dropped += p->open.triggers;
+}

@@ -12,8 +12,9 @@
  * no more: a trigger then opens the next. A trigger is rate-limited when
  * the limit, not the window, set how long it waited. When a snapshot
  * ends: written, its first trigger and its coalesced ones count as
- * captured; failed, all of its triggers count as dropped. So, once
- * nothing is pending or being written:
+ * captured; failed, or still pending when snapshots are given up, all of
+ * its triggers count as dropped. So, once nothing is pending or being
+ * written:
  *   fired = snapshots + coalesced + dropped. */
 #ifndef HT_TOOL_FLIGHT_POLICY_H
 #define HT_TOOL_FLIGHT_POLICY_H
@@ -56,5 +57,10 @@ fl_batch fl_policy_start(fl_policy *p, int64_t now);
 
 /* The batch started last ended: written (ok) or not. */
 void fl_policy_done(fl_policy *p, const fl_batch *b, int ok);
+
+/* No snapshot will be taken any more (the daemon stopped answering and
+ * the snapshot thread was given up): a batch still pending never starts,
+ * its triggers count as dropped. */
+void fl_policy_abandon(fl_policy *p);
 
 #endif
