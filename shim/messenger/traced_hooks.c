@@ -1,8 +1,9 @@
 /* The traced messenger: the transport's hook table filled with spans.
  * Client side: before_encode starts a client span (root or child of the
- * thread's current context) and stamps the envelope; on_message(SEND)
- * notes its start ("cs": the frame went out) and peer; on_reply records
- * the error if any and the whole span in one event, ending at "cr".
+ * thread's current context), stamps the envelope and looks up its names
+ * (operation and peer); on_message(SEND) notes its start ("cs": the
+ * frame went out); on_reply records the error if any and the whole span
+ * in one event, ending at "cr".
  * Server side: before_dispatch continues the sender's trace in a server
  * span started at "sr" and makes it the current context while the handler
  * runs; the transport stamps it into the reply, and request_done records
@@ -74,12 +75,11 @@ static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->owned = owned;
   s->sent = false;
   s->oneway = false;
-  s->kvs = 0;
+  s->kv.count = 0;
   s->desc = NULL;
   s->name = NULL;
   s->peer = NULL;
-  s->peer_text = NULL;
-  s->kv_key[0] = '\0';
+  s->kv.key[0] = '\0';
 }
 
 /* A server slot in the transport's storage whose span, started in place,
@@ -151,14 +151,8 @@ static const char *op_of(const ht_envelope *env) {
 
 /* --- span sides (schema 3) */
 
-/* Keeps what names the span, while the strings are at hand (a server
- * span's handler may keep its names: memo, h_handler_init; else NULL). */
-static void slot_name(ts_slot *s, const ht_span_info *info, ts_words *memo) {
-  s->kind = info->kind;
-  if (!ht_span_writes_(&s->span))
-    return; /* records nothing: desc stays NULL */
-  s->desc = memo != NULL ? ht_shim_handler_desc_ref(&s->span, s->st->serial, info, memo)
-                         : ht_shim_desc_ref(&s->span, s->st->serial, info);
+/* A sampled span's name kept as a copy when it has no reference. */
+static void slot_name_copy(ts_slot *s, const ht_span_info *info) {
   if (s->desc == NULL)
     s->name = strdup(info->name); /* NULL: recorded unnamed */
 }
@@ -167,7 +161,7 @@ static void slot_name(ts_slot *s, const ht_span_info *info, ts_words *memo) {
 static void finish_side(ts_slot *s, uint8_t frames) {
   ht_span_info info = {s->name, s->kind, s->st->service, ""};
   ht_span_finish_side_kv(&s->span, s->desc, &info, s->start_ns, s->peer, frames,
-                         s->kv_key[0] != '\0' ? s->kv_key : NULL, s->kv_value);
+                         s->kv.key[0] != '\0' ? s->kv.key : NULL, s->kv.value);
 }
 
 /* The flags a per-message hint gives a child of ctx. */
@@ -236,8 +230,10 @@ __attribute__((noinline)) static void encode_sampled(ts_state *st,
    * went out starts (and ends) when that is known. */
   s->start_ns = 0;
   s->oneway = oneway;
-  s->peer_text = peer;
-  slot_name(s, &info, NULL);
+  s->kind = info.kind;
+  /* both names now, while the peer's URL is valid (the send call) */
+  ht_shim_client_refs(&s->span, st->serial, &info, peer, &s->desc, &s->peer);
+  slot_name_copy(s, &info);
   if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
     ht_shim_crumbs_note(st->crumbs, &span->ctx, peer);
   *slot = s;
@@ -273,11 +269,8 @@ __attribute__((noinline)) static void reply_sampled(ts_slot *s, int status,
     ht_counter_add(HT_CTR_REQUESTS_FAILED, 1);
   if (reply != NULL) /* "cr": the span's end */
     ht_counter_add(HT_CTR_MSGS_RECEIVED_SAMPLED, 1);
-  if (!s->sent) { /* refused or failed before its frame went out: at once,
-                   * on the sending thread, while the peer's URL is valid */
+  if (!s->sent) /* refused or failed before its frame went out: at once */
     s->start_ns = ht_clock_now();
-    s->peer = ht_shim_peer_ref(span, s->peer_text);
-  }
   finish_side(s, (s->sent ? HT_SIDE_START_FRAME : 0) |
                      (reply != NULL ? HT_SIDE_END_FRAME : 0));
   if (ht_shim_capture_check(&span->ctx, true, s->start_ns,
@@ -324,10 +317,11 @@ __attribute__((noinline)) static void dispatch_sampled(ts_state *st, ts_slot *s,
   }
   slot_init(s, st);
   s->start_ns = now;
-  s->peer = ht_shim_conn_peer_ref(span, from);
+  s->kind = info.kind;
+  ht_shim_server_refs(span, st->serial, &info, from, &s->desc, &s->peer);
+  slot_name_copy(s, &info);
   if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
     ht_shim_crumbs_note(st->crumbs, &span->ctx, NULL);
-  slot_name(s, &info, from->handler);
 }
 
 static void h_before_dispatch(void *arg, const ht_envelope *env,
@@ -361,14 +355,17 @@ static void h_after_dispatch(void *arg, const ht_envelope *env,
   (void)arg;
   (void)env;
   ht_current_set_span(tl_saved.has ? &tl_saved.ctx : NULL, tl_saved.writes);
-  ts_slot *s = oneway_slot;
-  if (s != NULL && ht_span_writes_(&s->span)) /* else: forgotten */
-    oneway_sampled(s);
+  if (oneway_slot != NULL) /* sampled: before_dispatch left no other */
+    oneway_sampled(oneway_slot);
 }
 
-/* A sampled server span ends: its reply (frame_len > 0) went out. */
-__attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
-                                                   size_t frame_len) {
+/* A sampled server span's request ends (before_dispatch left no slot for
+ * an unsampled one; the transport counted the reply's frame): its reply
+ * (frame_len > 0) went out, or none will. */
+static void h_request_done(void *arg, void *dispatch_slot, int status,
+                           size_t frame_len) {
+  (void)arg;
+  ts_slot *s = dispatch_slot;
   if (frame_len > 0)
     ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
   if (status == 1) {
@@ -390,21 +387,10 @@ __attribute__((noinline)) static void done_sampled(ts_slot *s, int status,
 /* A recorded server span is about to be answered: a trigger fires now,
  * so that the reply carries HT_FLAG_CAPTURE to the caller. */
 static void h_before_reply(void *arg, void *dispatch_slot, int32_t status) {
-  ts_slot *s = dispatch_slot;
-  if (ht_span_writes_(&s->span) &&
-      ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service,
+  ts_slot *s = dispatch_slot; /* sampled: the only ones with a slot */
+  if (ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service,
                             s->desc))
     ht_shim_captured_here(arg, &s->span.ctx);
-}
-
-/* A sampled server span's request ends (before_dispatch left no slot for
- * an unsampled one; the transport counted the reply's frame). */
-static void h_request_done(void *arg, void *dispatch_slot, int status,
-                           size_t frame_len) {
-  (void)arg;
-  ts_slot *s = dispatch_slot;
-  if (ht_span_writes_(&s->span))
-    done_sampled(s, status, frame_len);
 }
 
 /* --- message events and counters */
@@ -416,6 +402,7 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
   (void)arg;
   (void)env;
   (void)frame_len;
+  (void)peer; /* named at before_encode */
   if (dir != HT_HOOK_SEND)
     return;
   ht_counter_add(HT_CTR_MSGS_SENT_SAMPLED, 1);
@@ -424,7 +411,6 @@ static void h_on_message(void *arg, ht_hook_dir dir, const ht_envelope *env,
     return; /* "cs" already set */
   s->sent = true; /* "cs": the client span starts now */
   s->start_ns = ht_clock_now();
-  s->peer = ht_shim_peer_ref(&s->span, peer);
   if (s->oneway) { /* its span ends as its frame goes out */
     finish_side(s, HT_SIDE_START_FRAME);
     slot_release(s);

@@ -8,6 +8,7 @@
 
 #include "hoptrace/messenger.h"
 #include "hoptrace/span.h"
+#include "hoptrace/traced.h"
 
 /* A messenger with the traced hook table; errors as ht_messenger_new.
  * on_destroy (may be NULL) runs once when it is destroyed, or before
@@ -16,17 +17,21 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
                                  const ht_messenger_options *opts,
                                  void (*on_destroy)(void));
 
-/* The sampled server span of an open request of a traced messenger and
- * the count of key-values added to it (*count), or NULL (unsampled, or
- * not a traced messenger's request). traced_messenger.c. */
-ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count);
+/* The key-values the application added to a server span (traced_kv.c
+ * fills it, traced_hooks.c writes it with the span). */
+typedef struct ts_kvs {
+  unsigned char count; /* how many, the first integer one among them */
+  int64_t value;       /* the first integer one, written inline with the
+                        * span's event ... */
+  char key[HT_KV_KEY_MAX + 1]; /* ... its key, copied ("": none): a copy
+                        * costs less than a recorder reference's lookup
+                        * and compare (about 55 instructions) */
+} ts_kvs;
 
-/* Keeps key = value (a valid key of key_len bytes) as the integer
- * key-value written in the span's own event, span being what
- * ht_shim_request_span returned, when it has none yet: 1, else 0 (record
- * it apart). traced_messenger.c. */
-int ht_shim_span_kv_inline(ht_span *span, const char *key, size_t key_len,
-                           int64_t value);
+/* The sampled server span of an open request of a traced messenger and
+ * its key-values (*kvs), or NULL (unsampled, or not a traced messenger's
+ * request). traced_messenger.c. */
+ht_span *ht_shim_request_span(const ht_request *req, ts_kvs **kvs);
 
 /* Records the key-values ht_next_call_* kept on the calling thread onto
  * span (the sampled client span of the call they were for) and forgets

@@ -68,19 +68,21 @@ static int record(const ht_trace_context *ctx, unsigned char *count, unsigned ma
 
 static int on_request(ht_request *req, int type, const char *key, const char *str,
                       int64_t i64) {
-  unsigned char *count;
-  ht_span *span = ht_shim_request_span(req, &count);
+  ts_kvs *kv;
+  ht_span *span = ht_shim_request_span(req, &kv);
   if (span == NULL) /* unsampled, or not a traced messenger's */
     return req == NULL ? HT_EINVAL : 0;
   /* the first integer one rides in the span's event (span_k), when
    * span_k holds its key */
   size_t n;
-  if (type == KV_INT && (n = key_len(key)) != 0 && n <= HT_SCHEMA_KV_KEY_MAX &&
-      *count < HT_SPAN_KVS_MAX && ht_shim_span_kv_inline(span, key, n, i64)) {
-    (*count)++;
+  if (type == KV_INT && kv->key[0] == '\0' && (n = key_len(key)) != 0 &&
+      n <= HT_SCHEMA_KV_KEY_MAX && kv->count < HT_SPAN_KVS_MAX) {
+    memcpy(kv->key, key, n + 1);
+    kv->value = i64;
+    kv->count++;
     return 0;
   }
-  return record(&span->ctx, count, HT_SPAN_KVS_MAX, type, key, str, i64);
+  return record(&span->ctx, &kv->count, HT_SPAN_KVS_MAX, type, key, str, i64);
 }
 
 int ht_request_kv_str(ht_request *req, const char *key, const char *value) {

@@ -65,22 +65,12 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
   return rc;
 }
 
-ht_span *ht_shim_request_span(const ht_request *req, unsigned char **count) {
+ht_span *ht_shim_request_span(const ht_request *req, ts_kvs **kvs) {
   ts_slot *s = ht_transport_request_slot(req); /* NULL: unsampled, or plain */
   if (s == NULL || !ht_span_writes_(&s->span))
     return NULL;
-  *count = &s->kvs;
+  *kvs = &s->kv;
   return &s->span;
-}
-
-int ht_shim_span_kv_inline(ht_span *span, const char *key, size_t key_len,
-                           int64_t value) {
-  ts_slot *s = (ts_slot *)((char *)span - offsetof(ts_slot, span));
-  if (s->kv_key[0] != '\0')
-    return 0;
-  memcpy(s->kv_key, key, key_len + 1);
-  s->kv_value = value;
-  return 1;
 }
 
 int ht_request_context(const ht_request *req, ht_trace_context *out) {

@@ -23,6 +23,16 @@ const void *ht_shim_desc_ref(const ht_span *span, uint64_t owner,
 /* As ht_span_peer_ref(span, peer). */
 const void *ht_shim_peer_ref(const ht_span *span, const char *peer);
 
+/* A sampled client or producer span's names at once, *desc as
+ * ht_shim_desc_ref(span, owner, info) and *peer_ref as
+ * ht_shim_peer_ref(span, peer) (info->name not NULL): a call names the
+ * same operation and peer at the same addresses time after time, which a
+ * memo of both finds for two compares of text (about 60 instructions,
+ * where the two lookups cost about 190). */
+void ht_shim_client_refs(const ht_span *span, uint64_t owner,
+                         const ht_span_info *info, const char *peer,
+                         const void **desc, const void **peer_ref);
+
 /* An incoming message's names, kept with its handler and connection
  * (state the hooks allocate in handler_init and conn_init, hooks.h; loop
  * thread only): a load and a compare, where even a memo hit above costs a
@@ -42,5 +52,12 @@ const void *ht_shim_handler_desc_ref(const ht_span *span, uint64_t owner,
  * came on (its words: from->conn, NULL when there was no memory). */
 const void *ht_shim_conn_peer_ref(const ht_span *span,
                                   const ht_hook_origin *from);
+
+/* Both of a sampled server or consumer span's names: *desc as
+ * ht_shim_handler_desc_ref(span, owner, info, from->handler), *peer_ref
+ * as ht_shim_conn_peer_ref(span, from); one call where both are kept. */
+void ht_shim_server_refs(const ht_span *span, uint64_t owner,
+                         const ht_span_info *info, const ht_hook_origin *from,
+                         const void **desc, const void **peer_ref);
 
 #endif /* HT_SHIM_TRACED_NAMES_H */

@@ -16,6 +16,7 @@
 #include "hoptrace/traced.h"
 #include "common/spin.h"
 #include "messenger/traced_crumbs.h"
+#include "messenger/traced_internal.h"
 #include "transport/hooks.h"
 
 typedef struct ts_state ts_state;
@@ -29,19 +30,12 @@ typedef struct ts_slot {
   bool owned;          /* malloc'd here (client); else transport storage */
   bool sent;           /* client: its frame went out */
   bool oneway;         /* client: a one-way's (recorded when it goes out) */
-  unsigned char kvs;   /* key-values the application added (traced_kv.c) */
   ht_span_kind kind;
   uint64_t start_ns;   /* "cs" (or settling, if never sent) / "sr" */
   const void *desc;    /* the span's names (ht_span_desc_ref) ... */
   char *name;          /* ... or, when none could be kept, a copy */
   const void *peer;    /* ht_span_peer_ref of the connection, or NULL */
-  const char *peer_text; /* client: the peer's URL, valid while the send
-                          * call runs (a call refused at once) */
-  int64_t kv_value;    /* the first integer key-value the handler added,
-                        * written inline with the span ... */
-  char kv_key[HT_KV_KEY_MAX + 1]; /* ... its key, copied ("": none): a
-                        * copy costs less than a recorder reference's
-                        * lookup and compare (about 55 instructions) */
+  ts_kvs kv;           /* what the application added (traced_kv.c) */
   ts_state *st;
   struct ts_slot *prev, *next;
 } ts_slot;
