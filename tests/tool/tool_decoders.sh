@@ -47,24 +47,6 @@ if [[ -n $(ls -A "$work/tmp") ]]; then
   echo "temporary directories left behind: $(ls "$work/tmp")" >&2
   exit 1
 fi
-# A damaged stream: the same error both ways, naming the user's trace
-# directory below the input (not a decoder's link directory), and a
-# non-zero exit.
-cp -r "$work/trace" "$work/damaged"
-damaged=$(find "$work/damaged" -type f -size +100k -name 'hoptrace_*' ! -name '*.idx' | head -n1)
-python3 -c 'import sys; p=sys.argv[1]; b=bytearray(open(p,"rb").read()); b[5000:5400]=b"\xff"*400; open(p,"wb").write(b)' "$damaged"
-if babeltrace2 -o dummy "$work/damaged" 2>/dev/null; then
-  echo "babeltrace2 reads the damaged copy without an error: nothing to compare" >&2
-else
-  for d in 1 2; do
-    if "${tool[@]}" export --decoders $d --format zipkin -o /dev/null "$work/damaged" \
-      2> "$work/damaged-$d.log"; then
-      echo "export of a damaged trace succeeded (--decoders $d)" >&2; exit 1
-    fi
-    grep "hoptrace: reading $work/damaged/[^ ]*/64-bit failed" "$work/damaged-$d.log"
-  done
-fi
-
 # a bad --decoders value is refused
 if "$hoptrace" export --decoders 0 --format zipkin "$work/trace" 2>/dev/null; then exit 1; fi
 
@@ -78,6 +60,37 @@ timeout 120 "$hoptrace" record -o "$work/big" --subbuf-size 4M \
   bash -c "taskset -c 0 '$workload' --traces 8000 --fanout 3 &
            taskset -c 1 '$workload' --traces 8000 --fanout 3; wait" 2> "$work/record-big.log"
 cat "$work/record-big.log"
+# A damaged stream: the same error both ways, naming the user's trace
+# directory below the input (not a decoder's link directory), and a
+# non-zero exit. The damage is a packet header (magic number) in the middle
+# of a stream file, which no CTF reader can take for data: bytes overwritten
+# inside events can decode as events whose time goes back, which
+# babeltrace2's muxer refuses and hoptrace reads (bt_merge.h), so they
+# compare nothing.
+cp -r "$work/big" "$work/damaged"
+damaged=$(find "$work/damaged" -type f -size +0 -name 'hoptrace_[0-9]*' ! -name '*.idx' | head -n1)
+python3 - "$damaged" <<'PY'
+import sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+magic = bytes.fromhex("c11ffcc1")  # CTF packet magic 0xc1fc1fc1, little-endian
+second = 4 << 20  # packets fill whole sub-buffers (--subbuf-size 4M)
+if data[second:second + 4] != magic:
+    sys.exit(f"{path}: no second packet at {second}, nothing to damage mid-stream")
+data[second:second + 4] = b"\xff" * 4
+open(path, "wb").write(data)
+PY
+if babeltrace2 -o dummy "$work/damaged" 2>/dev/null; then
+  echo "babeltrace2 reads the damaged copy without an error" >&2; exit 1
+fi
+for d in 1 2; do
+  if "${tool[@]}" export --decoders $d --format zipkin -o /dev/null "$work/damaged" \
+    2> "$work/damaged-$d.log"; then
+    echo "export of a damaged trace succeeded (--decoders $d)" >&2; exit 1
+  fi
+  grep "hoptrace: reading $work/damaged/[^ ]*/64-bit failed: Invalid CTF magic" "$work/damaged-$d.log"
+done
+
 start_stopped() { # the export, stopped once its two decoders run
   "${tool[@]}" export --decoders 2 --format zipkin -o "$work/partial.json" "$work/big" \
     2> "$work/fail.log" &
