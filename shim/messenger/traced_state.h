@@ -22,11 +22,11 @@
 typedef struct ts_state ts_state;
 
 /* A span the shim holds between two hooks (client call, server request
- * or one-way). Sampled ones are linked into the messenger's live list so
- * that close records what was never finished. */
+ * or one-way). Sampled ones, the only ones a slot is filled for, are in
+ * the messenger's live list from their fill to their release, so that
+ * close records what was never finished. */
 typedef struct ts_slot {
   ht_span span;
-  bool linked;         /* in the live list */
   bool owned;          /* malloc'd here (client); else transport storage */
   bool sent;           /* client: its frame went out */
   bool oneway;         /* client: a one-way's (recorded when it goes out) */
