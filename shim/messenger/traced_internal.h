@@ -28,11 +28,6 @@ typedef struct ts_kvs {
                         * and compare (about 55 instructions) */
 } ts_kvs;
 
-/* The sampled server span of an open request of a traced messenger and
- * its key-values (*kvs), or NULL (unsampled, or not a traced messenger's
- * request). traced_messenger.c. */
-ht_span *ht_shim_request_span(const ht_request *req, ts_kvs **kvs);
-
 /* Records the key-values ht_next_call_* kept on the calling thread onto
  * span (the sampled client span of the call they were for) and forgets
  * them. traced_kv.c. */

@@ -13,9 +13,11 @@
 #include "hoptrace_schema.h"
 #include "common/counters.h"
 #include "messenger/traced_internal.h"
+#include "messenger/traced_state.h"
 #include "propagate/current.h"
 #include "propagate/events.h"
 #include "propagate/flight.h"
+#include "propagate/span_start.h"
 
 enum { KV_STR, KV_INT, KV_NOTE };
 
@@ -66,22 +68,44 @@ static int record(const ht_trace_context *ctx, unsigned char *count, unsigned ma
 
 /* --- the request's server span */
 
+/* The sampled server span of an open request of a traced messenger and
+ * its key-values (*kvs), or NULL (unsampled, or not a traced messenger's
+ * request: a plain one's has no slot). */
+static inline ht_span *request_span(const ht_request *req, ts_kvs **kvs) {
+  ts_slot *s = ht_transport_request_slot(req);
+  if (s == NULL || !ht_span_writes_(&s->span))
+    return NULL;
+  *kvs = &s->kv;
+  return &s->span;
+}
+
+/* The first integer key-value of a server span, kept for its event
+ * (span_k) when span_k holds its key: copied while it is measured, a
+ * byte at a time (a key is a few bytes: a strnlen and a memcpy cost
+ * twice that). 0: kept; else the caller records it as any other. */
+static int keep_first_int(ts_kvs *kv, const char *key, int64_t i64) {
+  if (kv->key[0] != '\0' || kv->count >= HT_SPAN_KVS_MAX || key == NULL)
+    return -1;
+  size_t n = 0;
+  while (n <= HT_SCHEMA_KV_KEY_MAX && (kv->key[n] = key[n]) != '\0')
+    n++;
+  if (n == 0 || n > HT_SCHEMA_KV_KEY_MAX) {
+    kv->key[0] = '\0'; /* none kept: too long (a tag_i), or empty */
+    return -1;
+  }
+  kv->value = i64;
+  kv->count++;
+  return 0;
+}
+
 static int on_request(ht_request *req, int type, const char *key, const char *str,
                       int64_t i64) {
   ts_kvs *kv;
-  ht_span *span = ht_shim_request_span(req, &kv);
+  ht_span *span = request_span(req, &kv);
   if (span == NULL) /* unsampled, or not a traced messenger's */
     return req == NULL ? HT_EINVAL : 0;
-  /* the first integer one rides in the span's event (span_k), when
-   * span_k holds its key */
-  size_t n;
-  if (type == KV_INT && kv->key[0] == '\0' && (n = key_len(key)) != 0 &&
-      n <= HT_SCHEMA_KV_KEY_MAX && kv->count < HT_SPAN_KVS_MAX) {
-    memcpy(kv->key, key, n + 1);
-    kv->value = i64;
-    kv->count++;
+  if (type == KV_INT && keep_first_int(kv, key, i64) == 0)
     return 0;
-  }
   return record(&span->ctx, &kv->count, HT_SPAN_KVS_MAX, type, key, str, i64);
 }
 

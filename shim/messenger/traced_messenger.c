@@ -1,9 +1,8 @@
 /* The traced messenger's set-up and tear-down: its state made (service
  * name, breadcrumbs, serial, the live list) and handed with the hook
- * table (traced_hooks.c) to the transport, and freed at destroy; and the
- * ways from outside the hooks to an open request's slot: its sampled
- * server span for the application's key-values (traced_kv.c) and its
- * context (ht_request_context).
+ * table (traced_hooks.c) to the transport, and freed at destroy; and an
+ * open request's context from outside the hooks (ht_request_context;
+ * its sampled server span for the application's key-values: traced_kv.c).
  *
  * Must never: leave on_destroy unrun, whether the messenger is made or
  * not (traced_internal.h).
@@ -17,7 +16,6 @@
 #include "hoptrace/span.h"
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
-#include "propagate/span_quiet.h"
 #include "messenger/traced_capture.h"
 #include "messenger/traced_crumbs.h"
 #include "messenger/traced_internal.h"
@@ -63,14 +61,6 @@ int ht_shim_traced_messenger_new(ht_messenger **out,
   if (rc == 0)
     atomic_store_explicit(&st->m, *out, memory_order_release); /* before any peer */
   return rc;
-}
-
-ht_span *ht_shim_request_span(const ht_request *req, ts_kvs **kvs) {
-  ts_slot *s = ht_transport_request_slot(req); /* NULL: unsampled, or plain */
-  if (s == NULL || !ht_span_writes_(&s->span))
-    return NULL;
-  *kvs = &s->kv;
-  return &s->span;
 }
 
 int ht_request_context(const ht_request *req, ht_trace_context *out) {

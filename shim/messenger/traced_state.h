@@ -1,9 +1,9 @@
 /* The traced messenger's state and the slot a span is held in between
- * two hooks, shared by its three files: traced_hooks.c (the hooks: the
+ * two hooks, shared by its four files: traced_hooks.c (the hooks: the
  * span sides, client and server), traced_spread.c (a capture spread to
- * the other processes of its trace) and traced_messenger.c (set-up and
- * tear-down of the state; a request's slot as the application reaches
- * it). Internal to libhoptrace. */
+ * the other processes of its trace), traced_messenger.c (set-up and
+ * tear-down of the state) and traced_kv.c (a request's slot as the
+ * application reaches it). Internal to libhoptrace. */
 #ifndef HT_SHIM_TRACED_STATE_H
 #define HT_SHIM_TRACED_STATE_H
 
