@@ -15,7 +15,8 @@
  * propagated (SAMPLED still set), nothing looked up, no clock read.
  * An unsampled request keeps no slot on either side, so
  * it passes four hook calls (before_encode, before_dispatch,
- * after_dispatch, and on_reply only if it fails), a sampled one six.
+ * after_dispatch, and on_reply only if it fails), a sampled one six
+ * (seven while a capture trigger is set: before_reply, behind its gate).
  * 2 events per sampled request and reply (schema 3,
  * src/provider/hoptrace_schema.h), one per one-way side; the error
  * paths' details (status message, error kv) are `error` and `tag_*`
@@ -394,7 +395,8 @@ static void h_request_done(void *arg, void *dispatch_slot, int status,
 }
 
 /* A recorded server span is about to be answered: a trigger fires now,
- * so that the reply carries HT_FLAG_CAPTURE to the caller. */
+ * so that the reply carries HT_FLAG_CAPTURE to the caller. Called only
+ * while a trigger is set (before_reply_gate: the policy's armed flag). */
 static void h_before_reply(void *arg, void *dispatch_slot, int32_t status) {
   ts_slot *s = dispatch_slot; /* sampled: the only ones with a slot */
   if (ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service,
@@ -474,6 +476,7 @@ const ht_transport_hooks ht_shim_traced_hooks = {
     .on_reply = h_on_reply,
     .on_message = h_on_message,
     .before_reply = h_before_reply,
+    .before_reply_gate = &ht_shim_capture_armed_,
     .on_notice = ht_shim_on_notice, /* traced_spread.c */
     .conn_init = h_conn_init,
     .conn_fini = h_words_fini,

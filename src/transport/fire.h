@@ -102,10 +102,13 @@ static inline void ht_fire_after_dispatch(ht_messenger *m,
     m->hooks.after_dispatch(m->hooks_arg, env, oneway_slot);
 }
 
-/* A request's reply or error is about to be encoded (it has a slot). */
+/* A request's reply or error is about to be encoded (it has a slot), and
+ * the hook's gate, if it has one, is open. */
 static inline void ht_fire_before_reply(ht_messenger *m, void *slot,
                                         int32_t status) {
-  if (slot != NULL && m->hooks.before_reply != NULL)
+  if (slot != NULL && m->hooks.before_reply != NULL &&
+      (m->hooks.before_reply_gate == NULL ||
+       atomic_load_explicit(m->hooks.before_reply_gate, memory_order_relaxed)))
     m->hooks.before_reply(m->hooks_arg, slot, status);
 }
 

@@ -254,6 +254,54 @@ static void test_transport_keeps_slot_storage(void **state) {
   tt_counter_destroy(&ways);
 }
 
+/* --- before_reply behind its gate (before_reply_gate): called for the
+ * replies encoded while the flag is true, and only those */
+
+static atomic_bool reply_gate;
+static atomic_int gated_calls;
+
+static void gated_before_reply(void *arg, void *slot, int32_t status) {
+  (void)arg, (void)slot, (void)status;
+  atomic_fetch_add(&gated_calls, 1);
+}
+
+static void gated_round(ht_peer *p, int n) {
+  tt_counter got;
+  tt_counter_init(&got);
+  for (int i = 0; i < n; i++) {
+    ht_payload pl = {"x", 1, NULL, NULL};
+    assert_int_equal(ht_peer_request(p, "echo", &pl, NULL, on_user_reply, &got), 0);
+  }
+  assert_int_equal(tt_counter_wait(&got, n, 10000), n);
+  tt_counter_destroy(&got);
+}
+
+static void test_before_reply_waits_for_its_gate(void **state) {
+  (void)state;
+  ht_transport_hooks gated = storage_table;
+  gated.before_reply = gated_before_reply;
+  gated.before_reply_gate = &reply_gate;
+  ht_messenger *srv, *cli;
+  assert_int_equal(ht_transport_messenger_new(&srv, NULL, &gated, NULL), 0);
+  assert_int_equal(ht_transport_messenger_new(&cli, NULL, NULL, NULL), 0);
+  assert_int_equal(ht_messenger_handle(srv, "echo", tt_echo_handler, NULL), 0);
+  char url[128];
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, sizeof(url)), 0);
+  ht_peer *p;
+  assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
+  enum { N = 20 };
+  gated_round(p, N); /* closed: no call */
+  assert_int_equal(atomic_load(&gated_calls), 0);
+  atomic_store(&reply_gate, true);
+  gated_round(p, N); /* open: one a reply */
+  assert_int_equal(atomic_load(&gated_calls), N);
+  atomic_store(&reply_gate, false);
+  gated_round(p, N);
+  assert_int_equal(atomic_load(&gated_calls), N);
+  assert_int_equal(ht_messenger_close(cli, 0), 0);
+  assert_int_equal(ht_messenger_close(srv, 0), 0);
+}
+
 /* --- hooks that keep no slot (an unsampled message in the traced
  * messenger): no call made only to count; the transport counts */
 
@@ -350,6 +398,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hooks_see_every_hop),
       cmocka_unit_test(test_transport_keeps_slot_storage),
+      cmocka_unit_test(test_before_reply_waits_for_its_gate),
       cmocka_unit_test(test_slotless_messages_skip_counting_hooks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
