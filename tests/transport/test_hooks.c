@@ -170,6 +170,18 @@ static void on_user_reply(void *arg, int status, const ht_envelope *reply) {
     tt_counter_add(arg, 1);
 }
 
+/* n requests of "echo" through p, all answered. */
+static void echo_round(ht_peer *p, int n) {
+  tt_counter got;
+  tt_counter_init(&got);
+  for (int i = 0; i < n; i++) {
+    ht_payload pl = {"x", 1, NULL, NULL};
+    assert_int_equal(ht_peer_request(p, "echo", &pl, NULL, on_user_reply, &got), 0);
+  }
+  assert_int_equal(tt_counter_wait(&got, n, 10000), n);
+  tt_counter_destroy(&got);
+}
+
 static void test_hooks_see_every_hop(void **state) {
   (void)state;
   static hook_log hs, hc;
@@ -183,13 +195,7 @@ static void test_hooks_see_every_hop(void **state) {
   ht_peer *p;
   assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
   enum { N = 100 };
-  tt_counter got;
-  tt_counter_init(&got);
-  for (int i = 0; i < N; i++) {
-    ht_payload pl = {"x", 1, NULL, NULL};
-    assert_int_equal(ht_peer_request(p, "echo", &pl, NULL, on_user_reply, &got), 0);
-  }
-  assert_int_equal(tt_counter_wait(&got, N, 10000), N);
+  echo_round(p, N);
   assert_int_equal(ht_messenger_close(cli, 0), 0);
   assert_int_equal(ht_messenger_close(srv, 0), 0);
   assert_int_equal(atomic_load(&hc.encodes), N);
@@ -212,7 +218,6 @@ static void test_hooks_see_every_hop(void **state) {
   assert_int_equal(atomic_load(&hs.destroyed), 1);
   assert_int_equal(atomic_load(&slot_seen), N);
   assert_int_equal(atomic_load(&hc.destroyed), 1);
-  tt_counter_destroy(&got);
 }
 
 static void on_oneway(void *arg, ht_request *req, const ht_envelope *msg) {
@@ -265,17 +270,6 @@ static void gated_before_reply(void *arg, void *slot, int32_t status) {
   atomic_fetch_add(&gated_calls, 1);
 }
 
-static void gated_round(ht_peer *p, int n) {
-  tt_counter got;
-  tt_counter_init(&got);
-  for (int i = 0; i < n; i++) {
-    ht_payload pl = {"x", 1, NULL, NULL};
-    assert_int_equal(ht_peer_request(p, "echo", &pl, NULL, on_user_reply, &got), 0);
-  }
-  assert_int_equal(tt_counter_wait(&got, n, 10000), n);
-  tt_counter_destroy(&got);
-}
-
 static void test_before_reply_waits_for_its_gate(void **state) {
   (void)state;
   ht_transport_hooks gated = storage_table;
@@ -290,13 +284,13 @@ static void test_before_reply_waits_for_its_gate(void **state) {
   ht_peer *p;
   assert_int_equal(ht_messenger_connect(cli, url, &p), 0);
   enum { N = 20 };
-  gated_round(p, N); /* closed: no call */
+  echo_round(p, N); /* closed: no call */
   assert_int_equal(atomic_load(&gated_calls), 0);
   atomic_store(&reply_gate, true);
-  gated_round(p, N); /* open: one a reply */
+  echo_round(p, N); /* open: one a reply */
   assert_int_equal(atomic_load(&gated_calls), N);
   atomic_store(&reply_gate, false);
-  gated_round(p, N);
+  echo_round(p, N);
   assert_int_equal(atomic_load(&gated_calls), N);
   assert_int_equal(ht_messenger_close(cli, 0), 0);
   assert_int_equal(ht_messenger_close(srv, 0), 0);
