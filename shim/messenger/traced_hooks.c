@@ -218,7 +218,7 @@ __attribute__((noinline)) static void start_untraced_root(ht_span *span) {
  * (hint_word & HT_HINT_KVS) are recorded on it. */
 __attribute__((noinline)) static void encode_sampled(ts_state *st,
                                                      ht_envelope *env,
-                                                     const char *peer,
+                                                     const ht_hook_peer *to,
                                                      void **slot,
                                                      ht_span *span,
                                                      unsigned hint_word) {
@@ -241,14 +241,14 @@ __attribute__((noinline)) static void encode_sampled(ts_state *st,
   s->oneway = oneway;
   s->kind = info.kind;
   /* both names now, while the peer's URL is valid (the send call) */
-  ht_shim_client_refs(&s->span, st->serial, &info, peer, &s->desc, &s->peer);
+  ht_shim_client_refs(&s->span, st->serial, &info, to, &s->desc, &s->peer);
   slot_name_copy(s, &info);
   if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
-    ht_shim_crumbs_note(st->crumbs, &span->ctx, peer);
+    ht_shim_crumbs_note(st->crumbs, &span->ctx, to->url);
   *slot = s;
 }
 
-static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
+static void h_before_encode(void *arg, ht_envelope *env, const ht_hook_peer *to,
                             void **slot) {
   ht_span span;
   unsigned hint_word = ht_current_take_hint();
@@ -258,7 +258,7 @@ static void h_before_encode(void *arg, ht_envelope *env, const char *peer,
   /* unsampled: records nothing (finishing it would only mark it ended),
    * and the key-values kept for it are forgotten (traced_kv.c) */
   if (ht_span_writes_(&span))
-    encode_sampled(arg, env, peer, slot, &span, hint_word);
+    encode_sampled(arg, env, to, slot, &span, hint_word);
 }
 
 /* The end of a sampled client span (the slot before_encode made). Out of

@@ -28,7 +28,7 @@
  * connection) share sets without evicting each other, as one direct-
  * mapped slot for every name beginning with "osd_" did (a miss costs
  * about 450 instructions: half of an OSD's lookups missed). Every
- * thread of the process carries them: about 6.6 KiB (and 4.3 KiB for
+ * thread of the process carries them: about 6.6 KiB (and 3 KiB for
  * the calls' memo below). */
 #define TS_WAYS 4
 #define TS_DESC_SETS 16
@@ -145,61 +145,63 @@ const void *ht_shim_peer_ref(const ht_span *span, const char *peer) {
   return ts_peer_miss(set, ops, span, peer);
 }
 
-/* A call's names (ht_shim_client_refs): its operation and peer stay
- * where they were, a literal and the peer's URL, call after call, so a
- * set chosen by the two addresses finds both with two compares of text
- * (the text decides: an address may be reused), where the two memos
- * above cost a strlen, a key, a memcmp and a strcmp in two calls
+/* A call's names (ht_shim_client_refs): its operation stays where it
+ * was (a literal, say) call after call, and its peer is the same peer,
+ * named by a serial no other peer ever has (hooks.h ht_hook_peer), so a
+ * set chosen by the address and the serial finds both with one compare
+ * of text (the operation's: an address may be reused), where the two
+ * memos above cost a strlen, a key, a memcmp and a strcmp in two calls
  * (bench/recording: traced messenger + kv recorded 3,872 -> 3,767 above
- * plain). A miss takes those memos, which find a name wherever it is. */
+ * plain; the peer's strcmp cost about 20 more). A miss takes those
+ * memos, which find a name wherever it is. */
 #define TS_CALL_SETS 8
 
 typedef struct ts_call_memo {
   const ht_event_ops *ops; /* NULL: empty */
   const void *desc, *peer;
-  uint64_t owner;
-  const char *op_at, *peer_at;
+  uint64_t owner, peer_serial;
+  const char *op_at;
   ht_span_kind kind;
-  char op[TS_MEMO_TEXT], peer_text[TS_MEMO_TEXT];
+  char op[TS_MEMO_TEXT];
 } ts_call_memo;
 
 static _Thread_local ts_call_memo ts_calls[TS_CALL_SETS][TS_WAYS];
 
 __attribute__((noinline)) static void
 ts_call_miss(ts_call_memo *set, const ht_event_ops *ops, const ht_span *span,
-             uint64_t owner, const ht_span_info *info, const char *peer,
+             uint64_t owner, const ht_span_info *info, const ht_hook_peer *to,
              const void **desc, const void **peer_ref) {
+  const char *peer = to->url != NULL ? to->url : "";
   *desc = ht_shim_desc_ref(span, owner, info);
   *peer_ref = ht_shim_peer_ref(span, peer);
-  size_t n = strlen(info->name), np = strlen(peer);
-  if (*desc == NULL || (*peer_ref == NULL && np > 0) || n >= TS_MEMO_TEXT ||
-      np >= TS_MEMO_TEXT || ops == NULL || ht_events_current() != ops)
+  size_t n = strlen(info->name);
+  if (*desc == NULL || (*peer_ref == NULL && peer[0] != '\0') ||
+      n >= TS_MEMO_TEXT || ops == NULL || ht_events_current() != ops)
     return;
   ts_call_memo *m = &set[ts_refill_way(set, sizeof(*set), ops)];
-  *m = (ts_call_memo){ops, *desc, *peer_ref, owner, info->name, peer, info->kind, "", ""};
+  *m = (ts_call_memo){ops, *desc, *peer_ref, owner, to->serial, info->name, info->kind, ""};
   memcpy(m->op, info->name, n + 1);
-  memcpy(m->peer_text, peer, np + 1);
 }
 
 void ht_shim_client_refs(const ht_span *span, uint64_t owner,
-                         const ht_span_info *info, const char *peer,
+                         const ht_span_info *info, const ht_hook_peer *to,
                          const void **desc, const void **peer_ref) {
   const ht_event_ops *ops = ht_events_current();
   const char *op = info->name;
-  peer = peer != NULL ? peer : "";
+  uint64_t serial = to->serial;
   ts_call_memo *set =
-      ts_calls[ts_set((uintptr_t)op ^ ((uintptr_t)peer << 1), TS_CALL_SETS)];
+      ts_calls[ts_set((uintptr_t)op ^ (serial << 1), TS_CALL_SETS)];
   for (unsigned w = 0; w < TS_WAYS; w++) {
     ts_call_memo *m = &set[w];
-    if (m->op_at == op && m->peer_at == peer && m->ops == ops && ops != NULL &&
-        m->owner == owner && m->kind == info->kind && strcmp(m->op, op) == 0 &&
-        strcmp(m->peer_text, peer) == 0) {
+    if (m->op_at == op && m->peer_serial == serial && m->ops == ops &&
+        ops != NULL && m->owner == owner && m->kind == info->kind &&
+        strcmp(m->op, op) == 0) {
       *desc = m->desc;
       *peer_ref = m->peer;
       return;
     }
   }
-  ts_call_miss(set, ops, span, owner, info, peer, desc, peer_ref);
+  ts_call_miss(set, ops, span, owner, info, to, desc, peer_ref);
 }
 
 /* ts_words (traced_names.h): the recorder, then the reference(s). */

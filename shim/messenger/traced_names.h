@@ -25,12 +25,12 @@ const void *ht_shim_peer_ref(const ht_span *span, const char *peer);
 
 /* A sampled client or producer span's names at once, *desc as
  * ht_shim_desc_ref(span, owner, info) and *peer_ref as
- * ht_shim_peer_ref(span, peer) (info->name not NULL): a call names the
- * same operation and peer at the same addresses time after time, which a
- * memo of both finds for two compares of text (about 60 instructions,
- * where the two lookups cost about 190). */
+ * ht_shim_peer_ref(span, to->url) (info->name not NULL): a call names the
+ * same operation at the same address to the same peer time after time,
+ * which a memo of both finds for one compare of text (the peer by its
+ * serial: hooks.h ht_hook_peer). */
 void ht_shim_client_refs(const ht_span *span, uint64_t owner,
-                         const ht_span_info *info, const char *peer,
+                         const ht_span_info *info, const ht_hook_peer *to,
                          const void **desc, const void **peer_ref);
 
 /* An incoming message's names, kept with its handler and connection

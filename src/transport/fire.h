@@ -29,9 +29,11 @@ static inline size_t ht_fire_slot_size(const ht_messenger *m) {
 
 /* Sending thread, every request or one-way the application sends. */
 static inline void ht_fire_before_encode(ht_messenger *m, ht_envelope *env,
-                                         const char *peer, void **slot) {
-  if (m->has_hooks && m->hooks.before_encode != NULL)
-    m->hooks.before_encode(m->hooks_arg, env, peer, slot);
+                                         const ht_peer *p, void **slot) {
+  if (m->has_hooks && m->hooks.before_encode != NULL) {
+    ht_hook_peer to = {p->url, p->serial};
+    m->hooks.before_encode(m->hooks_arg, env, &to, slot);
+  }
 }
 
 /* The frame was encoded and accepted: counted, on_message(SEND) when

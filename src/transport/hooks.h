@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hoptrace/messenger.h"
 #include "hoptrace/wire.h"
@@ -31,6 +32,16 @@ typedef struct ht_hook_origin {
   void *handler;    /* what handler_init returned for the message's
                        handler; NULL without one, and for a notice */
 } ht_hook_origin;
+
+/* Where an outgoing request or one-way goes (before_encode): the peer's
+ * URL (valid for the call) and a number no other peer of the process has
+ * had, so that what a hook keeps for a peer is found again by the number
+ * alone (the URL's memory may hold another peer's once this one is
+ * freed; the number never names another). */
+typedef struct ht_hook_peer {
+  const char *url;
+  uint64_t serial;
+} ht_hook_peer;
 
 typedef struct ht_transport_hooks {
   /* Each message passes as few hooks as its life allows (each call costs
@@ -57,7 +68,7 @@ typedef struct ht_transport_hooks {
    * for a request, is answered; a one-way's slot is forgotten after
    * on_message(SEND). Left NULL, the message passes no on_message(SEND),
    * nor on_reply unless it is a request that fails. */
-  void (*before_encode)(void *arg, ht_envelope *env, const char *peer,
+  void (*before_encode)(void *arg, ht_envelope *env, const ht_hook_peer *to,
                         void **slot);
 
   /* Loop thread: an incoming request or one-way of frame_len bytes

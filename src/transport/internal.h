@@ -127,6 +127,7 @@ struct ht_peer {
   atomic_int refs; /* [any] user handle + timer + conns + queued outs */
   ht_messenger *m;
   char *url;
+  uint64_t serial; /* the process's peers' count when made (hooks.h) */
   ht_tr_addr addr;
   ht_tr_conn *conn;             /* current connection (CONNECTING/OPEN) */
   atomic_bool closing;       /* [any] */

@@ -169,6 +169,8 @@ int ht_messenger_connect(ht_messenger *m, const char *url, ht_peer **out) {
     return rc;
   }
   p->m = m;
+  static atomic_uint_fast64_t serials;
+  p->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
   atomic_init(&p->refs, 1);
   rc = ht_tr_run_on_loop(m, connect_on_loop, p);
   if (rc != 0) {
@@ -331,7 +333,7 @@ static int send_msg(ht_peer *p, ht_msg_type type, const char *operation,
     env.payload_len = payload->len;
   }
   void *slot = NULL;
-  ht_fire_before_encode(m, &env, p->url, &slot);
+  ht_fire_before_encode(m, &env, p, &slot);
   ht_tr_out *o = NULL;
   int rc = refuse_early(p, payload);
   if (rc == 0)

@@ -22,10 +22,11 @@ typedef struct hook_log {
   ht_trace_context reply_ctx[256]; /* by sequence: fewer are in flight */
 } hook_log;
 
-static void before_encode(void *arg, ht_envelope *env, const char *peer,
+static void before_encode(void *arg, ht_envelope *env, const ht_hook_peer *to,
                           void **slot) {
   hook_log *h = arg;
-  assert_non_null(peer);
+  assert_non_null(to->url);
+  assert_true(to->serial != 0);
   atomic_fetch_add(&h->encodes, 1);
   assert_int_equal(env->type, HT_MSG_REQUEST); /* replies: the transport */
   env->has_trace = true;
@@ -302,9 +303,9 @@ static void test_before_reply_waits_for_its_gate(void **state) {
 static atomic_int quiet_calls[4]; /* on_message SEND, RECV, on_reply, request_done */
 static atomic_int quiet_failed;
 
-static void quiet_encode(void *arg, ht_envelope *env, const char *peer,
+static void quiet_encode(void *arg, ht_envelope *env, const ht_hook_peer *to,
                          void **slot) {
-  (void)arg, (void)env, (void)peer, (void)slot; /* leaves *slot NULL */
+  (void)arg, (void)env, (void)to, (void)slot; /* leaves *slot NULL */
 }
 
 static void quiet_dispatch(void *arg, const ht_envelope *env,
