@@ -68,16 +68,15 @@ static void link_live(ts_state *st, ts_slot *s) {
 }
 
 /* The slot's fields but its span (in place already, or the caller's to
- * copy in); kind, start_ns, desc, name and peer are the caller's to set. */
+ * copy in); kind, start_ns, desc and peer are the caller's to set (its
+ * names' lookup sets both). */
 static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->st = st;
   s->owned = owned;
   s->sent = false;
   s->oneway = false;
   s->kv.count = 0;
-  s->desc = NULL;
   s->name = NULL;
-  s->peer = NULL;
   s->kv.key[0] = '\0';
 }
 
