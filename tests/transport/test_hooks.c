@@ -297,6 +297,44 @@ static void test_before_reply_waits_for_its_gate(void **state) {
   assert_int_equal(ht_messenger_close(srv, 0), 0);
 }
 
+/* --- the peer before_encode is told: each peer of the process its own
+ * serial, the same for every message to it, also two peers of one URL */
+
+static uint64_t seen_serial[2];
+static int serial_phase; /* which peer the test thread sends to */
+static atomic_int serial_bad;
+
+static void serial_encode(void *arg, ht_envelope *env, const ht_hook_peer *to,
+                          void **slot) {
+  (void)arg, (void)env, (void)slot;
+  int i = serial_phase; /* before_encode: on the sending thread */
+  if (to->serial == 0 || (seen_serial[i] != 0 && seen_serial[i] != to->serial))
+    atomic_fetch_add(&serial_bad, 1);
+  seen_serial[i] = to->serial;
+}
+
+static void test_each_peer_has_its_serial(void **state) {
+  (void)state;
+  static const ht_transport_hooks serial_table = {.before_encode = serial_encode};
+  ht_messenger *srv, *cli;
+  assert_int_equal(ht_transport_messenger_new(&srv, NULL, NULL, NULL), 0);
+  assert_int_equal(ht_transport_messenger_new(&cli, NULL, &serial_table, NULL), 0);
+  assert_int_equal(ht_messenger_handle(srv, "echo", tt_echo_handler, NULL), 0);
+  char url[128];
+  assert_int_equal(ht_messenger_listen(srv, "tcp://127.0.0.1:0", url, sizeof(url)), 0);
+  ht_peer *a, *b;
+  assert_int_equal(ht_messenger_connect(cli, url, &a), 0);
+  assert_int_equal(ht_messenger_connect(cli, url, &b), 0);
+  echo_round(a, 3);
+  serial_phase = 1;
+  echo_round(b, 3);
+  assert_int_equal(ht_messenger_close(cli, 0), 0);
+  assert_int_equal(ht_messenger_close(srv, 0), 0);
+  assert_int_equal(atomic_load(&serial_bad), 0);
+  assert_true(seen_serial[0] != 0 && seen_serial[1] != 0);
+  assert_true(seen_serial[0] != seen_serial[1]);
+}
+
 /* --- hooks that keep no slot (an unsampled message in the traced
  * messenger): no call made only to count; the transport counts */
 
@@ -394,6 +432,7 @@ int main(void) {
       cmocka_unit_test(test_hooks_see_every_hop),
       cmocka_unit_test(test_transport_keeps_slot_storage),
       cmocka_unit_test(test_before_reply_waits_for_its_gate),
+      cmocka_unit_test(test_each_peer_has_its_serial),
       cmocka_unit_test(test_slotless_messages_skip_counting_hooks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
