@@ -1,5 +1,5 @@
 /* Cost of recording one RPC hop with hoptrace, beside Blkin's figures.
- *   bench_recording hop|codec|traced|traced_kv|plain WARM N
+ *   bench_recording hop|codec|traced|traced_kv|plain|plain_kv WARM N
  *       runs WARM + N hops, prints "hops WARM+N" and whether the provider
  *       is loaded
  *   bench_recording report FIGURES              writes the table
@@ -15,7 +15,7 @@
 #include "table.h"
 
 static int usage(void) {
-  fputs("usage: bench_recording hop|codec|traced|traced_kv|plain WARM N\n"
+  fputs("usage: bench_recording hop|codec|traced|traced_kv|plain|plain_kv WARM N\n"
         "       bench_recording report FIGURES\n", stderr);
   return 2;
 }
@@ -33,8 +33,8 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "codec") == 0)
     hops_codec(warm, n);
   else if (strcmp(argv[1], "traced") == 0 || strcmp(argv[1], "plain") == 0 ||
-           strcmp(argv[1], "traced_kv") == 0)
-    hops_messenger(argv[1][0] == 't', strcmp(argv[1], "traced_kv") == 0, warm, n);
+           strcmp(argv[1], "traced_kv") == 0 || strcmp(argv[1], "plain_kv") == 0)
+    hops_messenger(argv[1][0] == 't', strstr(argv[1], "_kv") != NULL, warm, n);
   else
     return usage();
   printf("hops %u\nprovider %s\n", warm + n,
