@@ -264,7 +264,7 @@ measure hop idle "$bin_so" .so
 measure traced_kv idle "$bin_so" .so
 
 {
-  echo "# hop: the two-sided hop through the span API: client span (child of one sampled root), cs, the request's envelope encoded with its context and decoded, server span from the decoded context, sr, one integer key-value, ss, cr, both finished"
+  echo "# hop: the two-sided hop through the span API: client span (child of one sampled root), cs, the request's envelope encoded with its context and decoded, server span from the decoded context, sr, one integer key-value, ss, cr, both finished; each side's names interned once at setup (ht_span_info_intern), as Blkin's hop passes a name pointer and an endpoint object made once"
   echo "# codec: that envelope's encode and decode alone; the no-session row's own share is the hop minus it"
   echo "# messenger: one request and its reply over loopback TCP, sampling 100 %, one request at a time; traced_kv: the server's handler adds one integer key-value (ht_request_kv_int); rows above plain subtract the plain messenger's instructions and clock reads, running the same handler (a kv row's baseline, plain_kv, runs the kv handler: ht_request_kv_int records nothing on a plain request)"
   echo "# recorded: a session enables the events; no session: the provider loaded (a session daemon running), no session enabling them"

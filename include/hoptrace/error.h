@@ -46,7 +46,8 @@ extern "C" {
   X(EPERM, -26, "operation not permitted")                                     \
   X(ECLOSED, -27, "handle already closed")                                     \
   X(EADDRINUSE, -29, "address already in use")                                 \
-  X(EACCES, -30, "permission denied")
+  X(EACCES, -30, "permission denied")                                         \
+  X(ENAMESFULL, -31, "span names table full")
 
 typedef enum ht_errno {
 #define HT_ERRNO_ENUM_(name, value, message) HT_##name = (value),

@@ -61,6 +61,15 @@ typedef struct ht_span_info {
   const char *endpoint;
 } ht_span_info;
 
+/* A copy of *info whose names the library looked up once: every
+ * ht_span_start_* given *out skips the lookup (and the compare of the
+ * text) that any other info takes. The library copies the strings (NULL
+ * reads as ""); *out is the library's, immutable, valid until the process
+ * ends, and the same for equal infos. HT_EINVAL for a NULL argument,
+ * HT_ENAMESFULL when the library's names table or its region of interned
+ * infos (4,096) is full, HT_ENOMEM. Thread-safe. */
+HT_API int ht_span_info_intern(const ht_span_info *info, const ht_span_info **out);
+
 /* A span records one event when it finishes (with the times of its
  * "cs", "sr", "ss", "cr" annotations), so it keeps what that event says
  * until then: the private members below. Private members may be added at

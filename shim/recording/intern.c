@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hoptrace/error.h"
 #include "recording/intern.h"
 
 int64_t ht_intern_refresh = HT_INTERN_REFRESH_DEFAULT;
@@ -194,6 +195,61 @@ const ht_intern_entry *ht_intern_desc(uint8_t kind, const char *name,
       has_text(endpoint, e->endpoint, e->endpoint_len))
     return e;
   return desc_miss(m, kind, name, service, endpoint);
+}
+
+/* ht_span_info_intern's copies, in one region reserved once (untouched
+ * pages cost nothing): a start knows one by its address alone, and each
+ * carries its entry. A slot is 64 bytes so that an address inside the
+ * region that is no slot's start is told by a mask. Slots are filled
+ * under info_lock and never change afterwards. */
+#define INFOS_MAX 4096
+typedef struct interned_info {
+  _Alignas(64) ht_span_info info; /* first: the address handed out */
+  _Atomic(const ht_intern_entry *) e;
+} interned_info;
+
+static interned_info infos[INFOS_MAX];
+static unsigned infos_used;
+static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const ht_intern_entry *ht_intern_info_desc(const ht_span_info *i) {
+  uintptr_t off = (uintptr_t)i - (uintptr_t)infos;
+  if (off < sizeof(infos) && off % sizeof(infos[0]) == 0) {
+    const ht_intern_entry *e =
+        atomic_load_explicit(&((const interned_info *)i)->e, memory_order_acquire);
+    if (e != NULL)
+      return e;
+  }
+  return ht_intern_desc((uint8_t)i->kind, i->name, i->service, i->endpoint);
+}
+
+int ht_span_info_intern(const ht_span_info *info, const ht_span_info **out) {
+  if (info == NULL || out == NULL)
+    return HT_EINVAL;
+  const ht_intern_entry *e =
+      ht_intern_desc((uint8_t)info->kind, info->name, info->service, info->endpoint);
+  if (e == NULL) {
+    pthread_mutex_lock(&descs.lock);
+    bool full = descs.count >= HT_INTERN_MAX;
+    pthread_mutex_unlock(&descs.lock);
+    return full ? HT_ENAMESFULL : HT_ENOMEM;
+  }
+  int rc = HT_ENAMESFULL;
+  pthread_mutex_lock(&info_lock);
+  unsigned i = 0;
+  while (i < infos_used && atomic_load_explicit(&infos[i].e, memory_order_relaxed) != e)
+    i++; /* an equal info interned before: the same copy */
+  if (i < INFOS_MAX) {
+    if (i == infos_used) {
+      infos[i].info = (ht_span_info){e->name, info->kind, e->service, e->endpoint};
+      atomic_store_explicit(&infos[i].e, e, memory_order_release);
+      infos_used++;
+    }
+    *out = &infos[i].info;
+    rc = 0;
+  }
+  pthread_mutex_unlock(&info_lock);
+  return rc;
 }
 
 /* The peers this thread looked up last, by address: a connection's name

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "common/tls_hot.h"
+#include "hoptrace/span.h"
 
 #define HT_INTERN_MAX 65535 /* ids fit 16 bits (hoptrace_schema.h) */
 /* An entry in use is written again when its last writing is this old (in
@@ -42,6 +43,11 @@ typedef struct ht_intern_entry {
 const ht_intern_entry *ht_intern_desc(uint8_t kind, const char *name,
                                       const char *service,
                                       const char *endpoint);
+
+/* info's description entry: an info of ht_span_info_intern is recognised
+ * by its address (a range check, nothing read before it) and gives its
+ * entry without a lookup; any other goes through ht_intern_desc. */
+const ht_intern_entry *ht_intern_info_desc(const ht_span_info *info);
 
 /* The peer's entry (same rules); peer must not be empty. */
 const ht_intern_entry *ht_intern_peer(const char *peer);

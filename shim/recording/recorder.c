@@ -392,7 +392,7 @@ static int on_capture(const ht_trace_context *c, const ht_capture_note *n) {
 
 /* Interned entries: they live as long as the process. */
 static const void *on_desc_ref(const ht_span_info *i) {
-  return ht_intern_desc((uint8_t)i->kind, i->name, i->service, i->endpoint);
+  return ht_intern_info_desc(i);
 }
 
 static const void *on_peer_ref(const char *peer) { return ht_intern_peer(peer); }

@@ -46,7 +46,9 @@ static void begin(ht_span *span, const ht_span_info *info,
   }
   ht_span_info safe = {str(info->name), info->kind, str(info->service),
                        str(info->endpoint)};
-  span->desc_ = ops->desc_ref(&safe);
+  /* info itself when it has every string: ht_span_info_intern's copies
+   * are known by their address */
+  span->desc_ = ops->desc_ref(info->name && info->service && info->endpoint ? info : &safe);
   for (int i = 0; i < HT_MARKS; i++)
     span->marks_[i] = 0;
   if (ops->watched == NULL || *ops->watched != 0)
