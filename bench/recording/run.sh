@@ -227,11 +227,15 @@ import json, sys
 spans = json.load(open(sys.argv[1]))
 clients = {s["id"] for s in spans if s.get("kind") == "CLIENT"}
 servers = [s for s in spans if s.get("kind") == "SERVER"]
+# names and services from the interned infos (ht_span_info_intern)
+names = {(s.get("kind"), s.get("name"), s.get("localEndpoint", {}).get("serviceName"))
+         for s in spans if s.get("kind") in ("CLIENT", "SERVER")}
 ok = (len(clients) == 10 and len(servers) == 10 and
       all(s.get("parentId") in clients and s.get("tags", {}).get("bytes") == "4096"
-          for s in servers))
+          for s in servers) and
+      names == {("CLIENT", "osd_write", "client.4"), ("SERVER", "osd_write", "osd.3")})
 if not ok:
-    sys.exit("run.sh: the span hop is not a client span and its server child with a key-value")
+    sys.exit(f"run.sh: the span hop is not a client span and its server child with a key-value, named as its infos say: {sorted(names)}")
 PY
 }
 check_hop
