@@ -8,9 +8,13 @@
  *   hostile_events --desc-flood N [--bytes B]
  *                                    N desc events (ids 1..N, each its own
  *                                    name of B bytes, 24) for one span
- *   hostile_events --huge N [--bytes B]
+ *   hostile_events --huge N [--bytes B] [--drain DIR [--ring BYTES]]
  *                                    N single-span traces, each with a name
- *                                    and a string tag of B bytes (1 MiB)
+ *                                    and a string tag of B bytes (1 MiB);
+ *                                    with --drain, each written once the
+ *                                    stream files under DIR hold all but
+ *                                    half a ring (BYTES, 32 MiB) of the
+ *                                    bytes written before it
  *   hostile_events --traces N        N single-span traces, as fast as it can
  *   hostile_events --malformed-child N
  *                                    N three-span traces: the root and a
@@ -30,10 +34,12 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #include "hoptrace_tp.h"
 
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,11 +94,50 @@ static int desc_flood(long n, long bytes) {
   return 0;
 }
 
-static int huge(long n, long bytes) {
+/* Bytes of the stream files (hoptrace_*) in the directories under dir. */
+static long long stream_bytes(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return 0;
+  long long sum = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char path[4096];
+    struct stat st;
+    if (e->d_name[0] == '.' ||
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+        lstat(path, &st) != 0)
+      continue;
+    if (S_ISDIR(st.st_mode))
+      sum += stream_bytes(path);
+    else if (strncmp(e->d_name, "hoptrace_", 9) == 0)
+      sum += st.st_size;
+  }
+  closedir(d);
+  return sum;
+}
+
+/* Waits (60 s at most, then never again: said so) until the consumer has written all but `slack`
+ * of `written` bytes to the stream files under dir: a ring then never
+ * holds more than that unwritten, however slow the consumer (a fixed
+ * pause lost events on a loaded machine). Partly filled sub-buffers are
+ * written only when full: slack must exceed one per CPU. */
+static void await_drain(const char **dir, long long written, long long slack) {
+  int i = 0;
+  for (; i < 12000 && stream_bytes(*dir) < written - slack; i++)
+    usleep(5000);
+  if (i == 12000) {
+    fprintf(stderr, "hostile_events: %s not written within 60 s\n", *dir);
+    *dir = NULL;
+  }
+}
+
+static int huge(long n, long bytes, const char *drain, long long ring) {
   char *text = malloc((size_t)bytes + 1);
   if (text == NULL)
     return -1;
   for (long i = 0; i < n; i++) {
+    if (drain != NULL)
+      await_drain(&drain, 2LL * bytes * i, ring / 2);
     memset(text, 'a' + (int)(i % 26), (size_t)bytes);
     text[bytes] = '\0';
     char head[24];
@@ -106,7 +151,8 @@ static int huge(long n, long bytes) {
                        .kind = 1, .name = text, .service = "hostile",
                        .endpoint = "", .peer_text = ""};
     lttng_ust_tracepoint(hoptrace, span_s, &s);
-    usleep(20000); /* the consumer writes the sub-buffers these filled */
+    if (drain == NULL)
+      usleep(20000); /* the consumer writes the sub-buffers these filled */
   }
   free(text);
   printf("hostile_events: %ld spans with %ld-byte strings\n", n, bytes);
@@ -177,7 +223,11 @@ int main(int argc, char **argv) {
       {"desc-flood", required_argument, NULL, 'd'}, {"huge", required_argument, NULL, 'h'},
       {"bytes", required_argument, NULL, 'b'},      {"traces", required_argument, NULL, 't'},
       {"forge-vpid", required_argument, NULL, 'f'}, {"ids", required_argument, NULL, 'i'},
-      {"malformed-child", required_argument, NULL, 'm'}, {NULL, 0, NULL, 0}};
+      {"malformed-child", required_argument, NULL, 'm'},
+      {"drain", required_argument, NULL, 'w'},      {"ring", required_argument, NULL, 'g'},
+      {NULL, 0, NULL, 0}};
+  const char *drain = NULL;
+  long long ring = 32 << 20;
   long flood = 0, n_huge = 0, bytes = 0, n_traces = 0, victim = 0, ids = 1024, bad = 0;
   for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
     long v = optarg != NULL ? strtol(optarg, NULL, 10) : 0;
@@ -189,6 +239,8 @@ int main(int argc, char **argv) {
     case 'f': victim = v; break;
     case 'i': ids = v; break;
     case 'm': bad = v; break;
+    case 'w': drain = optarg; break;
+    case 'g': ring = strtoll(optarg, NULL, 10); break;
     default:
       return 2;
     }
@@ -197,7 +249,8 @@ int main(int argc, char **argv) {
     bytes = flood > 0 ? 24 : 1 << 20;
   if ((flood > 0) + (n_huge > 0) + (n_traces > 0) + (victim > 0) + (bad > 0) != 1 || bytes < 16 ||
       ids < 1 || victim > UINT32_MAX) {
-    fprintf(stderr, "usage: hostile_events --desc-flood N | --huge N [--bytes B] | "
+    fprintf(stderr, "usage: hostile_events --desc-flood N | --huge N [--bytes B] [--drain DIR "
+                    "[--ring BYTES]] | "
                     "--traces N | --forge-vpid PID [--ids K] | --malformed-child N\n");
     return 2;
   }
@@ -206,7 +259,7 @@ int main(int argc, char **argv) {
   own_names();
   if (flood > 0 && desc_flood(flood, bytes) != 0)
     return 1;
-  else if (n_huge > 0 && huge(n_huge, bytes) != 0)
+  else if (n_huge > 0 && huge(n_huge, bytes, drain, ring) != 0)
     return 1;
   else if (n_traces > 0)
     traces(n_traces);
