@@ -197,18 +197,32 @@ flight-wrap) # flight mode with rings of 32 KiB a CPU that wrap 50 times
   # Names and the process event are written again every second by
   # default, and the default ring (8 MiB a CPU) holds 30 s of the demo;
   # 50 wraps of that would take half an hour, so both are scaled down
-  # here: a ring holding ~0.2 s, names written again every 20 ms
-  wraps=50 dur=14 rate=500
+  # here: a ring holding ~0.2 s, names written again every 20 ms. The
+  # capture waits for the traffic, not for a time (a loaded machine got
+  # 26 wraps through in the 11 s that gave 62 alone): once osd.0 has
+  # received `msgs` sampled messages, or at the latest 3 s before the
+  # run's end. ~160 messages make a wrap of both CPUs' rings together, but
+  # the count is the least busy ring's, and a loaded scheduler shares the
+  # traffic unevenly (2.1:1 seen: 41.8 wraps after 10,208): 14,000 make
+  # some 88 wraps on average, 13 s at full speed
+  wraps=50 dur=36 rate=500 msgs=14000
   # a sanitizer's build runs the cluster several times slower: fewer wraps
-  # in the same time, the same property checked
-  [[ -n ${HT_SANITIZE:-} ]] && wraps=30 dur=16
-  [[ -n ${HT_TEST_SLOW:-} ]] && wraps=3 dur=20 rate=100
+  # awaited, the same property checked
+  [[ -n ${HT_SANITIZE:-} ]] && wraps=30 dur=44 msgs=8400
+  [[ -n ${HT_TEST_SLOW:-} ]] && wraps=3 dur=20 rate=100 msgs=840
   HT_NAMES_REFRESH_MS=20 HT_FLIGHT=1 timeout -s KILL 150 "$hoptrace" record --flight --flight-size 32K \
     -o "$work/flight" -- bash "$cluster" --bin "$bin" "${own[@]}" --work "$work/c" \
     --messenger traced --osds 3 --clients 2 --duration "$dur" --rate "$rate" --ctl \
     "${slow[@]}" > "$work/run.log" 2> "$work/record.log" &
   rec=$!
-  sleep $((dur - 3))
+  end=$((SECONDS + dur - 3)) got=0
+  while ((SECONDS < end)); do
+    sleep 0.5
+    got=$("$hoptrace" ctl --timeout 10 "$work/c/ctl/osd.0.sock" status 2> /dev/null |
+      sed -n 's/.* msgs_received_sampled=\([0-9]*\).*/\1/p') || true
+    ((${got:-0} < msgs)) || break
+  done
+  echo "flight-wrap: capture after $SECONDS s, osd.0 received $got sampled messages (awaited $msgs)"
   "$hoptrace" ctl --timeout 10 "$work/c/ctl/osd.0.sock" capture
   wait "$rec" || { cat "$work/record.log"; exit 1; }
   grep 'flight recorder' "$work/record.log"
