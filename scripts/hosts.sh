@@ -121,12 +121,19 @@ ht__mkns() { # DIR [HOSTNAME]: mnt (+uts) namespace files with private run dirs
   mkdir -p "$1/home"; touch "$1/mnt"
   local uts=() sethost=""
   if [[ -n ${2:-} ]]; then touch "$1/uts"; uts=(--uts="$1/uts"); sethost="; hostname $2"; fi
-  # unshare's bind of the new namespace onto the file fails now and then
-  # with EINVAL (seen inside a run's own mount namespace, under load):
-  # tried again, a few times
-  local try
+  # unshare's bind of the new namespace onto the file fails with EINVAL
+  # when the new namespace's id is below that of the namespace we run in
+  # (the kernel's mount-namespace loop check), and kernels that hand out
+  # namespace ids from per-CPU batches (6.18 here) give a lower one on a
+  # CPU whose batch is lower: every try on that CPU fails, one on the CPU
+  # our own namespace was made on never does. So the tries after the
+  # first are pinned to each CPU in turn (one outside a cpuset fails as a
+  # try).
+  local try cpus pin=()
+  read -ra cpus < <(python3 -c 'import os; print(*range(os.cpu_count()))')
   for try in 1 2 3 4 5 6 7 8 9 10; do
-    unshare --mount="$1/mnt" "${uts[@]}" --propagation private sh -c \
+    ((try == 1)) || pin=(taskset -c "${cpus[(try - 2) % ${#cpus[@]}]}")
+    "${pin[@]}" unshare --mount="$1/mnt" "${uts[@]}" --propagation private sh -c \
       "mkdir -p /var/run/lttng && mount -t tmpfs -o mode=0755 htrun /var/run/lttng &&
        mount -t tmpfs -o mode=1777 htshm /dev/shm$sethost" 2>> "$1/mkns.err" && return 0
     for f in "$1/mnt" ${2:+"$1/uts"}; do # a half-made attempt's files, anew
