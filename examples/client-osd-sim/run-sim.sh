@@ -154,7 +154,7 @@ c = json.load(open(sys.argv[1]))
 q = c["trigger_to_snapshot_ms"]
 print("\nFlight recorder: %d captures fired (%s); %d snapshots written, %d triggers coalesced "
       "into them, %d waited for the rate limit, %d dropped; trigger to snapshot written p50 "
-      "%.0f ms, p99 %.0f ms; ring %d MiB a CPU, %d MiB in all"
+      "%.0f ms, p99 %.0f ms; ring %d MiB a CPU, %d MiB in all (the names' ring included)"
       % (c["triggers_fired"], sys.argv[1], c["snapshots"], c["coalesced"], c["rate_limited"],
          c["dropped"], q["p50"], q["p99"], c["ring_bytes_per_cpu"] >> 20,
          c["memory_bytes"] >> 20))

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""ring_wraps.py SNAPSHOT_DIR SUBBUFS: how many times each CPU's ring had
+"""ring_wraps.py SNAPSHOT_DIR SUBBUFS [NAMES_SUBBUFS]: how many times each CPU's ring had
 wrapped when the snapshot was taken, from LTTng's own packet sequence
 numbers (the packet context's packet_seq_num: packets the stream ever
 produced), read from the stream files (LTTng-UST's 64-bit layout: a
 32-byte packet header, then timestamp_begin, timestamp_end, content_size,
 packet_size (bits), packet_seq_num). Prints one line per stream and the
 smallest count of the span rings (hoptrace_CPU) that carried the traffic
-last; the names channel
-(hoptrace_names_CPU, written once a second: it wraps seldom) is printed,
-not counted."""
+last; with NAMES_SUBBUFS, then the same count of the names channel's
+rings (hoptrace_names_CPU: the names written again each period, which
+must outrun a ring that wraps)."""
 import glob
 import os
 import re
@@ -16,7 +16,8 @@ import struct
 import sys
 
 root, subbufs = sys.argv[1], int(sys.argv[2])
-wraps = []
+names_subbufs = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+wraps, names_wraps = [], []
 for path in sorted(glob.glob(os.path.join(root, "**", "hoptrace_*"), recursive=True)):
     data = open(path, "rb").read()
     seqs, off = [], 0
@@ -33,10 +34,15 @@ for path in sorted(glob.glob(os.path.join(root, "**", "hoptrace_*"), recursive=T
         w = (max(seqs) + 1) / subbufs
         if re.fullmatch(r"hoptrace_\d+", os.path.basename(path)):
             wraps.append(w)
+        elif names_subbufs and re.fullmatch(r"hoptrace_names_\d+", os.path.basename(path)):
+            w = (max(seqs) + 1) / names_subbufs
+            names_wraps.append(w)
         print(f"{os.path.relpath(path, root)}: {len(seqs)} packets, packets produced {max(seqs) + 1}, {w:.1f} wraps")
 # a CPU the scheduler left (nearly) idle carries (nearly) no spans and
 # need not wrap: the rings of at least a tenth of the busiest one's
 # packets count (at load, the whole cluster ran on one CPU: its ring
 # wrapped 109 times, the other's 0.1)
-busy = [w for w in wraps if w >= max(wraps) / 10] if wraps else [0]
-print(f"{min(busy):.1f}")
+def least_busy(ws):
+    busy = [w for w in ws if w >= max(ws) / 10] if ws else [0]
+    return f"{min(busy):.1f}"
+print(least_busy(wraps) + (" " + least_busy(names_wraps) if names_subbufs else ""))

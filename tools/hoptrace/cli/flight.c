@@ -49,12 +49,20 @@ struct flight {
   unsigned seq;
 };
 
-void flight_geometry(uint64_t bytes, uint64_t *subbuf, unsigned *num) {
+static void geometry(uint64_t bytes, unsigned subbufs, uint64_t *subbuf, unsigned *num) {
   uint64_t s = 4096;
-  while (s * FLIGHT_SUBBUFS < bytes)
+  while (s * subbufs < bytes)
     s <<= 1;
   *subbuf = s;
-  *num = FLIGHT_SUBBUFS;
+  *num = subbufs;
+}
+
+void flight_geometry(uint64_t bytes, uint64_t *subbuf, unsigned *num) {
+  geometry(bytes, FLIGHT_SUBBUFS, subbuf, num);
+}
+
+void flight_names_geometry(uint64_t bytes, uint64_t *subbuf, unsigned *num) {
+  geometry(bytes, FLIGHT_NAMES_SUBBUFS, subbuf, num);
 }
 
 uint64_t flight_parse_size(const char *text) {
@@ -307,7 +315,9 @@ flight *flight_start(const char *session, const char *dir, const flight_options 
   unsigned num;
   flight_geometry(o->ring_bytes, &subbuf, &num);
   f->log.ring_bytes = subbuf * num;
-  f->log.memory_bytes = f->log.ring_bytes * possible_cpus();
+  flight_names_geometry(o->names_bytes, &subbuf, &num);
+  f->log.names_ring_bytes = subbuf * num;
+  f->log.memory_bytes = (f->log.ring_bytes + f->log.names_ring_bytes) * possible_cpus();
   char *name = f->trigger;
   flight_trigger_name(session, name, sizeof(f->trigger));
   if ((f->notify = fl_notify_open_bounded(name, o->event, o->trace_ids, setup_ms, stalled)) == NULL) {

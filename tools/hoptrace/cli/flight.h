@@ -14,6 +14,8 @@
 
 typedef struct flight_options {
   uint64_t ring_bytes;   /* --flight-size: ring bytes per CPU, as asked */
+  uint64_t names_bytes;  /* --flight-names-size: the names channel's ring
+                            bytes per CPU, as asked */
   double snapshot_rate;  /* --snapshot-rate: snapshots a second at most */
   int coalesce_ms;       /* --coalesce-ms */
   int max_defer_ms;      /* --max-defer-ms */
@@ -27,10 +29,17 @@ typedef struct flight_options {
 
 #define FLIGHT_DEFAULT_RING (8ull << 20)
 #define FLIGHT_SUBBUFS 8 /* overwrite mode loses a whole sub-buffer: 1/8 */
+/* The names (desc, peer, process: written again each second) have their
+ * own smaller ring, so the spans' traffic never overwrites them. */
+#define FLIGHT_DEFAULT_NAMES_RING (256ull << 10)
+#define FLIGHT_NAMES_SUBBUFS 4
 
 /* The channel's geometry for a ring of `bytes` a CPU: 8 sub-buffers of a
  * power of two (LTTng's rule), at least a page, holding bytes. */
 void flight_geometry(uint64_t bytes, uint64_t *subbuf, unsigned *num);
+
+/* The same for the names channel: 4 sub-buffers. */
+void flight_names_geometry(uint64_t bytes, uint64_t *subbuf, unsigned *num);
 
 /* "16M", "512k", "1G", "65536" -> bytes; 0 on a malformed size. */
 uint64_t flight_parse_size(const char *text);

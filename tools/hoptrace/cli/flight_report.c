@@ -96,8 +96,10 @@ int fl_report_write(const char *path, const fl_policy *p, const fl_log *l) {
     fprintf(f, "],\"traces_more\":%llu}", (unsigned long long)s->more_traces);
   }
   fprintf(f,
-          "],\n\"ring_bytes_per_cpu\":%llu,\"memory_bytes\":%llu,\"snapshot_max_bytes\":%llu}\n",
-          (unsigned long long)l->ring_bytes, (unsigned long long)l->memory_bytes,
+          "],\n\"ring_bytes_per_cpu\":%llu,\"names_ring_bytes_per_cpu\":%llu,"
+          "\"memory_bytes\":%llu,\"snapshot_max_bytes\":%llu}\n",
+          (unsigned long long)l->ring_bytes, (unsigned long long)l->names_ring_bytes,
+          (unsigned long long)l->memory_bytes,
           (unsigned long long)l->snapshot_max);
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
@@ -120,8 +122,8 @@ void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char 
           "%llu dropped (waited too long, or their snapshot failed), %llu snapshots "
           "failed%s%s%s; the daemon dropped notifications %llu times, the tracers "
           "discarded %s%s; trigger to "
-          "snapshot written p50 %.1f ms, p99 %.1f ms, max %.1f ms; ring %llu bytes a CPU, "
-          "%llu bytes of memory per traced user\n",
+          "snapshot written p50 %.1f ms, p99 %.1f ms, max %.1f ms; ring %llu bytes a CPU "
+          "(names %llu), %llu bytes of memory per traced user\n",
           (unsigned long long)p->fired, l->seconds, (unsigned long long)p->snapshots, where,
           (unsigned long long)p->coalesced, (unsigned long long)p->rate_limited,
           (unsigned long long)p->dropped, (unsigned long long)p->failures,
@@ -130,5 +132,6 @@ void fl_report_summary(FILE *f, const fl_policy *p, const fl_log *l, const char 
           discarded,
           l->channel_lost ? "; the notification channel closed early (daemon gone?)" : "",
           q[0], q[1], q[2], (unsigned long long)l->ring_bytes,
+          (unsigned long long)l->names_ring_bytes,
           (unsigned long long)l->memory_bytes);
 }

@@ -45,8 +45,9 @@ typedef struct fl_log {
   int channel_lost;          /* the notification channel closed early */
   char last_failure[256];    /* lttng's text for the last failed snapshot */
   uint64_t ring_bytes;       /* per CPU, as set up */
+  uint64_t names_ring_bytes; /* the names channel's, per CPU */
   uint64_t snapshot_max;     /* bytes a snapshot at most; 0: the whole ring */
-  uint64_t memory_bytes;     /* ring x CPUs (per traced user ID) */
+  uint64_t memory_bytes;     /* both rings x CPUs (per traced user ID) */
   double seconds;            /* how long the agent ran */
 } fl_log;
 

@@ -32,7 +32,8 @@
  *
  * --flight: the host's flight recorder (flight.h). The session is a
  * snapshot session: every event stays in an overwrite ring in memory
- * (--flight-size bytes a CPU, per-user buffers) and nothing is written
+ * (--flight-size bytes a CPU, per-user buffers; the names in a ring of
+ * their own, --flight-names-size) and nothing is written
  * until a trigger fires (the capture event); then the ring is snapshot
  * into -o DIR (or to the relay at --relay URL), and DIR/capture.json
  * counts what fired and what was written. */
@@ -308,6 +309,7 @@ int record_main(int argc, char **argv) {
           "[--pid PID[,PID...]] [--procname NAME]... [--shared-sessiond] [--keep-going] "
           "[--filter EXPR] "
           "[--subbuf-size SIZE] [--num-subbuf N] [--flight [--flight-size SIZE] "
+          "[--flight-names-size SIZE] "
           "[--snapshot-rate R] [--coalesce-ms MS] [--max-defer-ms MS] [--snapshot-max SIZE] "
           "[--trace-ids] [--relay URL]] [--daemon-timeout SECONDS] "
           "-- COMMAND [ARG...]\n",

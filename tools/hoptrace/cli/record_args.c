@@ -36,9 +36,11 @@ int record_parse(int argc, char **argv, record_options *o) {
       {"snapshot-max", required_argument, NULL, 7},
       {"trace-ids", no_argument, NULL, 8},
       {"daemon-timeout", required_argument, NULL, 9},
+      {"flight-names-size", required_argument, NULL, 10},
       {0, 0, 0, 0}};
   *o = (record_options){.subbuf_size = "2M", .num_subbuf = "8", .daemon_ms = -1};
-  o->fo = (flight_options){.ring_bytes = FLIGHT_DEFAULT_RING, .snapshot_rate = 2,
+  o->fo = (flight_options){.ring_bytes = FLIGHT_DEFAULT_RING,
+                           .names_bytes = FLIGHT_DEFAULT_NAMES_RING, .snapshot_rate = 2,
                            .coalesce_ms = 20, .max_defer_ms = 1000,
                            .event = "hoptrace:capture"};
   char *end;
@@ -59,6 +61,13 @@ int record_parse(int argc, char **argv, record_options *o) {
     case 1:
       if ((o->fo.ring_bytes = flight_parse_size(optarg)) == 0) {
         fprintf(stderr, "hoptrace: --flight-size wants a size (16M, 512k): %s\n", optarg);
+        return -1;
+      }
+      break;
+    case 10:
+      if ((o->fo.names_bytes = flight_parse_size(optarg)) == 0) {
+        fprintf(stderr, "hoptrace: --flight-names-size wants a size (256k, 16k): %s\n",
+                optarg);
         return -1;
       }
       break;

@@ -89,8 +89,12 @@ static int names_channel(setup_budget *b, const char *sess, const record_options
                          const char *mode, const char *flt) {
   char sub[64], num[64];
   /* a process names at most 2^16 ids; its names come again each second */
-  snprintf(sub, sizeof(sub), "--subbuf-size=%s", o->flight ? "64K" : "256K");
-  snprintf(num, sizeof(num), "--num-subbuf=%d", 4);
+  uint64_t sb = 256 << 10;
+  unsigned nb = 4;
+  if (o->flight)
+    flight_names_geometry(o->fo.names_bytes, &sb, &nb);
+  snprintf(sub, sizeof(sub), "--subbuf-size=%llu", (unsigned long long)sb);
+  snprintf(num, sizeof(num), "--num-subbuf=%u", nb);
   const char *const channel[] = {"enable-channel", sess, "--userspace", "--buffers-uid", sub,
                                  num, "hoptrace_names", mode, NULL};
   const char *const context[] = {"add-context", sess, "--userspace",
