@@ -20,6 +20,7 @@
 #include "messenger/traced_adaptive.h"
 #include "messenger/traced_capture.h"
 #include "propagate/events.h"
+#include "propagate/span_path.h"
 #include "hoptrace_schema.h"
 
 static _Atomic uint64_t slow_client_ns, slow_server_ns;

@@ -10,7 +10,7 @@
  * it in one event, ending at "ss" (the reply was encoded just before, on
  * the same thread). The transport counts frames and bytes (hooks.h
  * count_frames). Below, "sampled" means written: sampled, and recorded
- * by a session when the span started (span_start.h ht_span_writes_); a
+ * by a session when the span started (span_path.h ht_span_writes_); a
  * sampled span no session records goes the unsampled way, its ids
  * propagated (SAMPLED still set), nothing looked up, no clock read.
  * An unsampled request keeps no slot on either side, so
@@ -41,9 +41,8 @@
 #include "common/clock.h"
 #include "common/counters.h"
 #include "common/spin.h"
-#include "propagate/current.h"
+#include "propagate/span_path.h"
 #include "propagate/events.h"
-#include "propagate/span_quiet.h"
 #include "messenger/traced_capture.h"
 #include "messenger/traced_internal.h"
 #include "messenger/traced_state.h"
@@ -91,7 +90,7 @@ static void slot_init(ts_slot *s, ts_state *st) {
 }
 
 /* A client span, started quiet on the caller's stack, into its slot: the
- * fields a quiet start sets (span_start.h ht_span_set_: ids and flags,
+ * fields a quiet start sets (span_path.h ht_span_set_: ids and flags,
  * state, status, start, probability), which are all a span that is not
  * the span API's is read for; 64 of its 152 bytes (the whole span's copy
  * cost 20 instructions a call). */

@@ -14,10 +14,8 @@
 #include "common/counters.h"
 #include "messenger/traced_internal.h"
 #include "messenger/traced_state.h"
-#include "propagate/current.h"
+#include "propagate/span_path.h"
 #include "propagate/events.h"
-#include "propagate/flight.h"
-#include "propagate/span_start.h"
 
 enum { KV_STR, KV_INT, KV_NOTE };
 

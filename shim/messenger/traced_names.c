@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "propagate/events.h"
-#include "propagate/span_quiet.h"
+#include "propagate/span_path.h"
 
 /* Longer names are looked up every time (still right, just slower). */
 #define TS_MEMO_TEXT 40

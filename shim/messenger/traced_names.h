@@ -1,5 +1,5 @@
 /* The names of the traced messenger's spans as recorder references
- * (span_quiet.h: ht_span_desc_ref, ht_span_peer_ref), remembered per
+ * (span_path.h: ht_span_desc_ref, ht_span_peer_ref), remembered per
  * thread (traced_names.c): a messenger names its spans with a handful of
  * operations and peers, and a hit costs a strlen and a compare (about 60
  * instructions) where a lookup through the recorder's intern tables

@@ -22,6 +22,7 @@
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
 #include "propagate/active.h"
+#include "propagate/span_path.h"
 #include "propagate/epoch.h"
 #include "propagate/sampler_impl.h"
 

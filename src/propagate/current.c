@@ -3,7 +3,7 @@
  * per-message sampling hint.
  * Must never: keep anything but plain values in a context (a context
  * outlives every span and messenger it came from), lock or allocate. */
-#include "propagate/current.h"
+#include "propagate/span_path.h"
 
 #include <string.h>
 

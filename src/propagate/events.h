@@ -120,18 +120,8 @@ typedef struct ht_event_ops {
  * recording (and watched). */
 void ht_events_install(const ht_event_ops *ops);
 
-/* events.c's installed table: read inline, every sampled span asks. */
+/* events.c's installed table: read inline (span_path.h), every sampled
+ * span asks. */
 extern HT_HOT_DATA _Atomic(const ht_event_ops *) ht_events_installed_;
-
-/* The installed table, or NULL. */
-static inline const ht_event_ops *ht_events_current(void) {
-  return atomic_load_explicit(&ht_events_installed_, memory_order_acquire);
-}
-
-/* Whether a span starting now is written by ops, the installed table
- * (the `recording` hook). */
-static inline int ht_events_recording(const ht_event_ops *ops) {
-  return ops != NULL && (ops->recording == NULL || ops->recording());
-}
 
 #endif /* HT_PROPAGATE_EVENTS_H */

@@ -1,6 +1,6 @@
-/* Flight mode's switch (capture.h, flight.h). */
+/* Flight mode's switch (capture.h; read inline through span_path.h). */
 #include "hoptrace/capture.h"
-#include "propagate/flight.h"
+#include "propagate/span_path.h"
 
 _Atomic uint32_t ht_flight_flag_;
 

@@ -7,7 +7,7 @@
  * Must never: return 0, take a lock on the hot path, or fail.
  */
 #include "hoptrace/ids.h"
-#include "propagate/ids_impl.h"
+#include "propagate/span_path.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -9,6 +9,7 @@
 #include "hoptrace/context.h"
 #include "hoptrace/error.h"
 #include "propagate/sampler_impl.h"
+#include "propagate/span_path.h"
 
 uint64_t ht_now_ns(void) {
   struct timespec ts;

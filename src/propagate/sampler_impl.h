@@ -54,29 +54,6 @@ _Static_assert(HT_PLAIN_PARENT < 16, "a plain mode fits in 4 bits");
 /* Deterministic 64-bit hash of a trace id (same in every process). */
 uint64_t ht_trace_id_hash(uint64_t hi, uint64_t lo);
 
-/* 1 or 0 for a plain mode, -1 for STATEFUL. flags: the remote flags. */
-static inline int ht_plain_decide(unsigned mode, uint64_t threshold,
-                                  uint64_t hi, uint64_t lo, uint32_t flags) {
-  switch (mode) {
-  case HT_PLAIN_NEVER: return 0;
-  case HT_PLAIN_ALWAYS: return 1;
-  case HT_PLAIN_RATIO: return ht_trace_id_hash(hi, lo) < threshold;
-  case HT_PLAIN_PARENT: return (flags & HT_FLAG_SAMPLED) != 0;
-  default: return -1;
-  }
-}
-
-/* A root decision's probability by plain mode (ht_sampler_root_probability):
- * RATIO's threshold / 2^64 rounded to 2^-32 (never 0 for a non-zero one). */
-static inline uint64_t ht_plain_prob(unsigned mode, uint64_t threshold) {
-  if (mode == HT_PLAIN_ALWAYS)
-    return HT_SAMPLE_P_ONE;
-  if (mode != HT_PLAIN_RATIO || threshold == 0)
-    return 0;
-  uint64_t p = (threshold >> 32) + ((threshold >> 31) & 1);
-  return p != 0 ? p : 1;
-}
-
 struct ht_sampler {
   ht_sampling_config cfg;
   unsigned root_mode;       /* HT_PLAIN_* for local roots (and refused DEBUG) */

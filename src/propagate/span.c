@@ -1,6 +1,6 @@
 /* Span life cycle and annotations. Unsampled spans get ids (to propagate)
  * and return after one flag test everywhere else; so do sampled ones that
- * no session records when they start (span_start.h HT_SPAN_WRITES): no
+ * no session records when they start (span_path.h HT_SPAN_WRITES): no
  * name looked up, no clock read.
  * Must never: allocate, lock, do I/O, or emit an event for an unsampled
  * span.
@@ -14,7 +14,7 @@
 #include "common/clock.h"
 #include "common/context_check.h"
 #include "propagate/events.h"
-#include "propagate/span_quiet.h"
+#include "propagate/span_path.h"
 
 static const char *const kind_names[] = {"internal", "client", "server",
                                          "producer", "consumer"};
@@ -32,7 +32,7 @@ static inline const ht_event_ops *recorder(const ht_span *span) {
 
 static inline const char *str(const char *s) { return s ? s : ""; }
 
-/* A started span, ops its recorder when it is written (span_start.h
+/* A started span, ops its recorder when it is written (span_path.h
  * ht_span_set_): keeps its start and names for the event that records it
  * when it finishes. span_start is called only when it has something to
  * do: names that could not be kept (a span_n now), or a probe watching

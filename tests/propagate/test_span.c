@@ -12,7 +12,7 @@
 #include "hoptrace/sampler.h"
 #include "hoptrace/span.h"
 #include "propagate/events.h"
-#include "propagate/span_quiet.h"
+#include "propagate/span_path.h"
 
 typedef struct rec {
   char what[32];

@@ -13,7 +13,7 @@
 #include "hoptrace/span.h"
 #include "common/clock.h"
 #include "propagate/events.h"
-#include "propagate/span_quiet.h"
+#include "propagate/span_path.h"
 
 static unsigned clock_reads, hooks, sides, records, starts, anns;
 

@@ -11,7 +11,7 @@
 
 #include "hoptrace/sampler.h"
 #include "hoptrace/span.h"
-#include "propagate/active.h"
+#include "propagate/span_path.h"
 #include "test_rng.h"
 
 #define DECISIONS 200000
