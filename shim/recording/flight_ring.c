@@ -1,0 +1,161 @@
+/* Flight mode's per-thread rings (flight_ring.h). The data words are
+ * read and written as relaxed atomics: a reader may copy a slot while its
+ * writer overwrites it (the sequence word then tells it to drop the
+ * copy), and that must not be a data race in C11's terms. On x86-64 they
+ * are plain moves. */
+#include "recording/flight_ring.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "hoptrace/error.h"
+
+#define FR_DEFAULT_SLOTS 8192u
+#define FR_MIN_SLOTS 64u
+
+/* 128 bytes: seq, meta (type << 8 | n), trace id, payload. */
+typedef struct fr_slot {
+  _Atomic uint32_t seq; /* odd while written; 0: never written */
+  uint32_t meta;
+  uint64_t hi, lo;
+  uint64_t w[HT_FR_WORDS];
+} fr_slot;
+_Static_assert(sizeof(fr_slot) == 128, "a slot is two cache lines");
+
+typedef struct fr_ring {
+  struct fr_ring *next; /* [fr_lock] the list of every ring */
+  _Atomic bool owned;   /* a live thread writes it */
+  uint32_t mask;
+  uint64_t head; /* the owner's only */
+  fr_slot *slots;
+} fr_ring;
+
+static pthread_mutex_t fr_lock = PTHREAD_MUTEX_INITIALIZER;
+static fr_ring *fr_rings;    /* [fr_lock] */
+static size_t fr_ring_count; /* [fr_lock] */
+static _Atomic uint32_t fr_slots = FR_DEFAULT_SLOTS;
+static _Atomic uint64_t fr_lost;
+static _Thread_local fr_ring *fr_mine;
+static pthread_key_t fr_key;
+static pthread_once_t fr_key_once = PTHREAD_ONCE_INIT;
+
+/* A thread exits: its ring goes to the next new thread (its records stay
+ * until overwritten). */
+static void fr_release(void *ring) {
+  atomic_store_explicit(&((fr_ring *)ring)->owned, false, memory_order_release);
+}
+
+static void fr_make_key(void) { (void)pthread_key_create(&fr_key, fr_release); }
+
+void ht_fr_set_slots(uint32_t slots) {
+  uint32_t s = FR_MIN_SLOTS;
+  while (s < slots && s < (1u << 24))
+    s <<= 1;
+  atomic_store_explicit(&fr_slots, slots == 0 ? FR_DEFAULT_SLOTS : s, memory_order_relaxed);
+}
+
+/* The calling thread's ring: a released one of the current size, else a
+ * new one; NULL when out of memory. */
+__attribute__((noinline, cold)) static fr_ring *fr_acquire(void) {
+  pthread_once(&fr_key_once, fr_make_key);
+  uint32_t slots = atomic_load_explicit(&fr_slots, memory_order_relaxed);
+  fr_ring *g = NULL;
+  pthread_mutex_lock(&fr_lock);
+  for (fr_ring *r = fr_rings; r != NULL && g == NULL; r = r->next) {
+    bool was = false;
+    if (r->mask + 1 == slots &&
+        atomic_compare_exchange_strong_explicit(&r->owned, &was, true, memory_order_acquire,
+                                                memory_order_relaxed))
+      g = r;
+  }
+  if (g == NULL && (g = calloc(1, sizeof(*g))) != NULL) {
+    g->slots = aligned_alloc(64, (size_t)slots * sizeof(fr_slot));
+    if (g->slots == NULL) {
+      free(g);
+      g = NULL;
+    } else {
+      for (uint32_t i = 0; i < slots; i++)
+        atomic_init(&g->slots[i].seq, 0);
+      g->mask = slots - 1;
+      atomic_init(&g->owned, true);
+      g->next = fr_rings;
+      fr_rings = g;
+      fr_ring_count++;
+    }
+  }
+  pthread_mutex_unlock(&fr_lock);
+  if (g != NULL) {
+    g->head = 0;
+    (void)pthread_setspecific(fr_key, g);
+    fr_mine = g;
+  }
+  return g;
+}
+
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+int ht_fr_write(const ht_fr_record *r) {
+  if (r->n > HT_FR_WORDS)
+    return HT_EINVAL;
+  fr_ring *g = fr_mine;
+  if (__builtin_expect(g == NULL, 0) && (g = fr_acquire()) == NULL) {
+    atomic_fetch_add_explicit(&fr_lost, 1, memory_order_relaxed);
+    return HT_ENOMEM;
+  }
+  fr_slot *s = &g->slots[g->head++ & g->mask];
+  uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+  atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release); /* odd before any data */
+  STORE(&s->meta, r->type << 8 | r->n);
+  STORE(&s->hi, r->trace_hi);
+  STORE(&s->lo, r->trace_lo);
+  for (uint32_t i = 0; i < r->n; i++)
+    STORE(&s->w[i], r->w[i]);
+  atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+  return 0;
+}
+
+/* Slot s's record into out when it is of (hi, lo) and whole. */
+static bool fr_copy(fr_slot *s, uint64_t hi, uint64_t lo, ht_fr_record *out) {
+  uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
+  if (q == 0 || (q & 1) || LOAD(&s->hi) != hi || LOAD(&s->lo) != lo)
+    return false;
+  uint32_t meta = LOAD(&s->meta);
+  out->trace_hi = hi;
+  out->trace_lo = lo;
+  out->type = meta >> 8;
+  out->n = meta & 0xff;
+  if (out->n > HT_FR_WORDS)
+    return false; /* torn: the check below drops it anyway */
+  for (uint32_t i = 0; i < out->n; i++)
+    out->w[i] = LOAD(&s->w[i]);
+  atomic_thread_fence(memory_order_acquire); /* the data before the recheck */
+  return atomic_load_explicit(&s->seq, memory_order_relaxed) == q;
+}
+
+size_t ht_fr_collect(uint64_t hi, uint64_t lo,
+                     void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
+  size_t found = 0;
+  ht_fr_record rec;
+  pthread_mutex_lock(&fr_lock);
+  for (fr_ring *g = fr_rings; g != NULL; g = g->next)
+    for (uint32_t i = 0; i <= g->mask; i++)
+      if (fr_copy(&g->slots[i], hi, lo, &rec)) {
+        emit(&rec, arg);
+        found++;
+      }
+  pthread_mutex_unlock(&fr_lock);
+  return found;
+}
+
+uint64_t ht_fr_lost(void) { return atomic_load_explicit(&fr_lost, memory_order_relaxed); }
+
+size_t ht_fr_rings(void) {
+  pthread_mutex_lock(&fr_lock);
+  size_t n = fr_ring_count;
+  pthread_mutex_unlock(&fr_lock);
+  return n;
+}

@@ -1,0 +1,143 @@
+/* Flight mode's per-thread rings (shim/recording/flight_ring.h): records
+ * found by trace, a wrapped ring holds its newest, a thread's ring goes
+ * to the next thread, and a reader racing a writer never sees a torn
+ * record. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "hoptrace/error.h"
+#include "recording/flight_ring.h"
+
+typedef struct seen {
+  size_t n;
+  uint64_t min_w0, max_w0;
+  int torn; /* a record whose words disagree */
+} seen;
+
+static void on_record(const ht_fr_record *r, void *arg) {
+  seen *s = arg;
+  if (s->n == 0 || r->w[0] < s->min_w0)
+    s->min_w0 = r->w[0];
+  if (s->n == 0 || r->w[0] > s->max_w0)
+    s->max_w0 = r->w[0];
+  s->n++;
+  for (uint32_t i = 1; i < r->n; i++)
+    if (r->w[i] != r->w[0] + i)
+      s->torn++;
+}
+
+static ht_fr_record rec(uint64_t hi, uint64_t lo, uint64_t k, uint32_t n) {
+  ht_fr_record r = {hi, lo, 7, n, {0}};
+  for (uint32_t i = 0; i < n; i++)
+    r.w[i] = k + i;
+  return r;
+}
+
+static void test_collects_by_trace(void **state) {
+  (void)state;
+  for (uint64_t k = 0; k < 3; k++) {
+    ht_fr_record r = rec(1, 100, k * 10, HT_FR_WORDS);
+    assert_int_equal(ht_fr_write(&r), 0);
+  }
+  for (uint64_t k = 0; k < 2; k++) {
+    ht_fr_record r = rec(1, 200, 50 + k, 2);
+    assert_int_equal(ht_fr_write(&r), 0);
+  }
+  seen a = {0}, b = {0}, none = {0};
+  assert_int_equal(ht_fr_collect(1, 100, on_record, &a), 3);
+  assert_int_equal(a.n, 3);
+  assert_int_equal(a.min_w0, 0);
+  assert_int_equal(a.max_w0, 20);
+  assert_int_equal(a.torn, 0);
+  assert_int_equal(ht_fr_collect(1, 200, on_record, &b), 2);
+  assert_int_equal(b.min_w0, 50);
+  assert_int_equal(ht_fr_collect(2, 100, on_record, &none), 0);
+  ht_fr_record big = rec(1, 1, 0, 1);
+  big.n = HT_FR_WORDS + 1;
+  assert_int_equal(ht_fr_write(&big), HT_EINVAL);
+}
+
+/* A thread of its own, so its ring is made at the size set now. */
+static void *write_many(void *arg) {
+  uint64_t count = *(uint64_t *)arg;
+  for (uint64_t k = 0; k < count; k++) {
+    ht_fr_record r = rec(3, 300, k, 4);
+    if (ht_fr_write(&r) != 0)
+      return (void *)1;
+  }
+  return NULL;
+}
+
+static void test_a_wrapped_ring_keeps_its_newest(void **state) {
+  (void)state;
+  ht_fr_set_slots(64);
+  uint64_t count = 200;
+  pthread_t t;
+  void *rc;
+  assert_int_equal(pthread_create(&t, NULL, write_many, &count), 0);
+  assert_int_equal(pthread_join(t, &rc), 0);
+  assert_null(rc);
+  seen s = {0};
+  assert_int_equal(ht_fr_collect(3, 300, on_record, &s), 64);
+  assert_int_equal(s.min_w0, 200 - 64);
+  assert_int_equal(s.max_w0, 199);
+  /* the next thread takes that ring over: no new one */
+  size_t rings = ht_fr_rings();
+  count = 10;
+  assert_int_equal(pthread_create(&t, NULL, write_many, &count), 0);
+  assert_int_equal(pthread_join(t, &rc), 0);
+  assert_int_equal(ht_fr_rings(), rings);
+  seen after = {0};
+  assert_int_equal(ht_fr_collect(3, 300, on_record, &after), 64);
+  assert_int_equal(after.min_w0, 0); /* the new thread's 0..9 ... */
+  assert_int_equal(after.max_w0, 191); /* ... beside the old 138..191 */
+  ht_fr_set_slots(0);
+}
+
+typedef struct race {
+  atomic_int stop;
+  uint64_t written;
+} race;
+
+static void *write_until_stopped(void *arg) {
+  race *r = arg;
+  uint64_t k = 0;
+  while (!atomic_load(&r->stop)) {
+    ht_fr_record x = rec(4, 400, k++ * 100, HT_FR_WORDS);
+    ht_fr_write(&x);
+  }
+  r->written = k;
+  return NULL;
+}
+
+static void test_a_reader_never_sees_a_torn_record(void **state) {
+  (void)state;
+  ht_fr_set_slots(64); /* small: the writer laps the reader often */
+  race r = {0};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, write_until_stopped, &r), 0);
+  seen s = {0};
+  for (int i = 0; i < 2000; i++)
+    ht_fr_collect(4, 400, on_record, &s);
+  atomic_store(&r.stop, 1);
+  assert_int_equal(pthread_join(t, NULL), 0);
+  ht_fr_set_slots(0);
+  assert_int_equal(s.torn, 0);
+  assert_true(s.n > 0);
+  assert_true(r.written > 64);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_collects_by_trace),
+      cmocka_unit_test(test_a_wrapped_ring_keeps_its_newest),
+      cmocka_unit_test(test_a_reader_never_sees_a_torn_record),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
