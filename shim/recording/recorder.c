@@ -330,15 +330,14 @@ static void write_side(const ht_span_side *s) {
       return;
     }
   }
-  ht_rec_span r;
-  if (k == NULL) { /* side_enabled saw span enabled: not asked again */
+  if (k != NULL) /* no span_k, or a longer key */
+    tag_int(s->ctx, k, s->kv_value);
+  /* without a key-value, side_enabled saw span enabled: not asked again */
+  if (k == NULL || lttng_ust_tracepoint_enabled(hoptrace, span)) {
+    ht_rec_span r;
     rec_words(r.rec, s, d, p);
     lttng_ust_do_tracepoint(hoptrace, span, &r);
-    return;
   }
-  tag_int(s->ctx, k, s->kv_value); /* no span_k, or a longer key */
-  rec_words(r.rec, s, d, p);
-  lttng_ust_tracepoint(hoptrace, span, &r);
 }
 
 /* A session records this side: the event that would carry it is enabled
