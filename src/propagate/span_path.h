@@ -17,12 +17,16 @@
  *      the starts moved inline into the messenger's hooks (5ef3950);
  *   7. the traced messenger's quiet starts and its one-event span end.
  * The other inline code on a message's path lives with the data it works
- * on, one header a layer: src/wire/wire_bytes.h (the envelope codec's
- * bytes), src/transport/fire.h (when each hook fires), src/common/
- * counters.h (a counter add: one add to memory), src/common/
- * context_check.h (a context's validity, shared with ht_context_validate),
- * shim/recording/intern.h (a name's epoch check). Internal to
- * libhoptrace. */
+ * on, in the layer that owns it: src/wire/wire_bytes.h (the envelope
+ * codec's bytes) and arena.h (the decoder's bump allocator: no malloc a
+ * message), src/transport/fire.h (when each hook fires, one helper a
+ * hook) and internal.h (a request's storage), src/common/counters.h (a
+ * counter add: one add to memory), spin.h (the lock of a few stores) and
+ * context_check.h (a context's validity, shared with
+ * ht_context_validate), shim/recording/intern.h (a name's epoch check),
+ * shim/messenger/traced_capture.h (the capture triggers' armed flag: one
+ * load a finished span), and the public include/hoptrace/span.h
+ * (ht_span_init, ht_span_is_sampled). Internal to libhoptrace. */
 #ifndef HT_PROPAGATE_SPAN_PATH_H
 #define HT_PROPAGATE_SPAN_PATH_H
 
