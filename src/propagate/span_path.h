@@ -26,7 +26,10 @@
  * ht_context_validate), shim/recording/intern.h (a name's epoch check),
  * shim/messenger/traced_capture.h (the capture triggers' armed flag: one
  * load a finished span), and the public include/hoptrace/span.h
- * (ht_span_init, ht_span_is_sampled). Internal to libhoptrace. */
+ * (ht_span_init, ht_span_is_sampled). Every thread-local they read is
+ * declared with src/common/tls_hot.h's initial-exec model (macros only):
+ * libhoptrace.so made 18 __tls_get_addr calls a request without it
+ * (5ef3950). Internal to libhoptrace. */
 #ifndef HT_PROPAGATE_SPAN_PATH_H
 #define HT_PROPAGATE_SPAN_PATH_H
 
