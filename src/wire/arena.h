@@ -46,16 +46,22 @@ static inline void *ht_arena_alloc(ht_arena *arena, size_t size) {
   return ht_arena_alloc_slow(arena, size);
 }
 
+/* The reset of a round that did not spill and needs no regrowing:
+ * true when done, false when ht_arena_reset must do it. */
+static inline bool ht_arena_reset_quick(ht_arena *arena, size_t keep_max) {
+  if (arena->spills != NULL || arena->cap > keep_max)
+    return false;
+  arena->used = 0; /* spill_bytes is 0 without spills */
+  arena->failed = false;
+  return true;
+}
+
 /* Forgets every allocation. If the last round spilled, the base block is
  * regrown to hold it all next time, but never beyond keep_max bytes;
  * a base larger than keep_max is released. */
 static inline void ht_arena_reset(ht_arena *arena, size_t keep_max) {
-  if (arena->spills == NULL && arena->cap <= keep_max) {
-    arena->used = 0; /* spill_bytes is 0 without spills */
-    arena->failed = false;
-    return;
-  }
-  ht_arena_reset_slow(arena, keep_max);
+  if (!ht_arena_reset_quick(arena, keep_max))
+    ht_arena_reset_slow(arena, keep_max);
 }
 
 void ht_arena_release(ht_arena *arena);
