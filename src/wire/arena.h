@@ -33,17 +33,24 @@ void ht_arena_reset_slow(ht_arena *arena, size_t keep_max);
  * not spill are a few instructions, the calls were 48 a decoded request
  * (bench/recording, "envelope encode + decode alone", issue 31). */
 
-/* 16-byte aligned, or NULL (and arena->failed) when memory runs out. */
-static inline void *ht_arena_alloc(ht_arena *arena, size_t size) {
+/* The base block's bump alone: NULL when it has no room (or size is 0),
+ * and nothing else done: for a caller that keeps the slow half out of
+ * line. 16-byte aligned. */
+static inline void *ht_arena_alloc_quick(ht_arena *arena, size_t size) {
   size_t room = arena->cap - arena->used; /* 0 without a base */
   /* wraps to 0 only for a size above room: refused by size <= room */
   size_t aligned = (size + (HT_ARENA_ALIGN - 1)) & ~(size_t)(HT_ARENA_ALIGN - 1);
-  if (size != 0 && size <= room && aligned <= room) {
-    void *p = arena->base + arena->used;
-    arena->used += aligned;
-    return p;
-  }
-  return ht_arena_alloc_slow(arena, size);
+  if (size == 0 || size > room || aligned > room)
+    return NULL;
+  void *p = arena->base + arena->used;
+  arena->used += aligned;
+  return p;
+}
+
+/* 16-byte aligned, or NULL (and arena->failed) when memory runs out. */
+static inline void *ht_arena_alloc(ht_arena *arena, size_t size) {
+  void *p = ht_arena_alloc_quick(arena, size);
+  return p != NULL ? p : ht_arena_alloc_slow(arena, size);
 }
 
 /* The reset of a round that did not spill and needs no regrowing:

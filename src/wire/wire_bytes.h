@@ -47,21 +47,44 @@ static inline uint32_t wire_load_be32(const uint8_t *p) {
          p[3]; /* one load and a byte swap, as compilers see it */
 }
 
-/* memcpy for the operation's few bytes: up to 16 as two overlapping
- * fixed-size copies inside [0, n), not a libc call (12 instructions
- * less on each side of a message with "osd_write", issue 31). */
-static inline void wire_copy_short(void *dst, const void *src, size_t n) {
-  unsigned char *d = dst;
-  const unsigned char *s = src;
-  if (n >= 8 && n <= 16) {
-    memcpy(d, s, 8);
-    memcpy(d + n - 8, s + n - 8, 8);
-  } else if (n >= 4 && n < 8) {
+/* Short copies as two overlapping fixed-size ones inside [0, n), not a
+ * libc call: 8 to 16 bytes, then 0 to 7. */
+static inline void wire_copy_8_to_16(unsigned char *d, const unsigned char *s,
+                                     size_t n) {
+  memcpy(d, s, 8);
+  memcpy(d + n - 8, s + n - 8, 8);
+}
+
+static inline void wire_copy_upto7(unsigned char *d, const unsigned char *s,
+                                   size_t n) {
+  if (n >= 4) {
     memcpy(d, s, 4);
     memcpy(d + n - 4, s + n - 4, 4);
-  } else {
-    memcpy(d, s, n);
+  } else if (n > 0) { /* 1 to 3: first, middle, last */
+    d[0] = s[0];
+    d[n / 2] = s[n / 2];
+    d[n - 1] = s[n - 1];
   }
+}
+
+/* At most 16 bytes (the decoder's operation copy). */
+static inline void wire_copy_upto16(void *dst, const void *src, size_t n) {
+  if (n >= 8)
+    wire_copy_8_to_16(dst, src, n);
+  else
+    wire_copy_upto7(dst, src, n);
+}
+
+/* memcpy for the operation's few bytes: up to 16 without a libc call (12
+ * instructions less on each side of a message with "osd_write", issue
+ * 31). */
+static inline void wire_copy_short(void *dst, const void *src, size_t n) {
+  if (n >= 8 && n <= 16)
+    wire_copy_8_to_16(dst, src, n);
+  else if (n < 8)
+    wire_copy_upto7(dst, src, n);
+  else
+    memcpy(dst, src, n);
 }
 
 /* Writes v as a varint at out (at most 10 bytes); returns the end. */
