@@ -85,9 +85,11 @@ static inline bool get_flags(const uint8_t **pp, const uint8_t *end,
 __attribute__((always_inline)) static inline bool
 get_trace(const uint8_t **pp, const uint8_t *end, ht_trace_context *t) {
   const uint8_t *p = *pp;
-  if (p == end || *p >= 0x80 || (size_t)(end - p - 1) < *p)
+  if (p == end)
     return false;
-  size_t n = *p++;
+  size_t n = *p++; /* a one-byte length: the body is at most 43 bytes */
+  if (n >= 0x80 || n > (size_t)(end - p))
+    return false;
   const uint8_t *tend = p + n;
   if (n >= 27 && p[0] == TAG_TRACE_HI && p[9] == TAG_TRACE_LO &&
       p[18] == TAG_SPAN) {
@@ -151,7 +153,7 @@ copy_operation_slow(ht_arena *arena, const uint8_t *op, size_t op_len,
  * the general decoder wherever the fast path gives up (without fallback,
  * for the tests' entry, ENVELOPE_NOT_CANONICAL). 212 instructions a
  * decode of bench/recording's request, the arena's bump and the copy
- * included, 168 now (issue 31). Where the fast path gives up *env holds
+ * included, 162 now (issue 31). Where the fast path gives up *env holds
  * what was read: the general decoder writes all of it or fails. */
 __attribute__((always_inline)) static inline int
 decode_canonical(ht_arena *arena, const uint8_t *data, size_t len,
@@ -164,11 +166,12 @@ decode_canonical(ht_arena *arena, const uint8_t *data, size_t len,
   env->type = (ht_msg_type)p[3];
   p += 4;
   uint64_t v;
-  env->sequence = 0;
   if (p < end && *p == TAG_SEQUENCE) {
     p++;
     if (!get_varint(&p, end, 10, &env->sequence))
       goto not_canonical;
+  } else {
+    env->sequence = 0;
   }
   const uint8_t *op = NULL;
   size_t op_len = 0;
@@ -196,22 +199,22 @@ decode_canonical(ht_arena *arena, const uint8_t *data, size_t len,
   } else {
     env->trace = (ht_trace_context){0};
   }
-  env->payload = NULL;
-  env->payload_len = 0;
   if (p < end && *p == TAG_PAYLOAD) {
     p++;
     if (!get_varint(&p, end, 5, &v) || v != (uint64_t)(end - p))
       goto not_canonical;
     env->payload_len = (size_t)v;
-    if (v != 0)
-      env->payload = p;
-    p = end;
-  }
-  if (p != end)
+    env->payload = v != 0 ? p : NULL;
+  } else if (p == end) {
+    env->payload_len = 0;
+    env->payload = NULL;
+  } else {
     goto not_canonical;
-  env->operation = "";
-  if (op_len == 0)
+  }
+  if (op_len == 0) {
+    env->operation = "";
     return 0;
+  }
   char *copy;
   if (op_len > 16 || (copy = ht_arena_alloc_quick(arena, op_len + 1)) == NULL)
     return copy_operation_slow(arena, op, op_len, env);
