@@ -277,6 +277,11 @@ static void bad_arguments(void **state) {
   assert_int_equal(ht_frame_reader_feed(reader, NULL, 1, &used, &env), HT_EINVAL);
   assert_int_equal(used, 0);
   assert_int_equal(ht_frame_reader_feed(reader, NULL, 0, &used, &env), HT_EAGAIN);
+  /* ht_envelope_decode alike: no bytes is an envelope without version */
+  assert_int_equal(ht_envelope_decode(reader, NULL, 1, &env), HT_EINVAL);
+  assert_int_equal(ht_envelope_decode(reader, NULL, 0, &env), HT_EMALFORMED);
+  assert_int_equal(ht_envelope_decode(NULL, "\x08\x01", 2, &env), HT_EINVAL);
+  assert_int_equal(ht_envelope_decode(reader, "\x08\x01", 2, NULL), HT_EINVAL);
   assert_int_equal(ht_frame_reader_finish(NULL), HT_EINVAL);
   ht_frame_reader_free(reader);
   ht_frame_reader_free(NULL);
