@@ -26,6 +26,7 @@ target_sources(hoptrace_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/control/control_env.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_reader.c
   ${CMAKE_CURRENT_LIST_DIR}/control/control_socket.c
+  ${CMAKE_CURRENT_LIST_DIR}/recording/flight_memory.c
   ${CMAKE_CURRENT_LIST_DIR}/recording/flight_ring.c
   ${CMAKE_CURRENT_LIST_DIR}/recording/intern.c
   ${CMAKE_CURRENT_LIST_DIR}/recording/join_kvs.c

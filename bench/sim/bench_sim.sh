@@ -4,7 +4,8 @@
 # traced one at sampling 1% and 100%, the traced runs inside a recording
 # LTTng session (`hoptrace record`), and in flight mode (HT_FLIGHT=1: every
 # request recorded into the overwrite rings of `hoptrace record --flight`,
-# no trigger set, nothing written). Interleaved rounds, best ops/s of
+# no trigger set, nothing written), and flight-memory (HT_FLIGHT=memory:
+# the same, the spans in each process's own rings). Interleaved rounds, best ops/s of
 # each configuration kept (the machine is shared). Each run also measures
 # CPU per operation by process (each client and OSD, the LTTng consumer
 # and session daemons, the launcher: cpu_run.py, cpu_report.py). Prints
@@ -66,7 +67,7 @@ else
   trap 'rm -rf "$work"; stop_daemons' EXIT
 fi
 
-configs=("plain" "traced-1%" "traced-100%" "flight")
+configs=("plain" "traced-1%" "traced-100%" "flight" "flight-memory")
 # Names of our own (symlinks; the process name is what LTTng filters on):
 # the session then records only this benchmark's cluster, not other sim-*
 # programs that another job may be running on the same machine.
@@ -95,8 +96,10 @@ run_one() { # run_one CONFIG ROUND
         --sample-ratio "$r" \
         2> "$dir.log"
       grep "hoptrace events" "$dir.log" > "$dir.events" || true ;;
-    flight) # the head sampler keeps 1 %: every request recorded in memory
-      HT_FLIGHT=1 "${cpu[@]}" "$hoptrace" record --flight --shared-sessiond -o "$dir-trace" \
+    flight*) # the head sampler keeps 1 %: every request recorded in memory
+      local mode=1
+      [[ $cfg == flight-memory ]] && mode=memory
+      HT_FLIGHT=$mode "${cpu[@]}" "$hoptrace" record --flight --shared-sessiond -o "$dir-trace" \
         "${filter[@]}" -- \
         python3 "$src/bench/sim/cpu_run.py" --inner "$dir.inner.json" -- \
         bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \

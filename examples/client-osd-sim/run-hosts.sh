@@ -36,6 +36,8 @@
 #   --follow` reads the relay's snapshots as they are written (what an
 #   operator watching captures live sees): zipkin-follow.json, each
 #   captured trace once.
+# --flight-memory: --flight with the spans in each process's own memory
+#   (HT_FLIGHT=memory: README "Flight recorder").
 # --flight-arg ARG: passed to each host's `record --flight` as is
 #   (--max-defer-ms 5000, ...), once per word.
 # --cluster-arg ARG: passed to cluster.sh as is (--slow-osd 1, --kill-osd
@@ -61,8 +63,8 @@ root=$(cd "$here/../.." && pwd)
 
 nhosts=3 skew=default duration=20 osds=4 clients=3 client_hosts=h1 rate=250 inflight=16
 ratio=1.0 schedule="" kill_sd="" follow=0 prefix=hts$$ subnet="" out="" build="$root/build"
-flight=0 capture="slow-client=10ms,error" flight_size="" cluster_extra=() flight_extra=()
-usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; }
+flight=0 flight_mode=1 capture="slow-client=10ms,error" flight_size="" cluster_extra=() flight_extra=()
+usage() { sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --hosts) nhosts=$2; shift ;;
@@ -82,6 +84,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift ;;
     --build) build=$2; shift ;;
     --flight) flight=1 ;;
+    --flight-memory) flight=1 flight_mode=memory ;;
     --capture) capture=$2; shift ;;
     --flight-size) flight_size=$2; shift ;;
     --cluster-arg) cluster_extra+=("$2"); shift ;;
@@ -251,7 +254,7 @@ watch_daemons &
 watcher_pid=$!
 status=0
 if ((flight)); then
-  export HT_FLIGHT=1 HT_CAPTURE=$capture
+  export HT_FLIGHT=$flight_mode HT_CAPTURE=$capture
   echo "run-hosts: flight mode: every request recorded in memory, captured on $capture" >&2
 fi
 bash "$here/cluster.sh" "${args[@]}" &

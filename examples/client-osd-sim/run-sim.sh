@@ -14,7 +14,7 @@
 #              [--messenger traced|plain] [--ratio R]
 #              [--ratio-schedule SEC:R,...] [--no-record]
 #              [--live URL --live-name NAME [--start-after FILE]]
-#              [--flight [--capture SPEC] [--flight-size SIZE]]
+#              [--flight [--capture SPEC] [--flight-size SIZE] [--flight-memory]]
 #
 # --live: the recording also streams live to the relay at URL (session
 # NAME); --start-after: the cluster starts once FILE exists (at most 60 s
@@ -23,7 +23,10 @@
 # capture triggers set by SPEC (HT_CAPTURE; default slow-client=10ms,error),
 # recorded by `hoptrace record --flight` (a ring of SIZE a CPU): only the
 # snapshots its triggers took are written (snapshots/, capture.json), and
-# the outputs are made from them.
+# the outputs are made from them. --flight-memory: the processes keep the
+# spans in rings of their own (HT_FLIGHT=memory, 2 MiB a thread) and
+# write a trace's to LTTng only when it is captured (README "Flight
+# recorder").
 #
 # Never: kill a process it did not start; leave one behind.
 set -euo pipefail
@@ -33,8 +36,8 @@ root=$(cd "$here/../.." && pwd)
 out="" build="$root/build" duration=20 osds=4 clients=3 rate=250 inflight=16
 slow_osd="" slow_ms=10 kill_spec="" drop_ms=0 messenger=traced ratio=0.1 restart_spec=""
 schedule="" record=1 live_url="" live_name="" start_after=""
-flight=0 capture="slow-client=10ms,error" flight_size=""
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+flight=0 capture="slow-client=10ms,error" flight_size="" flight_mode=1
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --out) out=$2; shift ;;
@@ -58,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --live-name) live_name=$2; shift ;;
     --start-after) start_after=$2; shift ;;
     --flight) flight=1 ;;
+    --flight-memory) flight=1 flight_mode=memory ;;
     --capture) capture=$2; shift ;;
     --flight-size) flight_size=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -113,7 +117,7 @@ trace=$out/trace
 if ((flight)); then
   [[ -z $live_url ]] || { echo "run-sim: --flight records in memory: not with --live" >&2; exit 2; }
   trace=$out/snapshots
-  export HT_FLIGHT=1 HT_CAPTURE=$capture
+  export HT_FLIGHT=$flight_mode HT_CAPTURE=$capture
   echo "run-sim: flight mode: every request recorded in memory, captured on $capture" >&2
   "$hoptrace" record --flight -o "$trace" ${flight_size:+--flight-size "$flight_size"} -- \
     "${cluster[@]}" || status=$?

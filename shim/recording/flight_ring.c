@@ -118,10 +118,15 @@ int ht_fr_write(const ht_fr_record *r) {
   return 0;
 }
 
-/* Slot s's record into out when it is of (hi, lo) and whole. */
-static bool fr_copy(fr_slot *s, uint64_t hi, uint64_t lo, ht_fr_record *out) {
+/* Slot s's record into out when want says its trace is wanted and it is
+ * whole. */
+static bool fr_copy(fr_slot *s, bool (*want)(uint64_t, uint64_t, void *), void *arg,
+                    ht_fr_record *out) {
   uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
-  if (q == 0 || (q & 1) || LOAD(&s->hi) != hi || LOAD(&s->lo) != lo)
+  if (q == 0 || (q & 1))
+    return false;
+  uint64_t hi = LOAD(&s->hi), lo = LOAD(&s->lo);
+  if (!want(hi, lo, arg))
     return false;
   uint32_t meta = LOAD(&s->meta);
   out->trace_hi = hi;
@@ -136,19 +141,41 @@ static bool fr_copy(fr_slot *s, uint64_t hi, uint64_t lo, ht_fr_record *out) {
   return atomic_load_explicit(&s->seq, memory_order_relaxed) == q;
 }
 
-size_t ht_fr_collect(uint64_t hi, uint64_t lo,
-                     void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
+size_t ht_fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
+                  void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
   size_t found = 0;
   ht_fr_record rec;
   pthread_mutex_lock(&fr_lock);
   for (fr_ring *g = fr_rings; g != NULL; g = g->next)
     for (uint32_t i = 0; i <= g->mask; i++)
-      if (fr_copy(&g->slots[i], hi, lo, &rec)) {
+      if (fr_copy(&g->slots[i], want, arg, &rec)) {
         emit(&rec, arg);
         found++;
       }
   pthread_mutex_unlock(&fr_lock);
   return found;
+}
+
+typedef struct fr_one {
+  uint64_t hi, lo;
+  void (*emit)(const ht_fr_record *r, void *arg);
+  void *arg;
+} fr_one;
+
+static bool fr_one_want(uint64_t hi, uint64_t lo, void *arg) {
+  const fr_one *o = arg;
+  return hi == o->hi && lo == o->lo;
+}
+
+static void fr_one_emit(const ht_fr_record *r, void *arg) {
+  const fr_one *o = arg;
+  o->emit(r, o->arg);
+}
+
+size_t ht_fr_collect(uint64_t hi, uint64_t lo,
+                     void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
+  fr_one o = {hi, lo, emit, arg};
+  return ht_fr_scan(fr_one_want, fr_one_emit, &o);
 }
 
 uint64_t ht_fr_lost(void) { return atomic_load_explicit(&fr_lost, memory_order_relaxed); }

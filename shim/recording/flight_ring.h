@@ -7,10 +7,8 @@
  * of them lttng-ust's two events (bench/recording, callgrind); a
  * prototype writing the span sides here instead measured flight mode at
  * 95.3 % of plain in bench/sim against 90.7 % (CPU +2.4 us an operation
- * instead of +7.1). Not used yet (issue 29's next step): the recorder
- * is to write span sides and tags here in flight mode and, at a capture,
- * the trace's records as events with their names, so that a snapshot
- * holds them.
+ * instead of +7.1). Used in memory mode (flight_memory.h): span sides
+ * here, written as LTTng events only for a captured trace.
  *
  * Each thread writes its own ring (allocated at its first record: slots
  * x 128 bytes); a thread that exits leaves its ring to the next new
@@ -21,6 +19,7 @@
 #ifndef HT_RECORDING_FLIGHT_RING_H
 #define HT_RECORDING_FLIGHT_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +51,12 @@ int ht_fr_write(const ht_fr_record *r);
  * not call ht_fr_write (a thread's first record takes that lock). */
 size_t ht_fr_collect(uint64_t hi, uint64_t lo,
                      void (*emit)(const ht_fr_record *r, void *arg), void *arg);
+
+/* As ht_fr_collect, for every record whose trace want(hi, lo, arg)
+ * accepts (called for each whole slot, under the same rules); emit gets
+ * the same arg. */
+size_t ht_fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
+                  void (*emit)(const ht_fr_record *r, void *arg), void *arg);
 
 /* Records not written for want of memory. */
 uint64_t ht_fr_lost(void);

@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "propagate/active.h"
 #include "propagate/events.h"
+#include "recording/flight_memory.h"
 #include "recording/intern.h"
 #include "recording/recorder.h"
 
@@ -110,8 +111,24 @@ static void flight_from_env(void) {
       fprintf(stderr, "hoptrace: ignoring HT_NAMES_REFRESH_MS=%s (10 to 60000)\n", refresh);
   }
   const char *flight = getenv("HT_FLIGHT");
-  if (flight != NULL && *flight != '\0' && !env_is_off(flight))
-    ht_flight_set(1);
+  if (flight == NULL || *flight == '\0' || env_is_off(flight))
+    return;
+  ht_flight_set(1);
+  if (strcmp(flight, "memory") != 0)
+    return;
+  /* spans in the process's own rings, HT_FLIGHT_SLOTS records a thread */
+  const char *slots = getenv("HT_FLIGHT_SLOTS");
+  unsigned long n = 0;
+  if (slots != NULL && *slots != '\0') {
+    char *end;
+    n = strtoul(slots, &end, 10);
+    if (*end != '\0' || n < 64 || n > (1ul << 24) || (n & (n - 1)) != 0) {
+      fprintf(stderr, "hoptrace: ignoring HT_FLIGHT_SLOTS=%s (a power of two, 64 to 16777216)\n",
+              slots);
+      n = 0;
+    }
+  }
+  ht_fm_enable((uint32_t)n);
 }
 
 static void do_init(void) {

@@ -15,12 +15,14 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "propagate/events.h"
+#include "recording/flight_memory.h"
 #include "recording/intern.h"
 #include "recording/recorder.h"
 #include "recording/usdt.h"
@@ -367,7 +369,91 @@ __attribute__((noinline, cold)) static void usdt_side(const ht_span_side *s) {
   }
 }
 
+/* --- memory mode (flight_memory.h) */
+
+/* The side into this thread's ring: 1, or 0 when it must be an event
+ * now (its trace was captured lately, its names or key do not fit a
+ * record, or no ring could be made). */
+static int memory_side(const ht_span_side *s) {
+  const ht_intern_entry *p = s->peer;
+  const ht_intern_entry *d = s->desc;
+  if (d == NULL &&
+      (d = ht_intern_desc((uint8_t)s->info.kind, s->info.name, s->info.service,
+                          s->info.endpoint)) == NULL)
+    return 0;
+  const ht_trace_context *c = s->ctx;
+  uint64_t end = ht_clock_now();
+  if (ht_fm_recent(c->trace_id_hi, c->trace_id_lo, end))
+    return 0;
+  ht_fr_record r;
+  uint64_t *w = r.w;
+  memset(w + HT_FM_KEY, 0, HT_REC_KV_KEY_BYTES);
+  if (s->kv_key != NULL && !pack_key(w + HT_FM_KEY, s->kv_key))
+    return 0;
+  r.trace_hi = c->trace_id_hi;
+  r.trace_lo = c->trace_id_lo;
+  r.type = HT_FM_SIDE;
+  r.n = HT_FM_WORDS;
+  w[HT_FM_NAMES_VPID] = HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid());
+  w[HT_FM_VTID_FLAGS_STATUS] = HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status);
+  w[HT_FM_SPAN] = c->span_id;
+  w[HT_FM_PARENT] = c->parent_span_id | s->prob;
+  w[HT_FM_START] = s->start;
+  w[HT_FM_VALUE] = (uint64_t)s->kv_value;
+  w[HT_FM_END] = end;
+  w[HT_FM_DESC] = (uint64_t)(uintptr_t)d;
+  w[HT_FM_PEER] = (uint64_t)(uintptr_t)p;
+  return ht_fr_write(&r) == 0;
+}
+
+_Static_assert(HT_FM_KEY + HT_REC_KV_KEY_BYTES / 8 == HT_FM_END, "a record's key words");
+
+void ht_recorder_replay_side(const ht_fr_record *r) {
+  const uint64_t *w = r->w;
+  const ht_intern_entry *d = (const ht_intern_entry *)(uintptr_t)w[HT_FM_DESC];
+  const ht_intern_entry *p = (const ht_intern_entry *)(uintptr_t)w[HT_FM_PEER];
+  uint32_t epoch = epoch_now();
+  uint64_t now = ht_clock_now();
+  process_due(now);
+  write_desc_due(d, epoch, now);
+  if (p != NULL && ht_intern_claim(p, epoch, now)) {
+    ht_rec_peer pe = {p->id, rec_vpid(), p->name};
+    lttng_ust_tracepoint(hoptrace, peer, &pe);
+  }
+  ht_rec_span_r e = {{w[HT_FM_NAMES_VPID], w[HT_FM_VTID_FLAGS_STATUS], r->trace_hi,
+                      r->trace_lo, w[HT_FM_SPAN], w[HT_FM_PARENT], w[HT_FM_START],
+                      w[HT_FM_VALUE], w[HT_FM_KEY], w[HT_FM_KEY + 1], w[HT_FM_KEY + 2],
+                      w[HT_FM_KEY + 3], w[HT_FM_END]}};
+  lttng_ust_tracepoint(hoptrace, span_r, &e);
+}
+
+static void write_capture(uint64_t hi, uint64_t lo, uint64_t span, uint8_t why,
+                          uint8_t hops, uint64_t threshold, uint64_t value,
+                          const char *origin) {
+  ht_rec_capture r = {{hi, lo, span, 0}, rec_vpid(), why, hops, threshold, value, origin};
+  lttng_ust_tracepoint(hoptrace, capture, &r);
+}
+
+void ht_recorder_replay_capture(const ht_fm_capture *c) {
+  write_capture(c->trace_hi, c->trace_lo, c->span_id, c->why, c->hops, c->threshold,
+                c->value, c->origin);
+}
+
+/* In memory mode, an unsampled side of a trace recorded for the flight
+ * recorder goes to the ring while a session takes span_r (a sampled one
+ * is written as ever, for a recording beside). */
+static inline bool to_memory(const ht_span_side *s) {
+  return ht_fm_on() && !(s->ctx->flags & HT_FLAG_SAMPLED) &&
+         (s->marks == NULL || s->boundary) &&
+         lttng_ust_tracepoint_enabled(hoptrace, span_r);
+}
+
 static void on_span_side(const ht_span_side *s) {
+  if (to_memory(s) && memory_side(s)) {
+    if (HT_USDT_ANY_ENABLED)
+      usdt_side(s);
+    return;
+  }
   /* a span API span whose marks are its frames is written as the
    * messenger's sides are (span or span_k: one event), unless the
    * session has only span_a */
@@ -379,13 +465,21 @@ static void on_span_side(const ht_span_side *s) {
     usdt_side(s);
 }
 
+/* In memory mode the capture waits for the replay thread to write the
+ * trace's sides before it (flight_memory.h). */
 static int on_capture(const ht_trace_context *c, const ht_capture_note *n) {
   if (!lttng_ust_tracepoint_enabled(hoptrace, capture))
     return 0;
-  ht_rec_capture r = {{c->trace_id_hi, c->trace_id_lo, c->span_id, 0},
-                      rec_vpid(), n->why, n->hops, n->threshold, n->value,
-                      n->origin};
-  lttng_ust_do_tracepoint(hoptrace, capture, &r);
+  if (ht_fm_on() && lttng_ust_tracepoint_enabled(hoptrace, span_r)) {
+    ht_fm_capture k = {.trace_hi = c->trace_id_hi, .trace_lo = c->trace_id_lo,
+                       .span_id = c->span_id, .threshold = n->threshold,
+                       .value = n->value, .why = n->why, .hops = n->hops};
+    snprintf(k.origin, sizeof(k.origin), "%s", n->origin);
+    if (ht_fm_capture_later(&k, ht_clock_now()) == 0)
+      return 1;
+  }
+  write_capture(c->trace_id_hi, c->trace_id_lo, c->span_id, n->why, n->hops,
+                n->threshold, n->value, n->origin);
   return 1;
 }
 

@@ -32,6 +32,11 @@
  *            span API span that is written as span, whose key fits; a
  *            tool before this event does not read it; a session enabling
  *            span and not span_k gets span and tag_i)
+ *   span_r:  a span side kept in a process's flight memory (capture.h:
+ *            HT_FLIGHT=memory) and written when its trace was captured:
+ *            rec = span_k's twelve words (key all NUL: no key-value),
+ *            then the side's end (same clock as start), since the
+ *            event's own time is the capture's, not the end's
  *   span_s:  self-contained, side = [desc | peer << 16, vpid,
  *            vtid | flags << 24, status], at, then the names inline (desc
  *            and peer 0): when an intern table is full
@@ -102,6 +107,10 @@
  * in four words (HT_REC_KV_*, below) */
 #define HT_SCHEMA_SPAN_K(X) X(X64x12, rec)
 
+/* span_k's rec, then the side's end: a span side written after it ended
+ * (HT_REC_R_END, below) */
+#define HT_SCHEMA_SPAN_R(X) X(X64x13, rec)
+
 /* span_k as written before its key and value moved into `rec` (read only) */
 #define HT_SCHEMA_SPAN_K_V2(X) X(X64x7, rec) X(STR, key) X(I64, value)
 
@@ -162,7 +171,8 @@ enum {
   E(tag_s, HT_SCHEMA_TAG_S) E(note, HT_SCHEMA_NOTE) E(error, HT_SCHEMA_ERROR)  \
   E(frame, HT_SCHEMA_FRAME) E(span_s, HT_SCHEMA_SPAN_S)                        \
   E(span_n, HT_SCHEMA_SPAN_N) E(process, HT_SCHEMA_PROCESS)                    \
-  E(desc, HT_SCHEMA_DESC) E(peer, HT_SCHEMA_PEER) E(capture, HT_SCHEMA_CAPTURE)
+  E(desc, HT_SCHEMA_DESC) E(peer, HT_SCHEMA_PEER) E(capture, HT_SCHEMA_CAPTURE)         \
+  E(span_r, HT_SCHEMA_SPAN_R)
 
 /* Events the tool reads and nothing writes any more (no tracepoint): what
  * earlier schemas wrote. R(event, its field list); an event NAME_v2 is
@@ -184,6 +194,7 @@ enum {
 #define HT_SCHEMA_CTYPE_X64x5 uint64_t
 #define HT_SCHEMA_CTYPE_X64x7 uint64_t
 #define HT_SCHEMA_CTYPE_X64x12 uint64_t
+#define HT_SCHEMA_CTYPE_X64x13 uint64_t
 #define HT_SCHEMA_CTYPE_U64x4 uint64_t
 #define HT_SCHEMA_CTYPE_U32x3 uint32_t
 #define HT_SCHEMA_CTYPE_U32x4 uint32_t
@@ -200,6 +211,7 @@ enum {
 #define HT_SCHEMA_DIM_X64x5 [5]
 #define HT_SCHEMA_DIM_X64x7 [7]
 #define HT_SCHEMA_DIM_X64x12 [12]
+#define HT_SCHEMA_DIM_X64x13 [13]
 #define HT_SCHEMA_DIM_U64x4 [4]
 #define HT_SCHEMA_DIM_U32x3 [3]
 #define HT_SCHEMA_DIM_U32x4 [4]
@@ -242,6 +254,8 @@ enum { HT_REC_NAMES_VPID, HT_REC_VTID_FLAGS_STATUS, HT_REC_AT };
 enum { HT_REC_KV_VALUE = 7, HT_REC_KV_KEY = 8, HT_REC_KV_WORDS = 12 };
 #define HT_REC_KV_KEY_BYTES (8 * (HT_REC_KV_WORDS - HT_REC_KV_KEY))
 #define HT_SCHEMA_KV_KEY_MAX (HT_REC_KV_KEY_BYTES - 1)
+/* span_r's rec: span_k's, then the side's end */
+enum { HT_REC_R_END = 12, HT_REC_R_WORDS = 13 };
 
 /* One argument struct per event: ht_rec_span, ht_rec_span_a, ... (and
  * the read-only events' for the tool) */

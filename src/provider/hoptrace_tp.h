@@ -38,6 +38,7 @@
 #define HOPTRACE_TP_X64x5(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 5)
 #define HOPTRACE_TP_X64x7(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 7)
 #define HOPTRACE_TP_X64x12(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 12)
+#define HOPTRACE_TP_X64x13(name) lttng_ust_field_array_hex(uint64_t, name, r->name, 13)
 #define HOPTRACE_TP_U64x4(name) lttng_ust_field_array(uint64_t, name, r->name, 4)
 #define HOPTRACE_TP_U32x3(name) lttng_ust_field_array(uint32_t, name, r->name, 3)
 #define HOPTRACE_TP_U32x4(name) lttng_ust_field_array(uint32_t, name, r->name, 4)

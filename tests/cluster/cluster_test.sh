@@ -22,6 +22,9 @@
 #           host, each host's counts exact, a live follower of the
 #           relay's snapshots writing what the export after the run does
 #           (check_flight.py)
+#   flight-memory  flight, the spans kept in each process's own memory
+#           (HT_FLIGHT=memory) and written to LTTng at a capture: the same
+#           checks
 # Exit 77 when namespaces cannot be made here; with HT_NO_SKIP=1 (CI) that
 # is a failure instead.
 set -euo pipefail
@@ -82,13 +85,16 @@ killed)
   sed -n '/^Per host/,/^Completeness/p' "$work/killed/report.txt"
   python3 "$check" killed "$work/killed" h2
   ;;
-flight)
+flight|flight-memory)
+  memory=()
+  prefix=htc4$$
+  [[ $mode == flight-memory ]] && memory=(--flight-memory) prefix=htc5$$
   # the log's threshold above the trigger's: an op's own time (the
   # client's) includes a little more than its span's. Snapshots wait up to
   # 10 s for the rate limit (2 a second) rather than drop: under a
   # sanitizer a snapshot takes longer, and the run checks that none drop
   SIM_TRUTH=$work/flight/truth.txt SIM_TRUTH_SLOW_MS=25 \
-    hosts_run "$work/flight" "htc4$$" --clients 3 --rate 250 --flight --capture slow-client=20ms,error \
+    hosts_run "$work/flight" "$prefix" --clients 3 --rate 250 --flight ${memory[@]+"${memory[@]}"} --capture slow-client=20ms,error \
     --flight-arg --max-defer-ms --flight-arg 10000 \
     --cluster-arg --slow-osd --cluster-arg 1 --cluster-arg --slow-ms --cluster-arg 20 \
     --cluster-arg --slow-pct --cluster-arg 0.5 --cluster-arg --kill-osd --cluster-arg 3@6 \

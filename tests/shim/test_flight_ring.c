@@ -4,6 +4,7 @@
  * record. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,28 @@ static void test_collects_by_trace(void **state) {
   ht_fr_record big = rec(1, 1, 0, 1);
   big.n = HT_FR_WORDS + 1;
   assert_int_equal(ht_fr_write(&big), HT_EINVAL);
+}
+
+/* ht_fr_scan: every record whose trace the predicate wants, once. */
+static bool wants_lo_300s(uint64_t hi, uint64_t lo, void *arg) {
+  (void)arg;
+  return hi == 5 && lo >= 300 && lo < 400;
+}
+
+static void test_scans_for_many_traces(void **state) {
+  (void)state;
+  for (uint64_t lo = 298; lo < 303; lo++) {
+    ht_fr_record r = rec(5, lo, lo * 100, 4);
+    assert_int_equal(ht_fr_write(&r), 0);
+  }
+  ht_fr_record other = rec(6, 300, 0, 4); /* same low word, another trace */
+  assert_int_equal(ht_fr_write(&other), 0);
+  seen s = {0};
+  assert_int_equal(ht_fr_scan(wants_lo_300s, on_record, &s), 3);
+  assert_int_equal(s.n, 3);
+  assert_int_equal(s.min_w0, 30000);
+  assert_int_equal(s.max_w0, 30200);
+  assert_int_equal(s.torn, 0);
 }
 
 /* A thread of its own, so its ring is made at the size set now. */
@@ -136,6 +159,7 @@ static void test_a_reader_never_sees_a_torn_record(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_collects_by_trace),
+      cmocka_unit_test(test_scans_for_many_traces),
       cmocka_unit_test(test_a_wrapped_ring_keeps_its_newest),
       cmocka_unit_test(test_a_reader_never_sees_a_torn_record),
   };

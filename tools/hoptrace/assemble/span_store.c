@@ -295,8 +295,11 @@ static int apply_side(span_mem *mem, trace *t, span *s, const hop_event *ev) {
       return -1;
   if (ev->key != NULL && add_tag(mem, t, s, ev->key, true, ev->int_value, NULL) != 0)
     return -1; /* a span_k's key-value */
-  apply_end(s, ev);
-  if (apply_hop(mem, t, s, ev, ev->end_annotation) != 0)
+  hop_event at_end = *ev; /* a span_r's end is not its event's time */
+  if (ev->end_ns != 0)
+    at_end.ts_ns = ev->end_ns;
+  apply_end(s, &at_end);
+  if (apply_hop(mem, t, s, &at_end, ev->end_annotation) != 0)
     return -1;
   /* its start's annotation and marks came after the notes it wrote */
   sort_annotations(s);

@@ -32,6 +32,7 @@ uint64_t event_dedupe_hash(const hop_event *e) {
   uint64_t h = FNV_OFFSET;
   h = mix_u64(h, (uint64_t)e->kind);
   h = mix_u64(h, (uint64_t)e->ts_ns);
+  h = mix_u64(h, (uint64_t)e->end_ns);
   h = mix_u64(h, e->trace_hi);
   h = mix_u64(h, e->trace_lo);
   h = mix_u64(h, e->span_id);

@@ -69,6 +69,10 @@ typedef struct hop_kv {
 typedef struct hop_event {
   hop_event_kind kind;
   int64_t ts_ns; /* nanoseconds since the Unix epoch */
+  /* a span side written after it ended (span_r, at its trace's capture):
+   * its end; the event's time (ts_ns) keeps the stream's order. 0: the
+   * side ended at ts_ns. */
+  int64_t end_ns;
   uint64_t trace_hi, trace_lo, span_id, parent_id;
   /* context fields; -1 / "" when the session did not record them */
   int64_t vpid, vtid;

@@ -92,6 +92,7 @@ ARRAY_READER(uint64, UINT64_MAX, 4)
 ARRAY_READER(uint64, UINT64_MAX, 5)
 ARRAY_READER(uint64, UINT64_MAX, 7)
 ARRAY_READER(uint64, UINT64_MAX, 12)
+ARRAY_READER(uint64, UINT64_MAX, 13)
 ARRAY_READER(uint32, UINT32_MAX, 3)
 ARRAY_READER(uint32, UINT32_MAX, 4)
 #undef ARRAY_READER
@@ -99,6 +100,7 @@ ARRAY_READER(uint32, UINT32_MAX, 4)
 #define read_X64x5 read_uint64x5
 #define read_X64x7 read_uint64x7
 #define read_X64x12 read_uint64x12
+#define read_X64x13 read_uint64x13
 #define read_U64x4 read_uint64x4
 #define read_U32x3 read_uint32x3
 #define read_U32x4 read_uint32x4
@@ -115,6 +117,7 @@ ARRAY_READER(uint32, UINT32_MAX, 4)
 #define FIELD_ADDR_X64x5(x) (x)
 #define FIELD_ADDR_X64x7(x) (x)
 #define FIELD_ADDR_X64x12(x) (x)
+#define FIELD_ADDR_X64x13(x) (x)
 #define FIELD_ADDR_U64x4(x) (x)
 #define FIELD_ADDR_U32x3(x) (x)
 #define FIELD_ADDR_U32x4(x) (x)
@@ -352,6 +355,19 @@ int schema2_decode(int event, const int64_t *m, const bt_field *st,
       return -1;
     out->key = key;
     out->int_value = (int64_t)r.rec[HT_REC_KV_VALUE];
+    return 1;
+  }
+  case S2_span_r: { /* span_k's words and the side's end: written after it */
+    ht_rec_span_r r;
+    int64_t end_ns;
+    if (read_span_r(st, m, &r) != 0 || clock_ns(clock, r.rec[HT_REC_R_END], &end_ns) != 0 ||
+        rec_side(out, r.rec, clock, ts_ns) != 0 || !unpack_key(r.rec + HT_REC_KV_KEY, key))
+      return -1;
+    out->end_ns = end_ns != 0 ? end_ns : 1; /* 0 would read as ts_ns */
+    if (key[0] != '\0') { /* all NUL: no key-value */
+      out->key = key;
+      out->int_value = (int64_t)r.rec[HT_REC_KV_VALUE];
+    }
     return 1;
   }
   case S2_span_k_v2: { /* its key and value fields of their own */

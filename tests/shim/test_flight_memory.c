@@ -1,0 +1,104 @@
+/* Flight mode in process memory (shim/recording/flight_memory.h): a
+ * captured trace is remembered for a while (its later sides go to LTTng
+ * at once), the replay thread finds the captured trace's sides in the
+ * rings and only those, a trace captured again is not replayed twice,
+ * and a full queue refuses a capture rather than block, every capture
+ * counted once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <time.h>
+
+#include "common/clock.h"
+#include "hoptrace/error.h"
+#include "recording/flight_memory.h"
+#include "recording/intern.h"
+
+static void side(uint64_t hi, uint64_t lo, uint64_t span, const ht_intern_entry *d) {
+  ht_fr_record r = {.trace_hi = hi, .trace_lo = lo, .type = HT_FM_SIDE, .n = HT_FM_WORDS};
+  r.w[HT_FM_SPAN] = span;
+  r.w[HT_FM_START] = ht_clock_now();
+  r.w[HT_FM_END] = r.w[HT_FM_START] + 1;
+  r.w[HT_FM_DESC] = (uint64_t)(uintptr_t)d;
+  assert_int_equal(ht_fr_write(&r), 0);
+}
+
+static ht_fm_capture capture_of(uint64_t hi, uint64_t lo) {
+  ht_fm_capture c = {.trace_hi = hi, .trace_lo = lo, .span_id = 1, .why = 4};
+  return c;
+}
+
+/* Waits (5 s at most) until the replay thread has replayed `sides`. */
+static ht_fm_stats wait_sides(uint64_t sides) {
+  ht_fm_stats st;
+  for (int i = 0; i < 500; i++) {
+    ht_fm_stats_get(&st);
+    if (st.sides >= sides)
+      break;
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  return st;
+}
+
+static void test_recent_and_replayed_once(void **state) {
+  (void)state;
+  uint64_t now = ht_clock_now();
+  assert_false(ht_fm_recent(7, 70, now));
+  const ht_intern_entry *d = ht_intern_desc(2, "osd_write", "osd.0", "");
+  assert_non_null(d);
+  side(7, 70, 1, d);
+  side(7, 70, 2, d);
+  side(7, 71, 3, d); /* another trace: not replayed */
+  side(8, 70, 4, d); /* the same low word, another trace */
+  ht_fm_capture c = capture_of(7, 70);
+  assert_int_equal(ht_fm_capture_later(&c, ht_clock_now()), 0);
+  assert_true(c.replay);
+  assert_true(ht_fm_recent(7, 70, ht_clock_now()));
+  assert_false(ht_fm_recent(7, 71, ht_clock_now()));
+  assert_false(ht_fm_recent(8, 70, ht_clock_now()));
+  assert_false(ht_fm_recent(7, 70, ht_clock_now() + HT_FM_RECENT_NS));
+  ht_fm_stats st = wait_sides(2);
+  assert_int_equal(st.sides, 2);
+  assert_int_equal(st.scans, 1);
+  /* captured again while recent: its capture event, no second replay */
+  ht_fm_capture again = capture_of(7, 70);
+  assert_int_equal(ht_fm_capture_later(&again, ht_clock_now()), 0);
+  assert_false(again.replay);
+  ht_fm_capture other = capture_of(7, 71);
+  assert_int_equal(ht_fm_capture_later(&other, ht_clock_now()), 0);
+  st = wait_sides(3);
+  assert_int_equal(st.sides, 3);
+  assert_int_equal(st.scans, 2);
+}
+
+static void test_a_full_queue_refuses(void **state) {
+  (void)state;
+  ht_fm_stats before, after;
+  ht_fm_stats_get(&before);
+  uint64_t pushed = 0, refused = 0;
+  /* the thread takes the queue at most every HT_FM_SCAN_GAP_MS: pushed
+   * faster than that, the queue fills */
+  while (refused == 0 && pushed < 1000000) {
+    ht_fm_capture c = capture_of(9, pushed);
+    int rc = ht_fm_capture_later(&c, ht_clock_now());
+    assert_true(rc == 0 || rc == HT_ENOSPC);
+    refused += rc == HT_ENOSPC;
+    pushed++;
+  }
+  ht_fm_stats_get(&after);
+  assert_int_equal(refused, 1);
+  assert_int_equal(after.captures - before.captures, pushed - 1);
+  assert_int_equal(after.unreplayed - before.unreplayed, 1);
+}
+
+int main(void) {
+  ht_fm_enable(64);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_recent_and_replayed_once),
+      cmocka_unit_test(test_a_full_queue_refuses),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
