@@ -8,10 +8,11 @@
  * rings in memory (a snapshot session) and writes nothing until a
  * trigger fires. HT_FLIGHT=1 in the environment starts a traced process
  * in flight mode; the control socket turns it on and off (`flight on`).
- * HT_FLIGHT=memory does too, and keeps the unsampled span sides in rings
+ * HT_FLIGHT=memory does too, and keeps the unsampled span sides (and
+ * their key-values) in rings
  * of the process's own memory (HT_FLIGHT_SLOTS records a thread, a power
- * of two, default 16384: 2 MiB), written to the session as span_r events
- * only when their trace is captured (README "Flight recorder").
+ * of two, default 16384: 2 MiB), written to the session (span_r, tag_i,
+ * tag_s events) only when their trace is captured (README "Flight recorder").
  *
  * Triggers: a traced messenger's span that ends slower than a threshold
  * (a client call; a server span) or in error (any span, including a call

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "hoptrace/error.h"
 
 int ht_fm_on_;
@@ -30,7 +31,7 @@ static size_t queued;                      /* [queue_lock] */
 static bool thread_started, thread_failed; /* [queue_lock] */
 static bool stopping;                      /* [queue_lock] */
 static pthread_t replayer;
-static _Atomic uint64_t n_captures, n_unreplayed, n_scans, n_sides;
+static _Atomic uint64_t n_captures, n_unreplayed, n_scans, n_sides, n_tags;
 
 void ht_fm_enable(uint32_t slots) {
   ht_fr_set_slots(slots != 0 ? slots : HT_FM_DEFAULT_SLOTS);
@@ -45,6 +46,12 @@ bool ht_fm_recent(uint64_t hi, uint64_t lo, uint64_t now) {
   return atomic_load_explicit(&recent[i].lo, memory_order_relaxed) == lo &&
          atomic_load_explicit(&recent[i].hi, memory_order_relaxed) == hi &&
          now - atomic_load_explicit(&recent[i].at, memory_order_relaxed) < HT_FM_RECENT_NS;
+}
+
+bool ht_fm_recent_now(uint64_t hi, uint64_t lo) {
+  if (atomic_load_explicit(&last_capture_at, memory_order_relaxed) == 0)
+    return false;
+  return ht_fm_recent(hi, lo, ht_clock_now());
 }
 
 static void remember(uint64_t hi, uint64_t lo, uint64_t now) {
@@ -81,10 +88,13 @@ static bool set_wants(uint64_t hi, uint64_t lo, void *arg) {
 
 static void replay_one(const ht_fr_record *r, void *arg) {
   (void)arg;
-  if (r->type != HT_FM_SIDE || r->n != HT_FM_WORDS)
-    return;
-  ht_recorder_replay_side(r);
-  atomic_fetch_add_explicit(&n_sides, 1, memory_order_relaxed);
+  if (r->type == HT_FM_SIDE && r->n == HT_FM_WORDS) {
+    ht_recorder_replay_side(r);
+    atomic_fetch_add_explicit(&n_sides, 1, memory_order_relaxed);
+  } else if ((r->type == HT_FM_TAG_I || r->type == HT_FM_TAG_S) && r->n > HT_FM_TAG_TEXT) {
+    ht_recorder_replay_tag(r);
+    atomic_fetch_add_explicit(&n_tags, 1, memory_order_relaxed);
+  }
 }
 
 static void sleep_ms(long ms) {
@@ -176,6 +186,7 @@ void ht_fm_stats_get(ht_fm_stats *out) {
   out->unreplayed = atomic_load_explicit(&n_unreplayed, memory_order_relaxed);
   out->scans = atomic_load_explicit(&n_scans, memory_order_relaxed);
   out->sides = atomic_load_explicit(&n_sides, memory_order_relaxed);
+  out->tags = atomic_load_explicit(&n_tags, memory_order_relaxed);
 }
 
 /* At exit the queued captures are written and the thread joined: an

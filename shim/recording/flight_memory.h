@@ -1,6 +1,6 @@
 /* Flight mode in process memory (HT_FLIGHT=memory, capture.h): the
- * recorder keeps the span sides of recorded, unsampled traces in per-thread
- * rings (flight_ring.h) instead of LTTng events, and writes a trace's
+ * recorder keeps the span sides and key-values of recorded, unsampled
+ * traces in per-thread rings (flight_ring.h) instead of LTTng events, and writes a trace's
  * sides as LTTng events (span_r) only when the trace is captured, then
  * the capture event the host's recorder snapshots on.
  *
@@ -48,6 +48,13 @@ enum {
 };
 _Static_assert(HT_FM_WORDS <= HT_FR_WORDS, "a side fits a ring record");
 
+/* A key-value of a span (tag_i, tag_s): the span's ids but the trace's,
+ * the integer, then the key and (tag_s) the value, each NUL-terminated,
+ * in the words left; a longer pair is an event at once. */
+enum { HT_FM_TAG_I = 2, HT_FM_TAG_S = 3 };
+enum { HT_FM_TAG_SPAN, HT_FM_TAG_PARENT, HT_FM_TAG_VALUE, HT_FM_TAG_TEXT };
+#define HT_FM_TAG_TEXT_BYTES (8 * (HT_FR_WORDS - HT_FM_TAG_TEXT))
+
 /* The capture event's fields, kept until the replay. */
 typedef struct ht_fm_capture {
   uint64_t trace_hi, trace_lo, span_id, threshold, value;
@@ -61,6 +68,7 @@ typedef struct ht_fm_stats {
   uint64_t unreplayed; /* written at once: the queue was full, or no thread */
   uint64_t scans;      /* ring scans */
   uint64_t sides;      /* sides replayed */
+  uint64_t tags;       /* key-values replayed */
 } ht_fm_stats;
 
 /* Non-zero in memory mode. */
@@ -75,6 +83,10 @@ void ht_fm_enable(uint32_t slots);
  * before now (tracer clock): its sides go to LTTng at once. Lock-free. */
 bool ht_fm_recent(uint64_t hi, uint64_t lo, uint64_t now);
 
+/* ht_fm_recent at the tracer clock's now, read only when some trace was
+ * captured lately. */
+bool ht_fm_recent_now(uint64_t hi, uint64_t lo);
+
 /* Remembers c's trace as captured at now and queues c for the replay
  * thread. 0, or a negative error (HT_ENOSPC: queue full; HT_ENOMEM: no
  * thread): then the caller writes the capture event itself. Never
@@ -86,6 +98,7 @@ void ht_fm_stats_get(ht_fm_stats *out);
 /* The recorder's (recorder.c), called on the replay thread: a side
  * record as a span_r event with its names, and a capture event. */
 void ht_recorder_replay_side(const ht_fr_record *r);
+void ht_recorder_replay_tag(const ht_fr_record *r);
 void ht_recorder_replay_capture(const ht_fm_capture *c);
 
 #endif /* HT_RECORDING_FLIGHT_MEMORY_H */

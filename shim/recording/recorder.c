@@ -68,7 +68,63 @@ static void on_annotate(const ht_trace_context *c, const char *name,
     USDT(5, annotation, IDS(c), name);
 }
 
+/* In memory mode (flight_memory.h), a key-value of a recorded, unsampled
+ * span goes to the thread's ring while a session takes span_r. */
+static inline bool ctx_to_memory(const ht_trace_context *c) {
+  return ht_fm_on() && (c->flags & (HT_FLAG_SAMPLED | HT_FLAG_RECORDED)) == HT_FLAG_RECORDED &&
+         lttng_ust_tracepoint_enabled(hoptrace, span_r);
+}
+
+/* The key-value into the ring: 1, or 0 when it must be an event now (its
+ * trace captured lately, its text longer than a record holds). */
+static int memory_tag(const ht_trace_context *c, uint32_t type, const char *k,
+                      const char *v, int64_t i) {
+  size_t kn = strnlen(k, HT_FM_TAG_TEXT_BYTES);
+  size_t vn = v != NULL ? strnlen(v, HT_FM_TAG_TEXT_BYTES) : 0;
+  size_t len = kn + 1 + (v != NULL ? vn + 1 : 0);
+  if (len > HT_FM_TAG_TEXT_BYTES || ht_fm_recent_now(c->trace_id_hi, c->trace_id_lo))
+    return 0;
+  ht_fr_record r;
+  r.trace_hi = c->trace_id_hi;
+  r.trace_lo = c->trace_id_lo;
+  r.type = type;
+  r.n = HT_FM_TAG_TEXT + (uint32_t)((len + 7) / 8);
+  r.w[HT_FM_TAG_SPAN] = c->span_id;
+  r.w[HT_FM_TAG_PARENT] = c->parent_span_id;
+  r.w[HT_FM_TAG_VALUE] = (uint64_t)i;
+  r.w[r.n - 1] = 0; /* the last word's padding */
+  char *text = (char *)(r.w + HT_FM_TAG_TEXT);
+  memcpy(text, k, kn);
+  text[kn] = '\0';
+  if (v != NULL) {
+    memcpy(text + kn + 1, v, vn);
+    text[kn + 1 + vn] = '\0';
+  }
+  return ht_fr_write(&r) == 0;
+}
+
+void ht_recorder_replay_tag(const ht_fr_record *r) {
+  char text[HT_FM_TAG_TEXT_BYTES + 1];
+  size_t bytes = 8 * (size_t)(r->n - HT_FM_TAG_TEXT);
+  memcpy(text, r->w + HT_FM_TAG_TEXT, bytes);
+  text[bytes] = '\0';
+  size_t kn = strlen(text);
+  const char *k = text, *v = kn < bytes ? text + kn + 1 : "";
+  const uint64_t *w = r->w;
+  if (r->type == HT_FM_TAG_I) {
+    ht_rec_tag_i e = {{r->trace_hi, r->trace_lo, w[HT_FM_TAG_SPAN], w[HT_FM_TAG_PARENT]},
+                      k, (int64_t)w[HT_FM_TAG_VALUE]};
+    lttng_ust_tracepoint(hoptrace, tag_i, &e);
+  } else {
+    ht_rec_tag_s e = {{r->trace_hi, r->trace_lo, w[HT_FM_TAG_SPAN], w[HT_FM_TAG_PARENT]},
+                      k, v};
+    lttng_ust_tracepoint(hoptrace, tag_s, &e);
+  }
+}
+
 static void tag_str(const ht_trace_context *c, const char *k, const char *v) {
+  if (ctx_to_memory(c) && memory_tag(c, HT_FM_TAG_S, k, v, 0))
+    return;
   if (lttng_ust_tracepoint_enabled(hoptrace, tag_s)) {
     ht_rec_tag_s r = {REC_IDS(c), k, v};
     lttng_ust_do_tracepoint(hoptrace, tag_s, &r);
@@ -76,6 +132,8 @@ static void tag_str(const ht_trace_context *c, const char *k, const char *v) {
 }
 
 static void tag_int(const ht_trace_context *c, const char *k, int64_t v) {
+  if (ctx_to_memory(c) && memory_tag(c, HT_FM_TAG_I, k, NULL, v))
+    return;
   if (lttng_ust_tracepoint_enabled(hoptrace, tag_i)) {
     ht_rec_tag_i r = {REC_IDS(c), k, v};
     lttng_ust_do_tracepoint(hoptrace, tag_i, &r);

@@ -1,7 +1,7 @@
 /* Flight mode in process memory (shim/recording/flight_memory.h): a
  * captured trace is remembered for a while (its later sides go to LTTng
- * at once), the replay thread finds the captured trace's sides in the
- * rings and only those, a trace captured again is not replayed twice,
+ * at once), the replay thread finds the captured trace's sides and
+ * key-values in the rings and only those, a trace captured again is not replayed twice,
  * and a full queue refuses a capture rather than block, every capture
  * counted once. */
 #include <setjmp.h>
@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <string.h>
 #include <time.h>
 
 #include "common/clock.h"
@@ -53,6 +54,11 @@ static void test_recent_and_replayed_once(void **state) {
   side(7, 70, 2, d);
   side(7, 71, 3, d); /* another trace: not replayed */
   side(8, 70, 4, d); /* the same low word, another trace */
+  ht_fr_record tag = {.trace_hi = 7, .trace_lo = 70, .type = HT_FM_TAG_S,
+                      .n = HT_FM_TAG_TEXT + 1};
+  tag.w[HT_FM_TAG_SPAN] = 1;
+  memcpy(tag.w + HT_FM_TAG_TEXT, "k\0v\0\0\0\0", 8);
+  assert_int_equal(ht_fr_write(&tag), 0);
   ht_fm_capture c = capture_of(7, 70);
   assert_int_equal(ht_fm_capture_later(&c, ht_clock_now()), 0);
   assert_true(c.replay);
@@ -62,6 +68,7 @@ static void test_recent_and_replayed_once(void **state) {
   assert_false(ht_fm_recent(7, 70, ht_clock_now() + HT_FM_RECENT_NS));
   ht_fm_stats st = wait_sides(2);
   assert_int_equal(st.sides, 2);
+  assert_int_equal(st.tags, 1);
   assert_int_equal(st.scans, 1);
   /* captured again while recent: its capture event, no second replay */
   ht_fm_capture again = capture_of(7, 70);
