@@ -1,21 +1,23 @@
 /* Flight mode in process memory (HT_FLIGHT=memory, capture.h): the
  * recorder keeps the span sides and key-values of recorded, unsampled
- * traces in per-thread rings (flight_ring.h) instead of LTTng events, and writes a trace's
- * sides as LTTng events (span_r) only when the trace is captured, then
- * the capture event the host's recorder snapshots on.
+ * traces in per-thread rings (flight_ring.h) instead of LTTng events,
+ * and writes a trace's records as LTTng events (span_r, tag_i, tag_s)
+ * only when the trace is captured, then the capture event the host's
+ * recorder snapshots on.
  *
- * Why: one LTTng event per span side is ~900 instructions (bench/
- * recording); a ring record is a copy. Measured with a prototype in
- * bench/sim: flight mode 95.3 % of plain throughput against 90.7 % with
- * LTTng's rings (CPU +2.4 us an operation instead of +7.1).
+ * Why: one LTTng event per span side or key-value is ~900 instructions
+ * (bench/recording); a ring record is a copy. bench/sim, 5 interleaved
+ * rounds: flight mode 95.5 % of plain throughput (paired median) against
+ * 86.4 % with LTTng's rings, CPU +3.2 us an operation instead of +7.2.
  *
  * A capture does not scan the rings on the thread that fired it (a scan
- * reads every slot: ~1 ms for 2 MiB): it is queued for the replay thread
- * (started at the first capture), which scans at most every
- * HT_FM_SCAN_GAP_MS for all the traces queued meanwhile, writes their
- * sides, then their capture events. The sides of a trace captured in the
- * last HT_FM_RECENT_NS that end afterwards go to LTTng at once, as span
- * events (ht_fm_recent), so a snapshot taken after the capture has them.
+ * reads every slot: 0.04-0.07 ms for 16,384, warm in cache): it is
+ * queued for the replay thread (started at the first capture), which
+ * scans at most every HT_FM_SCAN_GAP_MS for all the traces queued
+ * meanwhile, writes their records, then their capture events. A side or
+ * key-value of a trace captured in the last HT_FM_RECENT_NS that comes
+ * afterwards goes to LTTng at once (ht_fm_recent), so a snapshot taken
+ * after the capture has it.
  * Internal to libhoptrace. */
 #ifndef HT_RECORDING_FLIGHT_MEMORY_H
 #define HT_RECORDING_FLIGHT_MEMORY_H
@@ -26,8 +28,8 @@
 #include "recording/flight_ring.h"
 
 /* Slots of each thread's ring by default: 16,384 x 128 bytes = 2 MiB a
- * thread, ~17 s of the demo's busiest process (an OSD: ~940 sides/s at
- * the cluster demo's 750 requests/s). HT_FLIGHT_SLOTS sets it. */
+ * thread, 15 s of the demo's busiest process (an OSD: 1,062 records a
+ * second at the demo's 750 requests a second). HT_FLIGHT_SLOTS sets it. */
 #define HT_FM_DEFAULT_SLOTS 16384u
 #define HT_FM_SCAN_GAP_MS 50
 #define HT_FM_RECENT_NS 5000000000ull
