@@ -132,9 +132,12 @@ static void *replay_thread(void *unused) {
     }
     for (size_t i = 0; i < n; i++)
       ht_recorder_replay_capture(&batch[i]);
-    if (!stopping)
-      sleep_ms(HT_FM_SCAN_GAP_MS);
     pthread_mutex_lock(&queue_lock);
+    if (!stopping) {
+      pthread_mutex_unlock(&queue_lock);
+      sleep_ms(HT_FM_SCAN_GAP_MS);
+      pthread_mutex_lock(&queue_lock);
+    }
   }
   pthread_mutex_unlock(&queue_lock);
   return NULL;
