@@ -15,6 +15,7 @@
 #include "hoptrace/sampler.h"
 #include "hoptrace/traced.h"
 #include "common/hex.h"
+#include "recording/flight_memory.h"
 
 #define MAX_TOKENS 16
 
@@ -224,6 +225,15 @@ static void put_capture_state(answer *a) {
       (unsigned long long)t.notices_sent, (unsigned long long)t.notices_dropped,
       (unsigned long long)t.notices_received, (unsigned long long)t.notices_refused,
       (unsigned long long)t.captures_limited);
+  if (!ht_fm_on())
+    return;
+  ht_fm_stats m;
+  ht_fm_stats_get(&m);
+  put(a, " memory_captures=%llu memory_unreplayed=%llu memory_scans=%llu"
+      " memory_sides=%llu memory_tags=%llu memory_lost=%llu",
+      (unsigned long long)m.captures, (unsigned long long)m.unreplayed,
+      (unsigned long long)m.scans, (unsigned long long)m.sides,
+      (unsigned long long)m.tags, (unsigned long long)ht_fr_lost());
 }
 
 /* flight on|off, capture-policy TEXT, capture [TRACE]. */

@@ -23,8 +23,11 @@
 #           relay's snapshots writing what the export after the run does
 #           (check_flight.py)
 #   flight-memory  flight, the spans kept in each process's own memory
-#           (HT_FLIGHT=memory) and written to LTTng at a capture: the same
-#           checks
+#           (HT_FLIGHT=memory, head sampling 1 %) and written to LTTng at
+#           a capture: the same checks. Not in ctest yet: it fails (656 of
+#           2,405 complete) until a call made after its trace was
+#           captured carries the capture to its server (README "Flight
+#           recorder")
 # Exit 77 when namespaces cannot be made here; with HT_NO_SKIP=1 (CI) that
 # is a failure instead.
 set -euo pipefail
@@ -88,7 +91,9 @@ killed)
 flight|flight-memory)
   memory=()
   prefix=htc4$$
-  [[ $mode == flight-memory ]] && memory=(--flight-memory) prefix=htc5$$
+  # memory mode keeps only unsampled spans in the rings (a sampled one is
+  # written at once, for a recording beside): the head sampler at 1 %
+  [[ $mode == flight-memory ]] && memory=(--flight-memory --ratio 0.01) prefix=htc5$$
   # the log's threshold above the trigger's: an op's own time (the
   # client's) includes a little more than its span's. Snapshots wait up to
   # 10 s for the rate limit (2 a second) rather than drop: under a
@@ -103,6 +108,20 @@ flight|flight-memory)
   "$hoptrace" report -o "$work/flight/report.txt" "$work/flight/relay"
   sed -n '/^Captures/,/^$/p' "$work/flight/report.txt"
   python3 "$src/tests/cluster/check_flight.py" "$work/flight" 2
+  # which memory held the spans: span_r events (a side kept in a process's
+  # ring, written at its trace's capture) in memory mode only; three
+  # snapshots of each host read
+  replayed=0
+  while read -r m; do
+    c=$(babeltrace2 "$(dirname "$m")" 2>/dev/null | grep -c 'hoptrace:span_r:' || true)
+    replayed=$((replayed + c))
+  done < <(for h in h1 h2 h3; do find "$work/flight/relay/$h" -name metadata | sort | head -3; done)
+  echo "span_r events in 9 snapshots: $replayed"
+  if [[ $mode == flight-memory ]] && ((replayed == 0)); then
+    echo "FAIL: memory mode wrote no span_r: the spans did not go through the rings" >&2; exit 1
+  elif [[ $mode == flight ]] && ((replayed != 0)); then
+    echo "FAIL: span_r events without memory mode" >&2; exit 1
+  fi
   ;;
 live)
   hosts_run "$work/live" "htc3$$" --follow
