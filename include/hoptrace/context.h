@@ -35,8 +35,11 @@ extern "C" {
  * starts; cleared from a remote context by a process not in flight mode
  * (no peer makes a server record). Never written to traceparent or B3. */
 #define HT_FLAG_RECORDED 0x8u
-/* On a reply only: the server (or a process below it) captured the trace
- * (flight recorder): the caller captures its part too. */
+/* Flight recorder: on a reply, the server (or a process below it)
+ * captured the trace: the caller captures its part too; on a request,
+ * the caller had captured the trace before this call (a failover's next
+ * attempt, a replica sent after a failed one): the server captures its
+ * part too. Honoured within the capture rate, once a trace. */
 #define HT_FLAG_CAPTURE 0x10u
 /* Every other bit is reserved: carried and preserved unchanged by the
  * binary envelope codec and by child spans, dropped by the text bridges. */

@@ -77,7 +77,7 @@ static crumb *take(ts_crumbs *c, const ht_trace_context *ctx) {
   return k;
 }
 
-void ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const char *peer_url) {
+bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const char *peer_url) {
   ht_spin_lock(&c->lock);
   crumb *k = take(c, ctx);
   uint8_t p = peer_url != NULL ? url_index(c, peer_url) : 0;
@@ -86,7 +86,9 @@ void ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const char *
     known = k->peer[i] == p;
   if (!known && k->n < TS_CRUMB_PEERS)
     k->peer[k->n++] = p;
+  bool claimed = k->claimed;
   ht_spin_unlock(&c->lock);
+  return claimed;
 }
 
 int ht_shim_crumbs_claim(ts_crumbs *c, const ht_trace_context *ctx, bool known_only,

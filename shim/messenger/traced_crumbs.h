@@ -27,8 +27,9 @@ ts_crumbs *ht_shim_crumbs_new(void);
 void ht_shim_crumbs_free(ts_crumbs *c);
 
 /* ctx's trace passed here: called peer_url (an outgoing call), or, with
- * peer_url NULL, served here. */
-void ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const char *peer_url);
+ * peer_url NULL, served here. true when the trace was captured here
+ * already (claimed): the call then carries the capture to its server. */
+bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const char *peer_url);
 
 /* Claims ctx's trace for capture: 1 the first time (the peers it called
  * copied into urls, as many as *n), 0 when it was claimed before (a loop,

@@ -243,8 +243,11 @@ static inline void encode_sampled(ts_state *st, ht_envelope *env,
   /* both names now, while the peer's URL is valid (the send call) */
   ht_shim_client_refs(&s->span, st->serial, &info, to, &s->desc, &s->peer);
   slot_name_copy(s, &info);
-  if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
-    ht_shim_crumbs_note(st->crumbs, &span->ctx, to->url);
+  /* a call of a trace captured here: its server captures its part too
+   * (the notices went to the peers called before) */
+  if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL &&
+      ht_shim_crumbs_note(st->crumbs, &span->ctx, to->url))
+    env->trace.flags |= HT_FLAG_CAPTURE;
   *slot = s;
 }
 
@@ -329,8 +332,12 @@ static inline void dispatch_sampled(ts_state *st, ts_slot *s, ht_span *span,
   s->kind = info.kind;
   ht_shim_server_refs(span, st->serial, &info, from, &s->desc, &s->peer);
   slot_name_copy(s, &info);
-  if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL)
+  if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL) {
     ht_shim_crumbs_note(st->crumbs, &span->ctx, NULL);
+    /* the caller had captured the trace before this call */
+    if (env->has_trace && (env->trace.flags & HT_FLAG_CAPTURE))
+      ht_shim_captured_there(st, &span->ctx, 1, false);
+  }
 }
 
 static void h_before_dispatch(void *arg, const ht_envelope *env,

@@ -24,10 +24,8 @@
 #           (check_flight.py)
 #   flight-memory  flight, the spans kept in each process's own memory
 #           (HT_FLIGHT=memory, head sampling 1 %) and written to LTTng at
-#           a capture: the same checks. Not in ctest yet: it fails (656 of
-#           2,405 complete) until a call made after its trace was
-#           captured carries the capture to its server (README "Flight
-#           recorder")
+#           a capture: the same checks, and span_r events in the
+#           snapshots (none in flight)
 # Exit 77 when namespaces cannot be made here; with HT_NO_SKIP=1 (CI) that
 # is a failure instead.
 set -euo pipefail

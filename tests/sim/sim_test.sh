@@ -194,12 +194,10 @@ PY
 flight-memory) # flight mode in process memory (HT_FLIGHT=memory), head
   # sampling at 1 %: the spans of unsampled traces stay in the processes'
   # rings until captured; osd.1 crashes, the failed calls fire captures:
-  # captured traces exported, their spans written from the rings (span_r
-  # events in the snapshots), the recorder's counts exact. Completeness
-  # is printed, not required: a call made after its trace was captured
-  # (a failover's next attempt, a replica sent after the failed one) is
-  # not captured on its server (README "Flight recorder": issue 29's
-  # open part)
+  # >= 99 % of the captured traces complete, their spans written from
+  # the rings (span_r events in the snapshots), the recorder's counts
+  # exact. A failover's next attempt is a call made after its trace was
+  # captured: its request carries the capture to the server
   HT_FLIGHT=memory HT_CAPTURE=error timeout -s KILL 150 "$hoptrace" record --flight \
     --max-defer-ms 10000 -o "$work/flight" -- bash "$cluster" --bin "$bin" "${own[@]}" \
     --work "$work/c" --messenger traced --osds 4 --clients 2 --duration $((kill_at * 3)) \
@@ -215,7 +213,7 @@ m = re.search(r"captured traces: (\d+) \((\d+) complete, (\d+) partial\)", repor
 assert m, "no capture section in the report"
 n, complete, partial = map(int, m.groups())
 assert n > 0, "nothing captured: the run proves nothing"
-assert complete + partial == n and complete > 0, "%d of %d complete" % (complete, n)
+assert complete + partial == n and complete >= 0.99 * n, "only %d of %d complete" % (complete, n)
 c = json.load(open(os.path.join(d, "capture.json")))
 assert c["triggers_fired"] == c["snapshots"] + c["coalesced"] + c["dropped"], "counts"
 last = os.path.join(d, c["snapshot_list"][-1]["name"])
