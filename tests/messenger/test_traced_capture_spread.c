@@ -3,10 +3,12 @@
  * processes would be), all in flight mode. Up: a trigger at the replica
  * flags its reply, the primary captures and flags its own, the client
  * captures. Down: a trigger at the primary sends a notice to the replica
- * it called. A notice for a trace a messenger took no part in is refused,
+ * it called, and a call it makes after its capture carries the capture
+ * to its server. A notice for a trace a messenger took no part in is refused,
  * and a second one for a captured trace is not spread again. Loopback. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@
 
 typedef struct chain {
   ht_messenger *client, *primary, *replica;
-  ht_peer *to_primary, *to_replica;
+  ht_peer *to_primary, *to_replica, *to_nobody;
   char primary_url[128], replica_url[128];
 } chain;
 
@@ -61,11 +63,30 @@ static void on_replica_reply(void *arg, int status, const ht_envelope *reply) {
   ht_request_reply(arg, primary_status, NULL);
 }
 
-static void on_primary(void *arg, ht_request *req, const ht_envelope *msg) {
-  (void)arg, (void)msg;
+static void to_replica(ht_request *req) {
   assert_int_equal(ht_peer_request(the_chain->to_replica, "replica_write", NULL, NULL,
                                    on_replica_reply, req),
                    0);
+}
+
+/* First a call to a peer that is not there (it fails: with the policy
+ * "error", the primary captures the trace), then the replica's. */
+static bool primary_fails_first;
+
+static void on_nobody_reply(void *arg, int status, const ht_envelope *reply) {
+  (void)reply;
+  assert_int_not_equal(status, 0);
+  to_replica(arg);
+}
+
+static void on_primary(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  if (!primary_fails_first) {
+    to_replica(req);
+  } else if (ht_peer_request(the_chain->to_nobody, "replica_write", NULL, NULL,
+                             on_nobody_reply, req) != 0) {
+    to_replica(req); /* refused at once: the span ended in error all the same */
+  }
 }
 
 static int setup(void **state) {
@@ -89,6 +110,8 @@ static int setup(void **state) {
   assert_int_equal(ht_messenger_handle(c->primary, "write", on_primary, NULL), 0);
   assert_int_equal(ht_messenger_connect(c->primary, c->replica_url, &c->to_replica), 0);
   assert_int_equal(ht_messenger_connect(c->client, c->primary_url, &c->to_primary), 0);
+  /* port 1 on loopback: nobody listens (connections refused) */
+  assert_int_equal(ht_messenger_connect(c->primary, "tcp://127.0.0.1:1", &c->to_nobody), 0);
   for (int i = 0; i < 300 && !(ht_peer_connected(c->to_primary) &&
                                ht_peer_connected(c->to_replica)); i++)
     usleep(10000);
@@ -223,6 +246,31 @@ static void test_a_capture_goes_down_by_notices(void **state) {
   assert_int_equal(after.notices_received - before.notices_received, 2);
 }
 
+/* After the capture: the primary's call to nobody fails and fires (the
+ * trace is captured there, with no peer called yet to notify); its call
+ * to the replica, made after, carries the capture in its request: the
+ * replica captures (hops 1), and the client by the primary's reply. */
+static void test_a_call_after_the_capture_carries_it(void **state) {
+  chain *c = *state;
+  set_policy("error");
+  recorder_reset();
+  primary_fails_first = true;
+  ht_trace_context t = write_once(c);
+  primary_fails_first = false;
+  assert_int_equal(answer_status, 0);
+  recorder_wait(&n_captures, 3);
+  int fired, noticed;
+  count(&t, HT_CAPTURE_ERROR, &fired, &noticed);
+  assert_int_equal(fired, 1);   /* the primary */
+  assert_int_equal(noticed, 2); /* the replica by the request, the client by the reply */
+  int replica = 0;
+  for (size_t i = 0; i < n_captures; i++)
+    if (captures[i].note.why == HT_CAPTURE_NOTICE && captures[i].note.hops == 1 &&
+        strcmp(captures[i].note.origin, "replica") == 0)
+      replica++;
+  assert_int_equal(replica, 1);
+}
+
 /* A notice for a trace the primary never saw is refused; one for a
  * trace it captured already is counted and not spread again. */
 static void test_notices_only_for_our_traces_and_once(void **state) {
@@ -258,6 +306,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_capture_goes_up_by_replies),
       cmocka_unit_test(test_a_capture_goes_down_by_notices),
+      cmocka_unit_test(test_a_call_after_the_capture_carries_it),
       cmocka_unit_test(test_notices_only_for_our_traces_and_once),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
