@@ -196,6 +196,10 @@ static uint64_t decode_event(reader *r, uint8_t op, int64_t *ts, hop_event *ev,
   ev->start_ns = ts_add(*ts, -(int64_t)byte(r) * 1000);
   ev->end_annotation = ev->endpoint;
   ev->named_apart = marks & 0x10;
+  /* a span_r's: its end apart from its event's time, before or after it
+   * (bits of `marks` no other field reads: the corpus keeps its meaning) */
+  if (marks & 0x20)
+    ev->end_ns = ts_add(*ts, (marks & 0x40 ? 1 : -1) * (int64_t)(marks >> 7 ? 7000000000 : 3000));
   uint64_t n_marks = 0;
   for (int k = 0; k < 4; k++)
     if (marks & (1u << k)) {
