@@ -362,7 +362,22 @@ static inline int pack_key(uint64_t *w, const char *k) {
   return 0;
 }
 
-static void write_side(const ht_span_side *s) {
+/* d's and p's names, and the process's, now: memory mode writes a
+ * captured trace's sides from two threads (the replay thread, and the
+ * one where a side ends after the capture), so a name claimed by one may
+ * be written after the other's span; each side then brings its own. */
+static void write_names(const ht_intern_entry *d, const ht_intern_entry *p) {
+  write_process();
+  ht_rec_desc rd = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
+  lttng_ust_tracepoint(hoptrace, desc, &rd);
+  if (p != NULL) {
+    ht_rec_peer rp = {p->id, rec_vpid(), p->name};
+    lttng_ust_tracepoint(hoptrace, peer, &rp);
+  }
+}
+
+/* names_now: a memory mode side of a captured trace (write_names). */
+static void write_side(const ht_span_side *s, bool names_now) {
   uint32_t epoch = epoch_now();
   process_due(s->start);
   const ht_intern_entry *p = s->peer;
@@ -374,10 +389,14 @@ static void write_side(const ht_span_side *s) {
     write_side_inline(s, p);
     return;
   }
-  write_desc_due(d, epoch, s->start);
-  if (p != NULL && ht_intern_claim(p, epoch, s->start)) {
-    ht_rec_peer r = {p->id, rec_vpid(), p->name};
-    lttng_ust_tracepoint(hoptrace, peer, &r);
+  if (names_now) {
+    write_names(d, p);
+  } else {
+    write_desc_due(d, epoch, s->start);
+    if (p != NULL && ht_intern_claim(p, epoch, s->start)) {
+      ht_rec_peer r = {p->id, rec_vpid(), p->name};
+      lttng_ust_tracepoint(hoptrace, peer, &r);
+    }
   }
   const char *k = s->kv_key;
   if (k != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k)) {
@@ -470,14 +489,8 @@ void ht_recorder_replay_side(const ht_fr_record *r) {
   const uint64_t *w = r->w;
   const ht_intern_entry *d = (const ht_intern_entry *)(uintptr_t)w[HT_FM_DESC];
   const ht_intern_entry *p = (const ht_intern_entry *)(uintptr_t)w[HT_FM_PEER];
-  uint32_t epoch = epoch_now();
-  uint64_t now = ht_clock_now();
-  process_due(now);
-  write_desc_due(d, epoch, now);
-  if (p != NULL && ht_intern_claim(p, epoch, now)) {
-    ht_rec_peer pe = {p->id, rec_vpid(), p->name};
-    lttng_ust_tracepoint(hoptrace, peer, &pe);
-  }
+  epoch_now(); /* a new session's epoch, as any writer notices it */
+  write_names(d, p);
   ht_rec_span_r e = {{w[HT_FM_NAMES_VPID], w[HT_FM_VTID_FLAGS_STATUS], r->trace_hi,
                       r->trace_lo, w[HT_FM_SPAN], w[HT_FM_PARENT], w[HT_FM_START],
                       w[HT_FM_VALUE], w[HT_FM_KEY], w[HT_FM_KEY + 1], w[HT_FM_KEY + 2],
@@ -507,7 +520,8 @@ static inline bool to_memory(const ht_span_side *s) {
 }
 
 static void on_span_side(const ht_span_side *s) {
-  if (to_memory(s) && memory_side(s)) {
+  bool memory = to_memory(s);
+  if (memory && memory_side(s)) {
     if (HT_USDT_ANY_ENABLED)
       usdt_side(s);
     return;
@@ -516,7 +530,7 @@ static void on_span_side(const ht_span_side *s) {
    * messenger's sides are (span or span_k: one event), unless the
    * session has only span_a */
   if ((s->marks == NULL || s->boundary) && side_enabled(s))
-    write_side(s);
+    write_side(s, memory);
   else if (s->marks != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_a))
     write_span_a(s, epoch_now());
   if (HT_USDT_ANY_ENABLED)
