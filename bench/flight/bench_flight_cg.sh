@@ -12,7 +12,11 @@
 #                 recorded into a snapshot session's overwrite ring (as
 #                 `hoptrace record --flight` sets it up: 8 sub-buffers of
 #                 1 MiB a CPU), nothing written, no trigger;
-#   flight-idle   the same process, HT_FLIGHT=1, no session.
+#   flight-idle   the same process, HT_FLIGHT=1, no session;
+#   memory-1%     traced, HT_FLIGHT=memory and head sampling 1 %: every
+#                 request recorded into the process's own rings
+#                 (shim/recording/flight_ring.c), the same snapshot
+#                 session beside it for the sampled 1 %, no trigger.
 # Each session tracks only the benchmark's process. Starts a session
 # daemon of its own in a world of its own, stops only that one. Writes
 # bench/results/flight-cg.txt.
@@ -69,6 +73,7 @@ measure rec-100% disk
 measure rec-1% disk HT_BENCH_RATIO=0.01
 measure flight-1% snapshot HT_FLIGHT=1 HT_BENCH_RATIO=0.01
 measure flight-idle none HT_FLIGHT=1 HT_BENCH_RATIO=0.01
+measure memory-1% snapshot HT_FLIGHT=memory HT_BENCH_RATIO=0.01
 
 res="$root/bench/results/flight-cg.txt"
 {
@@ -90,6 +95,8 @@ res="$root/bench/results/flight-cg.txt"
                   e[r[i]] == 0 && r[i] ~ /plain|idle/ ? "-" : e[r[i]]
          printf "\nflight-1%% over rec-100%%: %+.1f instructions a hop; over rec-1%%: %+.1f\n",
                 v["flight-1%"] - v["rec-100%"], v["flight-1%"] - v["rec-1%"]
+         printf "memory-1%% over rec-1%%: %+.1f; under flight-1%%: %+.1f\n",
+                v["memory-1%"] - v["rec-1%"], v["memory-1%"] - v["flight-1%"]
        }' "$out/figures"
 } >"$res"
 cat "$res"

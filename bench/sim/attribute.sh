@@ -10,8 +10,10 @@
 # Start-up and shutdown are counted too, divided among the operations.
 # With MODE flight the second run is flight mode instead (HT_FLIGHT=1
 # under `hoptrace record --flight`, head sampling 1 %: every request
-# recorded into the rings, nothing written, no trigger firing).
-#   bench/sim/attribute.sh [BUILD_DIR] [SECONDS] [TOP] [traced|flight]
+# recorded into the rings, nothing written, no trigger firing); with MODE
+# memory, HT_FLIGHT=memory (the same, the sides and key-values in each
+# process's own rings).
+#   bench/sim/attribute.sh [BUILD_DIR] [SECONDS] [TOP] [traced|flight|memory]
 #   (defaults: build, 15, 25, traced)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,9 +36,11 @@ for mode in plain traced; do
   if [[ $mode == plain ]]; then
     HT_CG_DIR=$out/$mode bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" \
       --messenger plain >"$out/$mode/log" 2>&1
-  elif [[ $second == flight ]]; then
-    echo "in flight mode, head sampling 1 %" >"$out/$mode/label"
-    HT_FLIGHT=1 HT_CG_DIR=$out/$mode "$build/tools/hoptrace/hoptrace" record --flight \
+  elif [[ $second == flight || $second == memory ]]; then
+    flight=1
+    [[ $second == memory ]] && flight=memory
+    echo "in flight mode (HT_FLIGHT=$flight), head sampling 1 %" >"$out/$mode/label"
+    HT_FLIGHT=$flight HT_CG_DIR=$out/$mode "$build/tools/hoptrace/hoptrace" record --flight \
       -o "$out/$mode/trace" -- \
       bash "$src/examples/client-osd-sim/cluster.sh" "${args[@]}" --messenger traced \
       --sample-ratio 0.01 >"$out/$mode/log" 2>&1

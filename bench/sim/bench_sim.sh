@@ -12,7 +12,12 @@
 # the tables and writes bench/results/sim.txt.
 # usage: bench/sim/bench_sim.sh [BUILD_DIR]   (default build/)
 #        HT_BENCH_SECONDS (8), HT_BENCH_ROUNDS (3), HT_BENCH_KEEP=1 keeps the
-#        runs' logs and CPU samples (the work directory is printed)
+#        runs' logs and CPU samples (the work directory is printed);
+#        HT_BENCH_CONFIGS="plain flight-memory" runs only those (plain first)
+#        and writes bench/results/sim-paired.txt instead: more rounds of two
+#        configurations for a paired ratio, in the time five would take.
+# Rounds alternate the order (A B, then B A): a machine getting faster or
+# slower during a round then favours no configuration in the pairs.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -67,7 +72,17 @@ else
   trap 'rm -rf "$work"; stop_daemons' EXIT
 fi
 
-configs=("plain" "traced-1%" "traced-100%" "flight" "flight-memory")
+all_configs=("plain" "traced-1%" "traced-100%" "flight" "flight-memory")
+configs=("${all_configs[@]}") result=sim.txt
+if [[ -n ${HT_BENCH_CONFIGS:-} ]]; then
+  read -ra configs <<< "$HT_BENCH_CONFIGS"
+  for c in "${configs[@]}"; do
+    [[ " ${all_configs[*]} " == *" $c "* ]] || { echo "bench/sim: no configuration '$c' (${all_configs[*]})" >&2; exit 2; }
+  done
+  [[ ${configs[0]} == plain && ${#configs[@]} -ge 2 ]] ||
+    { echo "bench/sim: HT_BENCH_CONFIGS starts with plain and names another" >&2; exit 2; }
+  result=sim-paired.txt
+fi
 # Names of our own (symlinks; the process name is what LTTng filters on):
 # the session then records only this benchmark's cluster, not other sim-*
 # programs that another job may be running on the same machine.
@@ -111,16 +126,22 @@ run_one() { # run_one CONFIG ROUND
 }
 
 for ((r = 0; r < rounds; r++)); do
-  for cfg in "${configs[@]}"; do
+  order=("${configs[@]}")
+  if ((r % 2)); then
+    order=()
+    for ((i = ${#configs[@]} - 1; i >= 0; i--)); do order+=("${configs[i]}"); done
+  fi
+  for cfg in "${order[@]}"; do
     mkdir -p "$work/$cfg-$r"
     run_one "$cfg" "$r"
     echo "round $r $cfg: $(cat "$work/$cfg-$r/summary.txt")" >&2
   done
 done
 
-HT_BENCH_ISOLATION=$isolation python3 - "$work" "$src" "$secs" "$rounds" "${configs[@]}" <<'PY'
+HT_BENCH_ISOLATION=$isolation python3 - "$work" "$src" "$secs" "$rounds" "$result" "${configs[@]}" <<'PY'
 import glob, os, platform, subprocess, sys, time
-work, src, secs, rounds, configs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+work, src, secs, rounds, result, configs = (sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                                            sys.argv[5], sys.argv[6:])
 def round_rates(cfg):
     """each round's ops/s, all clients together, in round order"""
     return [sum(float(kv.split("=", 1)[1]) for l in open(os.path.join(work, "%s-%d" % (cfg, r), "clients.txt"))
@@ -150,8 +171,9 @@ lines = ["# hoptrace benchmark: sim (client-osd-sim cluster)",
          "# machine: %s, %d cpus, %s" % (" ".join(platform.uname()[:3]), os.cpu_count(), cpu),
          "# workload: 4 OSDs (replication 3, 4 disk workers each), 2 clients x 16 in flight,",
          "# 45%% read 5%% stat 5%% delete 45%% write, 512 B..16 KiB objects, %s s a run," % secs,
-         "# best of %d interleaved rounds; traced runs record into an LTTng session as" % rounds,
-         "# `hoptrace record -o DIR` sets it up (its channel: 8 sub-buffers of 2 MiB a CPU)",
+         "# best of %d interleaved rounds (order reversed every other round); traced" % rounds,
+         "# runs record into an LTTng session as `hoptrace record -o DIR` sets it up",
+         "# (its channel: 8 sub-buffers of 2 MiB a CPU)",
          "# session isolation: %s" % os.environ.get("HT_BENCH_ISOLATION", "?"),
          "",
          "%-13s %10s %9s %15s %10s %7s  %s" % ("config", "ops/s", "vs plain", "(worst round)", "p99 ms",
@@ -216,5 +238,5 @@ lines += [""] + cpu_lines + [
 text = "\n".join(lines) + "\n"
 print(text, end="")
 os.makedirs(os.path.join(src, "bench", "results"), exist_ok=True)
-open(os.path.join(src, "bench", "results", "sim.txt"), "w").write(text)
+open(os.path.join(src, "bench", "results", result), "w").write(text)
 PY
