@@ -48,8 +48,14 @@ bool ht_fm_recent(uint64_t hi, uint64_t lo, uint64_t now) {
          now - atomic_load_explicit(&recent[i].at, memory_order_relaxed) < HT_FM_RECENT_NS;
 }
 
+/* The ids first: once any trace was captured, a clock read for every
+ * key-value would be a cost of the messenger's path. */
 bool ht_fm_recent_now(uint64_t hi, uint64_t lo) {
   if (atomic_load_explicit(&last_capture_at, memory_order_relaxed) == 0)
+    return false;
+  unsigned i = (unsigned)(lo % RECENT_SLOTS);
+  if (atomic_load_explicit(&recent[i].lo, memory_order_relaxed) != lo ||
+      atomic_load_explicit(&recent[i].hi, memory_order_relaxed) != hi)
     return false;
   return ht_fm_recent(hi, lo, ht_clock_now());
 }

@@ -85,8 +85,8 @@ void ht_fm_enable(uint32_t slots);
  * before now (tracer clock): its sides go to LTTng at once. Lock-free. */
 bool ht_fm_recent(uint64_t hi, uint64_t lo, uint64_t now);
 
-/* ht_fm_recent at the tracer clock's now, read only when some trace was
- * captured lately. */
+/* ht_fm_recent at the tracer clock's now, read only when this trace's
+ * ids are in its slot of the recent table. */
 bool ht_fm_recent_now(uint64_t hi, uint64_t lo);
 
 /* Remembers c's trace as captured at now and queues c for the replay

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "common/tls_hot.h"
 #include "hoptrace/error.h"
 
 #define FR_DEFAULT_SLOTS 8192u
@@ -37,7 +38,7 @@ static fr_ring *fr_rings;    /* [fr_lock] */
 static size_t fr_ring_count; /* [fr_lock] */
 static _Atomic uint32_t fr_slots = FR_DEFAULT_SLOTS;
 static _Atomic uint64_t fr_lost;
-static _Thread_local fr_ring *fr_mine;
+static HT_TLS_HOT fr_ring *fr_mine; /* read for every record */
 static pthread_key_t fr_key;
 static pthread_once_t fr_key_once = PTHREAD_ONCE_INIT;
 
@@ -112,7 +113,11 @@ int ht_fr_write(const ht_fr_record *r) {
   STORE(&s->meta, r->type << 8 | r->n);
   STORE(&s->hi, r->trace_hi);
   STORE(&s->lo, r->trace_lo);
-  for (uint32_t i = 0; i < r->n; i++)
+  /* every word, used or not (a reader copies only n): a loop of a known
+   * length unrolls to moves, where one to r->n reloaded it each word
+   * (126 -> ~60 instructions a record, callgrind) */
+#pragma GCC unroll 13
+  for (uint32_t i = 0; i < HT_FR_WORDS; i++)
     STORE(&s->w[i], r->w[i]);
   atomic_store_explicit(&s->seq, q + 2, memory_order_release);
   return 0;

@@ -66,6 +66,11 @@ static void test_recent_and_replayed_once(void **state) {
   assert_false(ht_fm_recent(7, 71, ht_clock_now()));
   assert_false(ht_fm_recent(8, 70, ht_clock_now()));
   assert_false(ht_fm_recent(7, 70, ht_clock_now() + HT_FM_RECENT_NS));
+  /* the key-values' check: the ids first, the clock only on a match */
+  assert_true(ht_fm_recent_now(7, 70));
+  assert_false(ht_fm_recent_now(7, 71));
+  assert_false(ht_fm_recent_now(8, 70));
+  assert_false(ht_fm_recent_now(7, 70 + 1024)); /* its slot, another trace */
   ht_fm_stats st = wait_sides(2);
   assert_int_equal(st.sides, 2);
   assert_int_equal(st.tags, 1);
