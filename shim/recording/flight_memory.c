@@ -133,6 +133,7 @@ static void *replay_thread(void *unused) {
         any = true;
       }
     if (any) {
+      ht_recorder_replay_begin();
       ht_fr_scan(set_wants, replay_one, &set);
       atomic_fetch_add_explicit(&n_scans, 1, memory_order_relaxed);
     }

@@ -97,8 +97,11 @@ int ht_fm_capture_later(ht_fm_capture *c, uint64_t now);
 
 void ht_fm_stats_get(ht_fm_stats *out);
 
-/* The recorder's (recorder.c), called on the replay thread: a side
- * record as a span_r event with its names, and a capture event. */
+/* The recorder's (recorder.c), called on the replay thread: a batch
+ * begins (its sides then write each name, and the process event, once),
+ * a side record as a span_r event with its names, a key-value, and a
+ * capture event. */
+void ht_recorder_replay_begin(void);
 void ht_recorder_replay_side(const ht_fr_record *r);
 void ht_recorder_replay_tag(const ht_fr_record *r);
 void ht_recorder_replay_capture(const ht_fm_capture *c);

@@ -362,10 +362,11 @@ static inline int pack_key(uint64_t *w, const char *k) {
   return 0;
 }
 
-/* d's and p's names, and the process's, now: memory mode writes a
- * captured trace's sides from two threads (the replay thread, and the
- * one where a side ends after the capture), so a name claimed by one may
- * be written after the other's span; each side then brings its own. */
+/* d's and p's names, and the process's, now: a side of a captured trace
+ * that ends after the capture, in memory mode, is written while the
+ * replay thread writes the trace's earlier sides with their names (its
+ * own memo, ht_recorder_replay_begin), so a name claimed by one thread
+ * could come after the other's span; this side brings its own. */
 static void write_names(const ht_intern_entry *d, const ht_intern_entry *p) {
   write_process();
   ht_rec_desc rd = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
@@ -485,12 +486,51 @@ static int memory_side(const ht_span_side *s) {
 
 _Static_assert(HT_FM_KEY + HT_REC_KV_KEY_BYTES / 8 == HT_FM_END, "a record's key words");
 
+/* The names the replay thread wrote in its current batch: each once a
+ * batch (the process too), before the first of the batch's sides that
+ * needs it, all on the one thread, so earlier in the snapshot than that
+ * side. A new session's epoch starts the memo again. Replay thread only. */
+#define REPLAY_NAMED 64
+static struct {
+  uint32_t epoch;
+  bool process;
+  unsigned n;
+  const ht_intern_entry *named[REPLAY_NAMED];
+} replay_memo;
+
+void ht_recorder_replay_begin(void) { replay_memo.n = 0, replay_memo.process = false; }
+
+/* true when e was written in this batch; else remembers it (when room). */
+static bool replay_named(const ht_intern_entry *e) {
+  for (unsigned i = 0; i < replay_memo.n; i++)
+    if (replay_memo.named[i] == e)
+      return true;
+  if (replay_memo.n < REPLAY_NAMED)
+    replay_memo.named[replay_memo.n++] = e;
+  return false;
+}
+
 void ht_recorder_replay_side(const ht_fr_record *r) {
   const uint64_t *w = r->w;
   const ht_intern_entry *d = (const ht_intern_entry *)(uintptr_t)w[HT_FM_DESC];
   const ht_intern_entry *p = (const ht_intern_entry *)(uintptr_t)w[HT_FM_PEER];
-  epoch_now(); /* a new session's epoch, as any writer notices it */
-  write_names(d, p);
+  uint32_t epoch = epoch_now(); /* a new session's epoch, as any writer notices it */
+  if (epoch != replay_memo.epoch) {
+    ht_recorder_replay_begin();
+    replay_memo.epoch = epoch;
+  }
+  if (!replay_memo.process) {
+    write_process();
+    replay_memo.process = true;
+  }
+  if (!replay_named(d)) {
+    ht_rec_desc rd = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
+    lttng_ust_tracepoint(hoptrace, desc, &rd);
+  }
+  if (p != NULL && !replay_named(p)) {
+    ht_rec_peer rp = {p->id, rec_vpid(), p->name};
+    lttng_ust_tracepoint(hoptrace, peer, &rp);
+  }
   ht_rec_span_r e = {{w[HT_FM_NAMES_VPID], w[HT_FM_VTID_FLAGS_STATUS], r->trace_hi,
                       r->trace_lo, w[HT_FM_SPAN], w[HT_FM_PARENT], w[HT_FM_START],
                       w[HT_FM_VALUE], w[HT_FM_KEY], w[HT_FM_KEY + 1], w[HT_FM_KEY + 2],

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "hoptrace/error.h"
@@ -125,7 +126,7 @@ static void test_a_wrapped_ring_keeps_its_newest(void **state) {
 
 typedef struct race {
   atomic_int stop;
-  uint64_t written;
+  _Atomic uint64_t written;
 } race;
 
 static void *write_until_stopped(void *arg) {
@@ -134,8 +135,8 @@ static void *write_until_stopped(void *arg) {
   while (!atomic_load(&r->stop)) {
     ht_fr_record x = rec(4, 400, k++ * 100, HT_FR_WORDS);
     ht_fr_write(&x);
+    atomic_store_explicit(&r->written, k, memory_order_relaxed);
   }
-  r->written = k;
   return NULL;
 }
 
@@ -145,15 +146,20 @@ static void test_a_reader_never_sees_a_torn_record(void **state) {
   race r = {0};
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, write_until_stopped, &r), 0);
+  /* the writer under way first (on a busy machine it may start late),
+   * then read while it writes; past 2,000 reads, on until a whole record
+   * was seen (a writer that lapped every copy), bounded */
+  while (atomic_load_explicit(&r.written, memory_order_relaxed) < 128)
+    sched_yield();
   seen s = {0};
-  for (int i = 0; i < 2000; i++)
+  for (int i = 0; i < 2000 || (s.n == 0 && i < 2000000); i++)
     ht_fr_collect(4, 400, on_record, &s);
   atomic_store(&r.stop, 1);
   assert_int_equal(pthread_join(t, NULL), 0);
   ht_fr_set_slots(0);
   assert_int_equal(s.torn, 0);
   assert_true(s.n > 0);
-  assert_true(r.written > 64);
+  assert_true(atomic_load(&r.written) > 64);
 }
 
 int main(void) {
