@@ -15,7 +15,8 @@
 #   live    the same cluster followed live from the relay (every host's
 #           session as one input), aligned from a warm-up window
 #   flight  flight mode (every request in memory, captured on slow calls
-#           and errors), the demo's 3 clients at 250 ops/s failing over,
+#           and errors; head sampling 1 %), the demo's 3 clients at 250
+#           ops/s failing over,
 #           osd.1 slow on 0.5 % of its writes (+20 ms), osd.3
 #           killed mid-run: every trace the
 #           simulator's own log names captured, >= 99 % complete on every
@@ -87,10 +88,11 @@ killed)
   python3 "$check" killed "$work/killed" h2
   ;;
 flight|flight-memory)
-  memory=()
+  # the head sampler at 1 %, as a flight recorder runs: the captured
+  # traces are the unsampled ones, recorded only in the rings (memory
+  # mode keeps only those in its own: a sampled one is written at once)
+  memory=(--ratio 0.01)
   prefix=htc4$$
-  # memory mode keeps only unsampled spans in the rings (a sampled one is
-  # written at once, for a recording beside): the head sampler at 1 %
   [[ $mode == flight-memory ]] && memory=(--flight-memory --ratio 0.01) prefix=htc5$$
   # the log's threshold above the trigger's: an op's own time (the
   # client's) includes a little more than its span's. Snapshots wait up to
