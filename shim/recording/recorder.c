@@ -330,12 +330,22 @@ static void write_span_a(const ht_span_side *s, uint32_t epoch) {
   lttng_ust_do_tracepoint(hoptrace, span_a, &r);
 }
 
+/* A side's two packed words (hoptrace_schema.h): its names and process,
+ * then its thread, flags and status; into w[0] and w[1], as span's rec
+ * and a memory mode record (flight_memory.h) both hold them. */
+_Static_assert(HT_REC_VTID_FLAGS_STATUS == HT_REC_NAMES_VPID + 1 &&
+                   HT_FM_VTID_FLAGS_STATUS == HT_FM_NAMES_VPID + 1,
+               "a side's packed words are adjacent");
+static inline void side_words(uint64_t *w, const ht_span_side *s, const ht_intern_entry *d,
+                              const ht_intern_entry *p) {
+  w[0] = HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid());
+  w[1] = HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status);
+}
+
 /* span's seven rec words (hoptrace_schema.h), into w. */
 static inline void rec_words(uint64_t *w, const ht_span_side *s,
                              const ht_intern_entry *d, const ht_intern_entry *p) {
-  w[HT_REC_NAMES_VPID] = HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid());
-  w[HT_REC_VTID_FLAGS_STATUS] =
-      HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status);
+  side_words(w + HT_REC_NAMES_VPID, s, d, p);
   const uint64_t at[] = {REC_AT_WORDS(s)};
   memcpy(w + HT_REC_AT, at, sizeof(at));
 }
@@ -472,8 +482,7 @@ static int memory_side(const ht_span_side *s) {
   r.trace_lo = c->trace_id_lo;
   r.type = HT_FM_SIDE;
   r.n = HT_FM_WORDS;
-  w[HT_FM_NAMES_VPID] = HT_REC_NAMES_VPID_OF(d->id, p != NULL ? p->id : 0, rec_vpid());
-  w[HT_FM_VTID_FLAGS_STATUS] = HT_REC_VTID_FLAGS_STATUS_OF(rec_vtid(), side_flags(s), s->status);
+  side_words(w + HT_FM_NAMES_VPID, s, d, p);
   w[HT_FM_SPAN] = c->span_id;
   w[HT_FM_PARENT] = c->parent_span_id | s->prob;
   w[HT_FM_START] = s->start;
