@@ -16,20 +16,30 @@
 # recorded; a trace with no snapshot on some host it reached counts as
 # not written there (the check of completeness itself is the cluster
 # flight test's).
-# Prints a table and writes bench/results/flight-hosts.txt.
-# usage: bench/flight/bench_flight_hosts.sh [BUILD_DIR] [SECONDS (20)]
+# Prints a table and writes bench/results/flight-hosts.txt; with MODE
+# memory, the processes keep their spans in their own rings
+# (run-hosts.sh --flight-memory, head sampling 1 %: a capture waits for
+# the replay thread, at most every 50 ms) and it writes
+# flight-hosts-memory.txt.
+# usage: bench/flight/bench_flight_hosts.sh [BUILD_DIR] [SECONDS (20)] [lttng|memory]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
-seconds=${2:-20}
+seconds=${2:-20} mode=${3:-lttng}
+memory=() result=flight-hosts.txt
+case $mode in
+  lttng) ;;
+  memory) memory=(--flight-memory --ratio 0.01) result=flight-hosts-memory.txt ;;
+  *) echo "bench_flight_hosts.sh: MODE is lttng or memory, not '$mode'" >&2; exit 2 ;;
+esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-flight-hosts-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 bash "$src/examples/client-osd-sim/run-hosts.sh" --build "$build" --out "$work/run" \
-  --skew none --duration "$seconds" --clients 3 --rate 250 --flight \
+  --skew none --duration "$seconds" --clients 3 --rate 250 --flight ${memory[@]+"${memory[@]}"} \
   --capture slow-client=20ms,error \
   --cluster-arg --slow-osd --cluster-arg 1 --cluster-arg --slow-ms --cluster-arg 20 \
   --cluster-arg --slow-pct --cluster-arg 0.5 > "$work/run.log" 2>&1 ||
   { tail -30 "$work/run.log" >&2; exit 1; }
 
-python3 "$src/bench/flight/flight_hosts.py" "$src" "$work/run" "$src/bench/results/flight-hosts.txt"
+HT_BENCH_MODE=$mode python3 "$src/bench/flight/flight_hosts.py" "$src" "$work/run" "$src/bench/results/$result"

@@ -82,6 +82,12 @@ lines = ["# hoptrace benchmark: flight across hosts",
          "# machine: %s %s, %d cpus, %s" % (platform.system(), platform.release(), os.cpu_count(), cpu),
          "# 3 simulated hosts, 3 clients x 250 ops/s, osd.1 slow on 0.5 % of its writes (+20 ms),",
          "# capture slow-client=20ms,error; recorders' defaults; one kernel clock (--skew none)",
+         "# spans kept: %s" % ("in each process's own rings (HT_FLIGHT=memory, head sampling 1 %);"
+                               " the trigger's capture event is written after its replay (the"
+                               " replay thread scans at most every 50 ms): the trigger fired up to"
+                               " ~50 ms before the time measured from"
+                               if os.environ.get("HT_BENCH_MODE") == "memory"
+                               else "in LTTng's overwrite rings (record --flight)"),
          "",
          "%-6s %6s %6s %9s %8s %8s %10s" % ("host", "fired", "snaps", "coalesced", "ratelim", "dropped",
                                            "p99 ms (*)")]
