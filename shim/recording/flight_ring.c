@@ -115,7 +115,7 @@ int ht_fr_write(const ht_fr_record *r) {
   STORE(&s->lo, r->trace_lo);
   /* every word, used or not (a reader copies only n): a loop of a known
    * length unrolls to moves, where one to r->n reloaded it each word
-   * (126 -> ~60 instructions a record, callgrind) */
+   * (126 -> 52 instructions a record, callgrind) */
 #pragma GCC unroll 13
   for (uint32_t i = 0; i < HT_FR_WORDS; i++)
     STORE(&s->w[i], r->w[i]);

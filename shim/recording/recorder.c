@@ -293,11 +293,21 @@ static uint8_t side_flags(const ht_span_side *s) {
                    (s->frames & (HT_SIDE_START_FRAME | HT_SIDE_END_FRAME)) << 6);
 }
 
+/* d's desc event, p's peer event: a span names them by their ids. */
+static void write_desc(const ht_intern_entry *d) {
+  ht_rec_desc r = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
+  lttng_ust_tracepoint(hoptrace, desc, &r);
+}
+
+static void write_peer(const ht_intern_entry *p) {
+  ht_rec_peer r = {p->id, rec_vpid(), p->name};
+  lttng_ust_tracepoint(hoptrace, peer, &r);
+}
+
 /* d's desc event, when it is due in this epoch (ht_intern_claim). */
 static void write_desc_due(const ht_intern_entry *d, uint32_t epoch, uint64_t now) {
   if (ht_intern_claim(d, epoch, now)) {
-    ht_rec_desc r = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
-    lttng_ust_tracepoint(hoptrace, desc, &r);
+    write_desc(d);
   }
 }
 
@@ -379,12 +389,9 @@ static inline int pack_key(uint64_t *w, const char *k) {
  * could come after the other's span; this side brings its own. */
 static void write_names(const ht_intern_entry *d, const ht_intern_entry *p) {
   write_process();
-  ht_rec_desc rd = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
-  lttng_ust_tracepoint(hoptrace, desc, &rd);
-  if (p != NULL) {
-    ht_rec_peer rp = {p->id, rec_vpid(), p->name};
-    lttng_ust_tracepoint(hoptrace, peer, &rp);
-  }
+  write_desc(d);
+  if (p != NULL)
+    write_peer(p);
 }
 
 /* names_now: a memory mode side of a captured trace (write_names). */
@@ -404,10 +411,8 @@ static void write_side(const ht_span_side *s, bool names_now) {
     write_names(d, p);
   } else {
     write_desc_due(d, epoch, s->start);
-    if (p != NULL && ht_intern_claim(p, epoch, s->start)) {
-      ht_rec_peer r = {p->id, rec_vpid(), p->name};
-      lttng_ust_tracepoint(hoptrace, peer, &r);
-    }
+    if (p != NULL && ht_intern_claim(p, epoch, s->start))
+      write_peer(p);
   }
   const char *k = s->kv_key;
   if (k != NULL && lttng_ust_tracepoint_enabled(hoptrace, span_k)) {
@@ -507,7 +512,10 @@ static struct {
   const ht_intern_entry *named[REPLAY_NAMED];
 } replay_memo;
 
-void ht_recorder_replay_begin(void) { replay_memo.n = 0, replay_memo.process = false; }
+void ht_recorder_replay_begin(void) {
+  replay_memo.n = 0;
+  replay_memo.process = false;
+}
 
 /* true when e was written in this batch; else remembers it (when room). */
 static bool replay_named(const ht_intern_entry *e) {
@@ -532,14 +540,10 @@ void ht_recorder_replay_side(const ht_fr_record *r) {
     write_process();
     replay_memo.process = true;
   }
-  if (!replay_named(d)) {
-    ht_rec_desc rd = {d->id, rec_vpid(), d->kind, d->name, d->service, d->endpoint};
-    lttng_ust_tracepoint(hoptrace, desc, &rd);
-  }
-  if (p != NULL && !replay_named(p)) {
-    ht_rec_peer rp = {p->id, rec_vpid(), p->name};
-    lttng_ust_tracepoint(hoptrace, peer, &rp);
-  }
+  if (!replay_named(d))
+    write_desc(d);
+  if (p != NULL && !replay_named(p))
+    write_peer(p);
   ht_rec_span_r e = {{w[HT_FM_NAMES_VPID], w[HT_FM_VTID_FLAGS_STATUS], r->trace_hi,
                       r->trace_lo, w[HT_FM_SPAN], w[HT_FM_PARENT], w[HT_FM_START],
                       w[HT_FM_VALUE], w[HT_FM_KEY], w[HT_FM_KEY + 1], w[HT_FM_KEY + 2],
