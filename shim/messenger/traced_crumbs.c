@@ -1,7 +1,8 @@
 /* Breadcrumbs (traced_crumbs.h). One spin lock for the table: a note is
  * a hash, a compare and a few stores under it (every recorded span in
- * flight mode pays it), a claim is rare. URLs are interned once (a send's
- * URL is the peer's own string, so the pointer finds its entry first).
+ * flight mode pays it), a claim is rare. URLs are interned once, and a
+ * call's peer is found by its serial (hooks.h ht_hook_peer: no other peer
+ * ever has it), the text compared only when the serial is new.
  * Must never: allocate but for a new URL, or block beyond the lock. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ typedef struct bucket {
 struct ts_crumbs {
   ht_spin lock;
   unsigned n_urls;
-  const char *url_seen[TS_CRUMB_URLS]; /* the sender's pointer, as last seen */
+  uint64_t serial_seen[TS_CRUMB_URLS]; /* the peer's serial, as last seen */
   char *url[TS_CRUMB_URLS];
   bucket rate[2];
   crumb slot[TS_CRUMB_SLOTS];
@@ -51,21 +52,23 @@ static crumb *slot_of(ts_crumbs *c, const ht_trace_context *ctx) {
   return &c->slot[(h >> 40) & (TS_CRUMB_SLOTS - 1)];
 }
 
-/* The URL's index + 1; 0 when the table is full or memory ran out.
- * Lock held. The pointer is only a hint: a closed peer's string may be
- * freed and its address reused for another URL. */
-static uint8_t url_index(ts_crumbs *c, const char *url) {
+/* The peer's URL's index + 1; 0 when the table is full or memory ran
+ * out. Lock held. A serial seen before names the same URL (a peer keeps
+ * its URL); a new one (another connection to the URL, say) is looked up
+ * by the text. */
+static uint8_t url_index(ts_crumbs *c, const ht_hook_peer *to) {
   for (unsigned i = 0; i < c->n_urls; i++)
-    if (c->url_seen[i] == url && strcmp(c->url[i], url) == 0)
+    if (c->serial_seen[i] == to->serial)
       return (uint8_t)(i + 1);
+  const char *url = to->url != NULL ? to->url : "";
   for (unsigned i = 0; i < c->n_urls; i++)
     if (strcmp(c->url[i], url) == 0) {
-      c->url_seen[i] = url;
+      c->serial_seen[i] = to->serial;
       return (uint8_t)(i + 1);
     }
   if (c->n_urls == TS_CRUMB_URLS || (c->url[c->n_urls] = strdup(url)) == NULL)
     return 0;
-  c->url_seen[c->n_urls] = url;
+  c->serial_seen[c->n_urls] = to->serial;
   return (uint8_t)(++c->n_urls);
 }
 
@@ -77,10 +80,10 @@ static crumb *take(ts_crumbs *c, const ht_trace_context *ctx) {
   return k;
 }
 
-bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const char *peer_url) {
+bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const ht_hook_peer *to) {
   ht_spin_lock(&c->lock);
   crumb *k = take(c, ctx);
-  uint8_t p = peer_url != NULL ? url_index(c, peer_url) : 0;
+  uint8_t p = to != NULL ? url_index(c, to) : 0;
   bool known = p == 0;
   for (uint8_t i = 0; i < k->n && !known; i++)
     known = k->peer[i] == p;

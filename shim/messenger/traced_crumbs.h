@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hoptrace/context.h"
+#include "transport/hooks.h"
 
 #define TS_CRUMB_PEERS 4
 #define TS_CRUMB_SLOTS 16384u /* a power of two; 24 bytes each */
@@ -26,10 +27,10 @@ typedef struct ts_crumbs ts_crumbs;
 ts_crumbs *ht_shim_crumbs_new(void);
 void ht_shim_crumbs_free(ts_crumbs *c);
 
-/* ctx's trace passed here: called peer_url (an outgoing call), or, with
- * peer_url NULL, served here. true when the trace was captured here
+/* ctx's trace passed here: called `to` (an outgoing call; its URL is
+ * copied when new), or, with to NULL, served here. true when the trace was captured here
  * already (claimed): the call then carries the capture to its server. */
-bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const char *peer_url);
+bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const ht_hook_peer *to);
 
 /* Claims ctx's trace for capture: 1 the first time (the peers it called
  * copied into urls, as many as *n), 0 when it was claimed before (a loop,

@@ -246,7 +246,7 @@ static inline void encode_sampled(ts_state *st, ht_envelope *env,
   /* a call of a trace captured here: its server captures its part too
    * (the notices went to the peers called before) */
   if ((span->ctx.flags & HT_FLAG_RECORDED) && st->crumbs != NULL &&
-      ht_shim_crumbs_note(st->crumbs, &span->ctx, to->url))
+      ht_shim_crumbs_note(st->crumbs, &span->ctx, to))
     env->trace.flags |= HT_FLAG_CAPTURE;
   *slot = s;
 }

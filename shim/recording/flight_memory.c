@@ -19,7 +19,7 @@ int ht_fm_on_;
  * memory: a snapshot may miss them). Fields are separate atomics: a torn
  * entry only ever makes a side go to LTTng when it need not. */
 #define RECENT_SLOTS 1024u
-static struct {
+static struct recent_slot {
   _Atomic uint64_t hi, lo, at;
 } recent[RECENT_SLOTS];
 static _Atomic uint64_t last_capture_at; /* 0: none yet */
@@ -38,14 +38,26 @@ void ht_fm_enable(uint32_t slots) {
   ht_fm_on_ = 1;
 }
 
+/* ht_fm_recent's slot for the trace: the one holding its ids, else NULL
+ * (not captured lately: never, or another trace took its place). */
+static const struct recent_slot *recent_slot(uint64_t hi, uint64_t lo) {
+  const struct recent_slot *r = &recent[lo % RECENT_SLOTS];
+  if (atomic_load_explicit(&r->lo, memory_order_relaxed) != lo ||
+      atomic_load_explicit(&r->hi, memory_order_relaxed) != hi)
+    return NULL;
+  return r;
+}
+
+static bool recent_at(const struct recent_slot *r, uint64_t now) {
+  return r != NULL &&
+         now - atomic_load_explicit(&r->at, memory_order_relaxed) < HT_FM_RECENT_NS;
+}
+
 bool ht_fm_recent(uint64_t hi, uint64_t lo, uint64_t now) {
   uint64_t last = atomic_load_explicit(&last_capture_at, memory_order_relaxed);
   if (last == 0 || now - last >= HT_FM_RECENT_NS)
     return false;
-  unsigned i = (unsigned)(lo % RECENT_SLOTS);
-  return atomic_load_explicit(&recent[i].lo, memory_order_relaxed) == lo &&
-         atomic_load_explicit(&recent[i].hi, memory_order_relaxed) == hi &&
-         now - atomic_load_explicit(&recent[i].at, memory_order_relaxed) < HT_FM_RECENT_NS;
+  return recent_at(recent_slot(hi, lo), now);
 }
 
 /* The ids first: once any trace was captured, a clock read for every
@@ -53,18 +65,15 @@ bool ht_fm_recent(uint64_t hi, uint64_t lo, uint64_t now) {
 bool ht_fm_recent_now(uint64_t hi, uint64_t lo) {
   if (atomic_load_explicit(&last_capture_at, memory_order_relaxed) == 0)
     return false;
-  unsigned i = (unsigned)(lo % RECENT_SLOTS);
-  if (atomic_load_explicit(&recent[i].lo, memory_order_relaxed) != lo ||
-      atomic_load_explicit(&recent[i].hi, memory_order_relaxed) != hi)
-    return false;
-  return ht_fm_recent(hi, lo, ht_clock_now());
+  const struct recent_slot *r = recent_slot(hi, lo);
+  return r != NULL && recent_at(r, ht_clock_now());
 }
 
 static void remember(uint64_t hi, uint64_t lo, uint64_t now) {
-  unsigned i = (unsigned)(lo % RECENT_SLOTS);
-  atomic_store_explicit(&recent[i].at, now, memory_order_relaxed);
-  atomic_store_explicit(&recent[i].hi, hi, memory_order_relaxed);
-  atomic_store_explicit(&recent[i].lo, lo, memory_order_relaxed);
+  struct recent_slot *r = &recent[lo % RECENT_SLOTS];
+  atomic_store_explicit(&r->at, now, memory_order_relaxed);
+  atomic_store_explicit(&r->hi, hi, memory_order_relaxed);
+  atomic_store_explicit(&r->lo, lo, memory_order_relaxed);
   atomic_store_explicit(&last_capture_at, now != 0 ? now : 1, memory_order_relaxed);
 }
 

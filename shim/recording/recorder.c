@@ -92,7 +92,9 @@ static int memory_tag(const ht_trace_context *c, uint32_t type, const char *k,
   r.w[HT_FM_TAG_SPAN] = c->span_id;
   r.w[HT_FM_TAG_PARENT] = c->parent_span_id;
   r.w[HT_FM_TAG_VALUE] = (uint64_t)i;
-  r.w[r.n - 1] = 0; /* the last word's padding */
+  /* the last word's padding, and the words past it: ht_fr_write copies
+   * every word */
+  memset(r.w + r.n - 1, 0, (HT_FR_WORDS - r.n + 1) * sizeof(r.w[0]));
   char *text = (char *)(r.w + HT_FM_TAG_TEXT);
   memcpy(text, k, kn);
   text[kn] = '\0';

@@ -91,15 +91,15 @@ flight|flight-memory)
   # the head sampler at 1 %, as a flight recorder runs: the captured
   # traces are the unsampled ones, recorded only in the rings (memory
   # mode keeps only those in its own: a sampled one is written at once)
-  memory=(--ratio 0.01)
+  mode_args=(--ratio 0.01)
   prefix=htc4$$
-  [[ $mode == flight-memory ]] && memory=(--flight-memory --ratio 0.01) prefix=htc5$$
+  [[ $mode == flight-memory ]] && mode_args=(--flight-memory --ratio 0.01) prefix=htc5$$
   # the log's threshold above the trigger's: an op's own time (the
   # client's) includes a little more than its span's. Snapshots wait up to
   # 10 s for the rate limit (2 a second) rather than drop: under a
   # sanitizer a snapshot takes longer, and the run checks that none drop
   SIM_TRUTH=$work/flight/truth.txt SIM_TRUTH_SLOW_MS=25 \
-    hosts_run "$work/flight" "$prefix" --clients 3 --rate 250 --flight ${memory[@]+"${memory[@]}"} --capture slow-client=20ms,error \
+    hosts_run "$work/flight" "$prefix" --clients 3 --rate 250 --flight ${mode_args[@]+"${mode_args[@]}"} --capture slow-client=20ms,error \
     --flight-arg --max-defer-ms --flight-arg 10000 \
     --cluster-arg --slow-osd --cluster-arg 1 --cluster-arg --slow-ms --cluster-arg 20 \
     --cluster-arg --slow-pct --cluster-arg 0.5 --cluster-arg --kill-osd --cluster-arg 3@6 \
