@@ -8,8 +8,14 @@
 # waiting for the rate limit), --skew none so that every host's trace
 # clock is the one kernel clock.
 #
-# Trigger time: the `capture` event with hops 0 (the process that fired),
-# its timestamp as babeltrace2 reads it (epoch ns). Written: the host's
+# Trigger time: the end of the span that fired (a trigger fires as its
+# span ends), named by the `capture` event with hops 0 (the process that
+# fired): that span's side in the host's snapshot, its event's time
+# (epoch ns, as babeltrace2 reads it) or, for memory mode's span_r
+# (written at the replay, after the trigger), its end word on the
+# snapshot's clock; the capture event's time when the side is not there
+# (printed: how many), and beside it the own-host figure from the
+# capture event, as this benchmark measured before. Written: the host's
 # capture.json `written_ns` of the first snapshot holding that host's
 # `capture` event of the trace (a notice that reached it, or its own).
 # A trace is counted on every host where a capture event of it was
@@ -19,7 +25,8 @@
 # Prints a table and writes bench/results/flight-hosts.txt; with MODE
 # memory, the processes keep their spans in their own rings
 # (run-hosts.sh --flight-memory, head sampling 1 %: a capture waits for
-# the replay thread, at most every 50 ms) and it writes
+# the replay thread, which scans at most every 50 ms, and its capture
+# event comes after the replay) and it writes
 # flight-hosts-memory.txt.
 # usage: bench/flight/bench_flight_hosts.sh [BUILD_DIR] [SECONDS (20)] [lttng|memory]
 set -euo pipefail
