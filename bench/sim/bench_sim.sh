@@ -14,7 +14,8 @@
 #        HT_BENCH_SECONDS (8), HT_BENCH_ROUNDS (3), HT_BENCH_KEEP=1 keeps the
 #        runs' logs and CPU samples (the work directory is printed);
 #        HT_BENCH_CONFIGS="plain flight-memory" runs only those (plain first)
-#        and writes bench/results/sim-paired.txt instead: more rounds of two
+#        and writes bench/results/sim-paired-CONFIG.txt instead ('%' as
+#        'pct'; sim-paired.txt for three or more): more rounds of two
 #        configurations for a paired ratio, in the time five would take.
 # Rounds alternate the order (A B, then B A): a machine getting faster or
 # slower during a round then favours no configuration in the pairs.
@@ -81,7 +82,9 @@ if [[ -n ${HT_BENCH_CONFIGS:-} ]]; then
   done
   [[ ${configs[0]} == plain && ${#configs[@]} -ge 2 ]] ||
     { echo "bench/sim: HT_BENCH_CONFIGS starts with plain and names another" >&2; exit 2; }
+  # one file a pairing: sim-paired-flight-memory.txt, sim-paired-traced-100pct.txt
   result=sim-paired.txt
+  if ((${#configs[@]} == 2)); then result="sim-paired-${configs[1]//%/pct}.txt"; fi
 fi
 # Names of our own (symlinks; the process name is what LTTng filters on):
 # the session then records only this benchmark's cluster, not other sim-*
