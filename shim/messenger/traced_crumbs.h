@@ -28,8 +28,9 @@ ts_crumbs *ht_shim_crumbs_new(void);
 void ht_shim_crumbs_free(ts_crumbs *c);
 
 /* ctx's trace passed here: called `to` (an outgoing call; its URL is
- * copied when new), or, with to NULL, served here. true when the trace was captured here
- * already (claimed): the call then carries the capture to its server. */
+ * copied when new), or, with to NULL, served here. true when the trace
+ * was captured here already (claimed): the call then carries the
+ * capture to its server. */
 bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const ht_hook_peer *to);
 
 /* Claims ctx's trace for capture: 1 the first time (the peers it called

@@ -39,8 +39,9 @@ void ht_fr_set_slots(uint32_t slots);
 
 /* Copies r into the calling thread's ring, overwriting its oldest
  * record: all of r->w, the words past r->n too (the caller sets them:
- * a copy of fixed length is the cheaper one; readers get only n). Returns 0, or HT_ENOMEM when the thread has no ring and none
- * could be made (the record is lost; ht_fr_lost counts it). r->n above
+ * a copy of fixed length is the cheaper one; readers get only n).
+ * Returns 0, or HT_ENOMEM when the thread has no ring and none could be
+ * made (the record is lost; ht_fr_lost counts it). r->n above
  * HT_FR_WORDS: HT_EINVAL. Any thread; lock-free but for a thread's first
  * record. */
 int ht_fr_write(const ht_fr_record *r);
