@@ -32,10 +32,9 @@ def clock_offset_ns(snapdir):
     clock = re.search(r"clock \{(.*?)\};", p.stdout, re.S)
     if p.returncode != 0 or not clock:
         raise SystemExit("cannot read the clock of %s: %s" % (snapdir, p.stderr[-300:]))
-    field = lambda k, d: int(re.search(r"\b%s = (\d+);" % k, clock.group(1)).group(1)) \
-        if re.search(r"\b%s = " % k, clock.group(1)) else d
-    freq = field("freq", 10**9)
-    return freq, field("offset_s", 0) * 10**9 + field("offset", 0) * 10**9 // freq
+    field = {k: int(v) for k, v in re.findall(r"\b(\w+) = (\d+);", clock.group(1))}
+    freq = field.get("freq", 10**9)
+    return freq, field.get("offset_s", 0) * 10**9 + field.get("offset", 0) * 10**9 // freq
 
 
 def captures(snapdir):

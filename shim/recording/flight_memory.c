@@ -49,15 +49,15 @@ static const struct recent_slot *recent_slot(uint64_t hi, uint64_t lo) {
 }
 
 static bool recent_at(const struct recent_slot *r, uint64_t now) {
-  return r != NULL &&
-         now - atomic_load_explicit(&r->at, memory_order_relaxed) < HT_FM_RECENT_NS;
+  return now - atomic_load_explicit(&r->at, memory_order_relaxed) < HT_FM_RECENT_NS;
 }
 
 bool ht_fm_recent(uint64_t hi, uint64_t lo, uint64_t now) {
   uint64_t last = atomic_load_explicit(&last_capture_at, memory_order_relaxed);
   if (last == 0 || now - last >= HT_FM_RECENT_NS)
     return false;
-  return recent_at(recent_slot(hi, lo), now);
+  const struct recent_slot *r = recent_slot(hi, lo);
+  return r != NULL && recent_at(r, now);
 }
 
 /* The ids first: once any trace was captured, a clock read for every

@@ -308,9 +308,8 @@ static void write_peer(const ht_intern_entry *p) {
 
 /* d's desc event, when it is due in this epoch (ht_intern_claim). */
 static void write_desc_due(const ht_intern_entry *d, uint32_t epoch, uint64_t now) {
-  if (ht_intern_claim(d, epoch, now)) {
+  if (ht_intern_claim(d, epoch, now))
     write_desc(d);
-  }
 }
 
 static void write_side_inline(const ht_span_side *s, const ht_intern_entry *p) {
