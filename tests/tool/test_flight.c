@@ -15,6 +15,7 @@
 #include "output/output.h"
 #include "read/capture_json.h"
 #include "read/dedupe.h"
+#include "read/limits.h"
 #include "read/trace_dirs.h"
 
 #define MS 1000000ll
@@ -63,6 +64,58 @@ static void copies_only_are_dropped(void **state) {
   assert_false(event_dedupe_is_copy(&d, &t2));
   assert_int_equal(d.duplicates, 3);
   event_dedupe_free(&d);
+}
+
+/* A copy need not come next to its original: a stream whose time went
+ * back puts the other snapshot's copy after later events; and any
+ * number may share one time. */
+static void copies_apart_are_dropped(void **state) {
+  (void)state;
+  event_dedupe d = {0};
+  hop_event late = ev(HOP_SPAN_SIDE, 2000, 7, 1, 0), early = ev(HOP_SPAN_SIDE, 1000, 7, 2, 1);
+  assert_false(event_dedupe_is_copy(&d, &late));
+  assert_false(event_dedupe_is_copy(&d, &early));
+  assert_true(event_dedupe_is_copy(&d, &late));
+  assert_true(event_dedupe_is_copy(&d, &early));
+  hop_event many = ev(HOP_SPAN_SIDE, 3000, 8, 1, 0);
+  for (int copy = 0; copy < 2; copy++)
+    for (uint64_t span = 1; span <= 5000; span++) {
+      many.span_id = span;
+      assert_int_equal(event_dedupe_is_copy(&d, &many), copy == 1);
+    }
+  assert_int_equal(d.duplicates, 5002);
+  assert_int_equal(d.unsure, 0);
+  event_dedupe_free(&d);
+}
+
+/* Past --max-open-spans events remembered, the oldest are forgotten: an
+ * event no later than one forgotten passes counted (the run not whole),
+ * later ones and copies of those remembered as before. */
+static void forgotten_past_the_limit_counted(void **state) {
+  (void)state;
+  tool_limits saved = ht_limits;
+  ht_drops = (tool_drops){0};
+  ht_limits.open_spans = 4;
+  event_dedupe d = {0};
+  hop_event e = ev(HOP_SPAN_SIDE, 0, 9, 1, 0);
+  for (int64_t t = 1; t <= 5; t++) { /* the fifth forgets the four before */
+    e.ts_ns = t;
+    assert_false(event_dedupe_is_copy(&d, &e));
+  }
+  assert_true(event_dedupe_is_copy(&d, &e)); /* t = 5, remembered */
+  e.ts_ns = 6;
+  assert_false(event_dedupe_is_copy(&d, &e));
+  assert_int_equal(d.unsure, 0);
+  assert_false(limits_dropped());
+  e.ts_ns = 3; /* back, to a time forgotten: it may be a copy */
+  assert_false(event_dedupe_is_copy(&d, &e));
+  assert_int_equal(d.unsure, 1);
+  assert_int_equal(ht_drops.dedupe_unsure, 1);
+  assert_true(limits_dropped());
+  assert_int_equal(d.duplicates, 1);
+  event_dedupe_free(&d);
+  ht_limits = saved;
+  ht_drops = (tool_drops){0};
 }
 
 typedef struct seen {
@@ -279,6 +332,8 @@ static void snapshot_names(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(copies_only_are_dropped),
+      cmocka_unit_test(copies_apart_are_dropped),
+      cmocka_unit_test(forgotten_past_the_limit_counted),
       cmocka_unit_test(captured_traces_are_marked),
       cmocka_unit_test(notices_alone_say_so),
       cmocka_unit_test(recorded_not_kept_is_declined),

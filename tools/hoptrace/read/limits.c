@@ -13,7 +13,8 @@ bool limits_dropped(void) {
   /* a complete trace written early is whole (a late span of it would
    * make a trace of its own, incomplete, counted) */
   return ht_drops.early_incomplete || ht_drops.trace_spans || ht_drops.names ||
-         ht_drops.strings || ht_drops.page_traces || ht_drops.page_aggregate;
+         ht_drops.strings || ht_drops.page_traces || ht_drops.page_aggregate ||
+         ht_drops.dedupe_unsure;
 }
 
 void limits_print_drops(FILE *out) {
@@ -47,6 +48,12 @@ void limits_print_drops(FILE *out) {
                  " page: it holds at most %llu MiB (--max-page-mib); `hoptrace report` has it\n",
             (unsigned long long)ht_drops.page_aggregate,
             (unsigned long long)(ht_limits.page_bytes >> 20));
+  if (ht_drops.dedupe_unsure)
+    fprintf(out, "hoptrace: %llu events of overlapping snapshots read after older events"
+                 " were forgotten past %llu remembered (--max-open-spans): any copies among"
+                 " them were not skipped (a span read twice is flagged"
+                 " hoptrace.span_id.duplicate)\n",
+            (unsigned long long)ht_drops.dedupe_unsure, (unsigned long long)ht_limits.open_spans);
 }
 
 int limits_option(const char *name, const char *value) {

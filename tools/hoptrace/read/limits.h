@@ -13,7 +13,9 @@
 
 typedef struct tool_limits {
   uint64_t open_traces; /* traces held open at once (--max-open-traces) */
-  uint64_t open_spans;  /* spans in the open traces (--max-open-spans) */
+  uint64_t open_spans;  /* spans in the open traces (--max-open-spans);
+                           also the events of overlapping snapshots
+                           remembered to skip their copies (dedupe.h) */
   uint64_t trace_spans; /* spans of one trace (--max-trace-spans) */
   uint64_t names;       /* desc/peer/process table entries (--max-names) */
   uint64_t name_bytes;  /* their text */
@@ -36,6 +38,9 @@ typedef struct tool_drops {
   uint64_t page_traces;   /* traces left out of the waterfall page */
   uint64_t page_aggregate; /* bytes of the aggregate critical path left
                              out of the waterfall page (0: kept) */
+  uint64_t dedupe_unsure; /* events of overlapping snapshots passed that
+                             may copy one forgotten past open_spans
+                             remembered (dedupe.h) */
 } tool_drops;
 
 extern tool_limits ht_limits;
