@@ -15,6 +15,7 @@
 #include "output/output.h"
 #include "read/capture_json.h"
 #include "read/dedupe.h"
+#include "read/keyed_hash.h"
 #include "read/limits.h"
 #include "read/trace_dirs.h"
 
@@ -116,6 +117,39 @@ static void forgotten_past_the_limit_counted(void **state) {
   event_dedupe_free(&d);
   ht_limits = saved;
   ht_drops = (tool_drops){0};
+}
+
+/* The copies' hash is SipHash-2-4 (the reference's vectors: key 00..0f,
+ * message 00..n-1), fed in any pieces, under a random key a run: a trace
+ * cannot be written to make two events collide (FNV-1a's could). */
+static void copies_hash_is_keyed(void **state) {
+  (void)state;
+  const uint64_t key[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
+  const struct {
+    size_t n;
+    uint64_t hash;
+  } vectors[] = {{0, 0x726fdb47dd0e0e31ull}, {1, 0x74f839c593dc67fdull},
+                 {8, 0x93f5f5799a932462ull}, {15, 0xa129ca6149be45e5ull},
+                 {63, 0x958a324ceb064572ull}};
+  unsigned char msg[63];
+  for (size_t i = 0; i < sizeof(msg); i++)
+    msg[i] = (unsigned char)i;
+  for (size_t v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++)
+    for (size_t piece = 1; piece <= 9; piece += 4) {
+      keyed_hash h;
+      keyed_hash_init(&h, key);
+      for (size_t at = 0; at < vectors[v].n; at += piece)
+        keyed_hash_add(&h, msg + at, vectors[v].n - at < piece ? vectors[v].n - at : piece);
+      assert_int_equal(keyed_hash_end(&h), vectors[v].hash);
+    }
+  /* the run's key is not the reference's, and stays for the run */
+  hop_event e = ev(HOP_SPAN_SIDE, 100, 1, 1, 0);
+  uint64_t run = event_dedupe_hash(&e);
+  assert_int_equal(event_dedupe_hash(&e), run);
+  keyed_hash h;
+  keyed_hash_init(&h, NULL);
+  keyed_hash_add(&h, msg, 15);
+  assert_int_not_equal(keyed_hash_end(&h), 0xa129ca6149be45e5ull);
 }
 
 typedef struct seen {
@@ -334,6 +368,7 @@ int main(void) {
       cmocka_unit_test(copies_only_are_dropped),
       cmocka_unit_test(copies_apart_are_dropped),
       cmocka_unit_test(forgotten_past_the_limit_counted),
+      cmocka_unit_test(copies_hash_is_keyed),
       cmocka_unit_test(captured_traces_are_marked),
       cmocka_unit_test(notices_alone_say_so),
       cmocka_unit_test(recorded_not_kept_is_declined),

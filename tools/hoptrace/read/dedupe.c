@@ -1,6 +1,7 @@
 /* Copies of events from overlapping snapshots (dedupe.h). Must never drop
  * an event that is not an exact copy: the hash covers every field a
- * hop_event carries, the time included, and the time is compared too. An
+ * hop_event carries, the time included, keyed (keyed_hash.h) so that no
+ * trace can make two events collide, and the time is compared too. An
  * event not remembered (the limit, no memory) counts as forgotten, so
  * that a copy of it passing is counted, never silent. */
 #include "read/dedupe.h"
@@ -9,83 +10,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/keyed_hash.h"
 #include "read/limits.h"
 
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static uint64_t mix(uint64_t h, const void *p, size_t n) {
-  const unsigned char *b = p;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ b[i]) * FNV_PRIME;
-  return h;
-}
-
-static uint64_t mix_u64(uint64_t h, uint64_t v) { return mix(h, &v, sizeof(v)); }
-
-/* NULL and "" apart, and each string ended, so fields cannot run together. */
-static uint64_t mix_str(uint64_t h, const char *s) {
-  if (s == NULL)
-    return mix_u64(h, 0x9e3779b97f4a7c15ull);
-  return mix(h, s, strlen(s) + 1);
+/* NULL and "" apart (a tag byte), and each string ended by its NUL, so
+ * that fields cannot run together. */
+static void mix_str(keyed_hash *h, const char *s) {
+  keyed_hash_add(h, s != NULL ? "\1" : "", 1);
+  if (s != NULL)
+    keyed_hash_add(h, s, strlen(s) + 1);
 }
 
 uint64_t event_dedupe_hash(const hop_event *e) {
-  uint64_t h = FNV_OFFSET;
-  h = mix_u64(h, (uint64_t)e->kind);
-  h = mix_u64(h, (uint64_t)e->ts_ns);
-  h = mix_u64(h, (uint64_t)e->end_ns);
-  h = mix_u64(h, e->trace_hi);
-  h = mix_u64(h, e->trace_lo);
-  h = mix_u64(h, e->span_id);
-  h = mix_u64(h, e->parent_id);
-  h = mix_u64(h, (uint64_t)e->vpid);
-  h = mix_u64(h, (uint64_t)e->vtid);
-  h = mix_str(h, e->procname);
-  h = mix_str(h, e->hostname);
-  h = mix_u64(h, e->flags);
-  h = mix_u64(h, (uint64_t)e->span_kind);
-  h = mix_str(h, e->name);
+  const uint64_t numbers[] = {
+      (uint64_t)e->kind, (uint64_t)e->ts_ns, (uint64_t)e->end_ns, e->trace_hi, e->trace_lo,
+      e->span_id, e->parent_id, (uint64_t)e->vpid, (uint64_t)e->vtid, e->flags,
+      (uint64_t)e->span_kind, (uint64_t)e->status, (uint64_t)e->int_value, e->n_kvs,
+      (uint64_t)e->start_ns, e->frames, e->root_prob, (uint64_t)e->marks_ns[0],
+      (uint64_t)e->marks_ns[1], (uint64_t)e->marks_ns[2], (uint64_t)e->marks_ns[3],
+      e->named_apart, e->desc_id, e->peer_id, (uint64_t)e->msg_type, e->seq, e->size,
+      e->capture_why, e->capture_hops, e->capture_threshold, e->capture_value};
   /* A capture notice's origin is "" as the library writes it, and
    * babeltrace2 2.0.4 decodes an empty string as the string of an event
    * read before it at times (fixed upstream after 2.0): one notice read
    * from several snapshots came with as many origins (3,727 notices of a
    * 6 s run). Its other fields say which event it is; no output shows a
    * notice's origin. */
-  if (e->kind != HOP_CAPTURE || e->capture_hops == 0)
-    h = mix_str(h, e->service);
-  h = mix_str(h, e->endpoint);
-  h = mix_u64(h, (uint64_t)e->status);
-  h = mix_str(h, e->message);
-  h = mix_str(h, e->key);
-  h = mix_str(h, e->str_value);
-  h = mix_u64(h, (uint64_t)e->int_value);
+  bool notice = e->kind == HOP_CAPTURE && e->capture_hops != 0;
+  const char *strings[] = {e->procname,  e->hostname,   notice ? "" : e->service,
+                           e->name,      e->endpoint,   e->message,
+                           e->key,       e->str_value,  e->annotation,
+                           e->end_annotation, e->peer};
+  keyed_hash h;
+  keyed_hash_init(&h, NULL);
+  keyed_hash_add(&h, numbers, sizeof(numbers));
+  for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+    mix_str(&h, strings[i]);
   for (size_t i = 0; i < e->n_kvs && e->kvs != NULL; i++) {
-    h = mix_str(h, e->kvs[i].key);
-    h = mix_u64(h, e->kvs[i].is_int);
-    h = mix_u64(h, (uint64_t)e->kvs[i].int_value);
-    h = mix_str(h, e->kvs[i].str_value);
+    const hop_kv *kv = &e->kvs[i];
+    const uint64_t kv_numbers[] = {kv->is_int, (uint64_t)kv->int_value};
+    keyed_hash_add(&h, kv_numbers, sizeof(kv_numbers));
+    mix_str(&h, kv->key);
+    mix_str(&h, kv->str_value);
   }
-  h = mix_u64(h, e->n_kvs);
-  h = mix_str(h, e->annotation);
-  h = mix_u64(h, (uint64_t)e->start_ns);
-  h = mix_str(h, e->end_annotation);
-  h = mix_u64(h, e->frames);
-  h = mix_u64(h, e->root_prob);
-  for (int i = 0; i < 4; i++)
-    h = mix_u64(h, (uint64_t)e->marks_ns[i]);
-  h = mix_u64(h, e->named_apart);
-  h = mix_u64(h, e->desc_id);
-  h = mix_u64(h, e->peer_id);
-  h = mix_u64(h, (uint64_t)e->msg_type);
-  h = mix_u64(h, e->seq);
-  h = mix_u64(h, e->size);
-  h = mix_str(h, e->peer);
-  h = mix_u64(h, e->capture_why);
-  h = mix_u64(h, e->capture_hops);
-  h = mix_u64(h, e->capture_threshold);
-  h = mix_u64(h, e->capture_value);
-  return h;
+  return keyed_hash_end(&h);
 }
 
 #define MIN_SLOTS 1024
