@@ -30,7 +30,7 @@ static const char *const context_names[C_SLOTS] = {"vpid", "vtid", "procname"};
 
 /* A member's type, fixed by its event class: looked up once, so that the
  * per-event work is no type query. */
-enum { T_NONE, T_UNSIGNED, T_SIGNED, T_STRING };
+enum { T_NONE, T_UNSIGNED, T_SIGNED, T_STRING, T_ARRAY };
 
 typedef struct class_map {
   const bt_event_class *cls;
@@ -99,6 +99,8 @@ static uint8_t type_of(const bt_field_class *fc) {
     return T_UNSIGNED;
   if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
     return T_SIGNED;
+  if (bt_field_class_type_is(type, BT_FIELD_CLASS_TYPE_ARRAY))
+    return T_ARRAY;
   return type == BT_FIELD_CLASS_TYPE_STRING ? T_STRING : T_NONE;
 }
 
@@ -202,6 +204,8 @@ static const char *typed_str(const bt_field *st, int64_t index, uint8_t type) {
 
 #define FIELD_INT(st, m, slot, out) typed_int(st, (m)->field[slot], (m)->field_type[slot], out)
 #define FIELD_STR(st, m, slot) typed_str(st, (m)->field[slot], (m)->field_type[slot])
+#define FIELD_ARRAY(st, m, slot) \
+  ((m)->field_type[slot] == T_ARRAY ? member(st, (m)->field[slot]) : NULL)
 #define CONTEXT_INT(st, m, slot, out) \
   typed_int(st, (m)->context[slot], (m)->context_type[slot], out)
 
@@ -219,13 +223,15 @@ static const char *get_str(const bt_field *st, const class_map *m, int slot) {
 }
 
 /* "kvs": keys and string values are 0x1f-separated texts, types and ints
- * are arrays of `count` entries. */
+ * are arrays of `count` entries. The array calls check nothing in a
+ * release libbabeltrace2: another field type there is read as an array
+ * (a crash), so it makes the event malformed. */
 static int decode_kvs(bt_decoder *d, const bt_field *st, const class_map *m,
                       hop_event *out) {
   const char *keys = FIELD_STR(st, m, F_KEYS);
   const char *strs = FIELD_STR(st, m, F_STRS);
-  const bt_field *types = member(st, m->field[F_TYPES]);
-  const bt_field *ints = member(st, m->field[F_INTS]);
+  const bt_field *types = FIELD_ARRAY(st, m, F_TYPES);
+  const bt_field *ints = FIELD_ARRAY(st, m, F_INTS);
   if (keys == NULL || strs == NULL || types == NULL || ints == NULL)
     return -1;
   uint64_t n = bt_field_array_get_length(types);
