@@ -6,6 +6,11 @@ hold that LTTng never writes, so no LTTng session is needed.
 usage: hostile_ctf.py CASE STREAMS DIR
   CASE     kvs-not-array: a schema 1 `kvs` whose `types` and `ints` are
            variants, not arrays (trace 9)
+           time-past-int64: a span_s (trace 2) and a schema 1 annotation
+           (trace 3) whose time, in ns since the epoch, does not fit int64:
+           the clock's offset is 7 s short of it, the events 10 s after it
+           (beyond their packet's end, which src.ctf.fs checks; its events
+           it does not)
   STREAMS  1 or 2 stream files; a sane span_s (traces 1, then 4) in each,
            the hostile event in the first
 """
@@ -37,6 +42,9 @@ event { name = "hoptrace:kvs"; id = 1; stream_id = 0; fields := struct {
   string keys; enum : uint8_t { A = 0, B = 1 } tag;
   variant <tag> { uint64_t A; uint64_t B; } types;
   variant <tag> { uint64_t A; uint64_t B; } ints; string strs; }; };
+event { name = "hoptrace:annotation"; id = 2; stream_id = 0; fields := struct {
+  uint64_t trace_id_hi; uint64_t trace_id_lo; uint64_t span_id; uint64_t parent_span_id;
+  string name; }; };
 '''
 
 
@@ -69,6 +77,10 @@ def kvs_not_array():
     return (1, ids + text('a') + u8(1) + u64(0) + u64(0) + text('x'))
 
 
+def annotation(trace):
+    return (2, u64(0) + u64(trace) + u64(1) + u64(0) + text('note'))
+
+
 def write(path, events, end=None):
     """One packet of (cycles, (event id, payload)) events."""
     body = b''.join(u32(eid) + u64(ts) + u32(100) + p for ts, (eid, p) in events)
@@ -84,6 +96,10 @@ def main():
     offset_s, end = 0, None
     if case == 'kvs-not-array':
         first = [(100, span_s(1, 50)), (200, kvs_not_array())]
+    elif case == 'time-past-int64':
+        offset_s, end = 9223372030, 200
+        first = [(100, span_s(1, 50)), (10 * 10**9, span_s(2, 60)),
+                 (10 * 10**9 + 5, annotation(3))]
     else:
         sys.exit('hostile_ctf.py: unknown case ' + case)
     os.makedirs(out, exist_ok=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A trace file with a hostile hoptrace event LTTng never writes
-# (hostile_ctf.py, no LTTng session needed) reads to its end: the event is
+# A trace file with hostile hoptrace events LTTng never writes
+# (hostile_ctf.py, no LTTng session needed) reads to its end: each is
 # dropped as malformed, counted, and its trace marked incomplete; the
 # sane spans around it are exported; exit 0, no crash and no
 # libbabeltrace2 abort. One stream file and two, with one decoder (one
@@ -8,6 +8,10 @@
 # Cases:
 #   kvs-not-array: a schema 1 kvs's types/ints are variants: read as
 #     arrays, they crashed the tool (SIGSEGV)
+#   time-past-int64: events' time (schema 2 and 1) past int64 ns: the error
+#     libbabeltrace2 left on the thread aborted the next graph run (and
+#     with two decoders, a decoder "ended without finishing"), and the
+#     event was placed at time 0
 # usage: tool_hostile_ctf.sh HOPTRACE WORKDIR SRCDIR
 set -euo pipefail
 hoptrace=$1 work=$2 src=$3
@@ -16,7 +20,8 @@ export TMPDIR=$work/tmp
 fail() { echo "FAIL: $*" >&2; exit 1; }
 tool=("$hoptrace")
 [[ -n ${HT_TEST_WRAPPER:-} ]] && { read -ra tool <<< "$HT_TEST_WRAPPER"; tool+=("$hoptrace"); }
-for case in kvs-not-array; do
+for case in kvs-not-array:1 time-past-int64:2; do
+  bad=${case#*:} case=${case%:*} # the events dropped, one trace each
   for streams in 1 2; do
     trace=$work/$case-$streams
     python3 "$src/hostile_ctf.py" $case $streams "$trace"
@@ -28,8 +33,8 @@ for case in kvs-not-array; do
       timeout 60 "${tool[@]}" export --decoders $d --format zipkin -o "$work/out.json" "$trace" \
         2> "$work/err" || status=$?
       [[ $status == 0 ]] || fail "$run: exit $status: $(cat "$work/err")"
-      grep -q " 1 malformed$" "$work/err" || fail "$run: not counted: $(cat "$work/err")"
-      grep -q "^hoptrace: 1 traces lost 1 events dropped as malformed: marked incomplete$" \
+      grep -q " $bad malformed$" "$work/err" || fail "$run: not counted: $(cat "$work/err")"
+      grep -q "^hoptrace: $bad traces lost $bad events dropped as malformed: marked incomplete$" \
         "$work/err" || fail "$run: its trace not marked: $(cat "$work/err")"
       got=$(python3 -c 'import json,sys; print(*sorted(s["traceId"] for s in json.load(open(sys.argv[1]))))' \
               "$work/out.json")

@@ -84,13 +84,18 @@ void bt_decoder_free(bt_decoder *decoder) {
   free(decoder);
 }
 
-int64_t bt_snapshot_ns(const bt_clock_snapshot *snapshot) {
-  int64_t ns = 0;
-  if (snapshot == NULL ||
-      bt_clock_snapshot_get_ns_from_origin(snapshot, &ns) !=
-          BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+int bt_snapshot_ns(const bt_clock_snapshot *snapshot, int64_t *ns) {
+  *ns = 0;
+  if (snapshot == NULL)
+    return -1;
+  if (bt_clock_snapshot_get_ns_from_origin(snapshot, ns) ==
+      BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
     return 0;
-  return ns;
+  /* past int64 ns: libbabeltrace2 left an error on the thread, and the
+   * next bt_graph_run_once() aborts the process unless it is cleared */
+  bt_current_thread_clear_error();
+  *ns = 0;
+  return -1;
 }
 
 static uint8_t type_of(const bt_field_class *fc) {
@@ -398,9 +403,13 @@ static int decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
     int64_t writer = out->vpid; /* LTTng's vpid context: who wrote it */
     const bt_clock_snapshot *snap =
         m->has_clock ? bt_message_event_borrow_default_clock_snapshot_const(msg) : NULL;
+    int64_t ns = 0;
+    bool timeless = snap != NULL && bt_snapshot_ns(snap, &ns) != 0;
     int rc = schema2_decode(m->s2_event, m->s2_members, st,
                             snap != NULL ? bt_clock_snapshot_borrow_clock_class_const(snap) : NULL,
-                            bt_snapshot_ns(snap), d->span_key, out);
+                            ns, d->span_key, out);
+    if (timeless) /* its ids were read: its trace is told */
+      return -1;
     if (rc == 1 && out->kind == HOP_SPAN_SIDE &&
         ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0))
       return -1;
@@ -411,15 +420,16 @@ static int decode(bt_decoder *d, const bt_message *msg, hop_event *out) {
       return BT_DECODE_FOREIGN_NAME;
     return rc;
   }
-  if (m->has_clock)
-    out->ts_ns = bt_snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg));
+  bool timeless =
+      m->has_clock &&
+      bt_snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg), &out->ts_ns) != 0;
   decode_context(d, event, m, out);
   if (!get_u64(st, m, F_TRACE_HI, &out->trace_hi) ||
       !get_u64(st, m, F_TRACE_LO, &out->trace_lo) ||
       !get_u64(st, m, F_SPAN, &out->span_id) ||
       !get_u64(st, m, F_PARENT, &out->parent_id))
     return -1;
-  if ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0)
+  if ((out->trace_hi | out->trace_lo) == 0 || out->span_id == 0 || timeless)
     return -1;
   return decode_kind_fields(d, st, m, out) == 0 ? 1 : -1;
 }

@@ -64,11 +64,12 @@ static void discarded(run_state *st, const bt_message *msg, int packets) {
         BT_PROPERTY_AVAILABILITY_AVAILABLE)
       count = 0;
     st->stats->discarded_events += count;
+    /* a time past int64 ns is unknown (0), as without a clock */
     if (bt_message_discarded_events_borrow_stream_class_default_clock_class_const(msg)) {
-      begin = bt_snapshot_ns(
-          bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
-      end = bt_snapshot_ns(
-          bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg));
+      (void)bt_snapshot_ns(
+          bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg), &begin);
+      (void)bt_snapshot_ns(
+          bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg), &end);
     }
   }
   loss.events = count;

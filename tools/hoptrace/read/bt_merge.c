@@ -73,29 +73,31 @@ static void merge_finalize(bt_self_component_sink *self) {
 }
 
 /* The time a message is merged at: an event's, a loss's beginning; a
- * message with no time (stream and packet bounds) goes at once. */
+ * message with no time (stream and packet bounds; an event whose time
+ * does not fit int64 ns, which the decoder drops as malformed) goes at
+ * once. */
 static bool message_ns(const bt_message *msg, int64_t *ns) {
+  const bt_clock_snapshot *snap;
   switch (bt_message_get_type(msg)) {
   case BT_MESSAGE_TYPE_EVENT:
     if (bt_message_event_borrow_stream_class_default_clock_class_const(msg) == NULL)
       return false;
-    *ns = bt_snapshot_ns(bt_message_event_borrow_default_clock_snapshot_const(msg));
-    return true;
+    snap = bt_message_event_borrow_default_clock_snapshot_const(msg);
+    break;
   case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
     if (bt_message_discarded_events_borrow_stream_class_default_clock_class_const(msg) == NULL)
       return false;
-    *ns = bt_snapshot_ns(
-        bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
-    return true;
+    snap = bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg);
+    break;
   case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
     if (bt_message_discarded_packets_borrow_stream_class_default_clock_class_const(msg) == NULL)
       return false;
-    *ns = bt_snapshot_ns(
-        bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg));
-    return true;
+    snap = bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg);
+    break;
   default:
     return false;
   }
+  return bt_snapshot_ns(snap, ns) == 0;
 }
 
 /* Gives u a batch when it has none. 0: it has one or has ended. */

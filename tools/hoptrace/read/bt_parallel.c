@@ -306,7 +306,9 @@ static int reap(decoder *d) {
   return d->exit_status == 0 ? 0 : -1;
 }
 
-/* The decoder whose head comes first (ties: the lower index), or NULL. */
+/* The decoder whose head comes first (ties: the lower index), or NULL.
+ * A malformed event without time (ts_ns 0) comes at once, as a message
+ * without time does in the merging sink (bt_merge.c). */
 static decoder *earliest(bt_parallel *p) {
   decoder *best = NULL;
   for (size_t i = 0; i < p->n; i++) {

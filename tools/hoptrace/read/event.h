@@ -47,7 +47,8 @@ typedef enum hop_event_kind {
   HOP_CAPTURE,
   /* An event of the trace (trace_hi, trace_lo; span_id and parent_id when
    * read) the decoder dropped as malformed: not a span, but the trace has
-   * lost a part and is marked incomplete. */
+   * lost a part and is marked incomplete. ts_ns 0 when it has no time
+   * (none, or one past int64 ns): merged at once. */
   HOP_MALFORMED,
 } hop_event_kind;
 
