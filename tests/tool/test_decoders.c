@@ -1,8 +1,10 @@
 /* Parallel decoding's parts: events packed into blocks come back equal
  * (strings, kvs, NULLs, losses), a full block refuses, a damaged block
  * is refused instead of trusted; stream files split into balanced groups
- * of links, removed without touching the trace. */
+ * of links, removed without touching the trace; a decoder that dies
+ * fails the read with how it died. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "read/bt_parallel.h"
 #include "read/event_block.h"
 #include "read/stream_split.h"
 
@@ -213,12 +216,42 @@ static void streams_split_into_balanced_link_groups(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* A decoder that dies before its end: by SIGKILL for "killed", exit
+ * status 3 otherwise (a crash the reader cannot prevent). */
+static int dying_read(const char *input, const bt_source_callbacks *cb, void *user,
+                      bt_source_stats *stats, atomic_int *stop, char *err, size_t err_len) {
+  (void)cb, (void)user, (void)stats, (void)stop, (void)err, (void)err_len;
+  if (strcmp(input, "killed") == 0)
+    raise(SIGKILL);
+  _exit(3);
+}
+
+static void read_fails_with(const char *input, const char *how) {
+  char err[512] = "";
+  char *inputs[] = {(char *)input, (char *)input};
+  bt_parallel *p = bt_parallel_start(inputs, 2, dying_read, err, sizeof(err));
+  assert_non_null(p);
+  bt_source_callbacks cb = {0};
+  bt_source_stats stats;
+  assert_int_equal(bt_parallel_read(p, &cb, NULL, &stats, NULL, err, sizeof(err)), -1);
+  bt_parallel_stop(p);
+  if (strstr(err, how) == NULL)
+    fail_msg("'%s' does not say '%s'", err, how);
+}
+
+static void a_dead_decoder_says_how_it_died(void **state) {
+  (void)state;
+  read_fails_with("killed", " ended without finishing: killed by signal 9 (");
+  read_fails_with("exits", " ended without finishing: exited with status 3");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(events_round_trip),
       cmocka_unit_test(full_block_refuses),
       cmocka_unit_test(damaged_block_is_refused),
       cmocka_unit_test(streams_split_into_balanced_link_groups),
+      cmocka_unit_test(a_dead_decoder_says_how_it_died),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,7 +112,8 @@ if timeout 120 tail --pid=$pid -f /dev/null && wait $pid; then
   echo "export succeeded although a decoder was killed" >&2; exit 1
 fi
 cat "$work/fail.log"
-grep -Eq "decoder process [0-9]+ (ended without finishing|exited with status)" "$work/fail.log"
+# how it died, not only that it did
+grep -Eq "decoder process [0-9]+ (ended without finishing: )?killed by signal 9 " "$work/fail.log"
 # a failed run leaves no output file (-o is written to a temporary file
 # renamed only on success)
 [[ ! -e "$work/partial.json" ]] || { echo "a failed export left partial.json" >&2; exit 1; }

@@ -46,6 +46,7 @@ typedef struct decoder {
   decoder_msg end;
   bool reaped;
   int exit_status;
+  int signal; /* that ended it, 0 when none */
 } decoder;
 
 struct bt_parallel {
@@ -239,6 +240,35 @@ static void release_current(decoder *d) {
   d->cur = NULL;
 }
 
+/* Waits for a decoder that said its end, or closed its socket (nothing
+ * else closes its end: it is exiting, so the wait is short). 0 when it
+ * exited with 0. */
+static int reap(decoder *d) {
+  int status = 0;
+  d->reaped = true;
+  d->exit_status = -1; /* unknown, when it cannot be waited for */
+  d->signal = 0;
+  while (waitpid(d->pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  d->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  d->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  return d->exit_status == 0 ? 0 : -1;
+}
+
+/* "decoder process PID [what: ]how it ended" in err, once reaped: a
+ * crash named by its signal. */
+static void say_ended(const decoder *d, const char *what, char *err, size_t err_len) {
+  char how[128];
+  if (d->signal != 0)
+    snprintf(how, sizeof(how), "killed by signal %d (%s)", d->signal, strsignal(d->signal));
+  else if (d->exit_status >= 0)
+    snprintf(how, sizeof(how), "exited with status %d", d->exit_status);
+  else
+    snprintf(how, sizeof(how), "not waited for");
+  snprintf(err, err_len, "decoder process %d %s%s%s", (int)d->pid, what, *what ? ": " : "", how);
+}
+
 /* Moves d's head to its next record, taking the next block when the
  * current one is done; sets ended at the decoder's end. */
 static int advance(decoder *d, char *err, size_t err_len) {
@@ -256,7 +286,8 @@ static int advance(decoder *d, char *err, size_t err_len) {
     decoder_msg m;
     if (recv_all(d->sock, &m, sizeof(m)) != 0) {
       d->ended = true;
-      snprintf(err, err_len, "decoder process %d ended without finishing", (int)d->pid);
+      reap(d);
+      say_ended(d, "ended without finishing", err, err_len);
       return -1;
     }
     d->at = 0;
@@ -292,18 +323,6 @@ static void add_stats(bt_source_stats *sum, const bt_source_stats *s) {
   sum->foreign_names += s->foreign_names;
   sum->discarded_events += s->discarded_events;
   sum->discarded_packets += s->discarded_packets;
-}
-
-/* Waits for a decoder that said its end: 0 when it exited with 0. */
-static int reap(decoder *d) {
-  int status = 0;
-  d->reaped = true;
-  d->exit_status = -1; /* unknown, when it cannot be waited for */
-  while (waitpid(d->pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  d->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return d->exit_status == 0 ? 0 : -1;
 }
 
 /* The decoder whose head comes first (ties: the lower index), or NULL.
@@ -365,8 +384,7 @@ int bt_parallel_read(bt_parallel *p, const bt_source_callbacks *cb, void *user,
       rc = -1;
     }
     if (reap(d) != 0 && rc == 0) { /* e.g. valgrind found an error in it */
-      snprintf(err, err_len, "decoder process %d exited with status %d", (int)d->pid,
-               d->exit_status);
+      say_ended(d, "", err, err_len);
       rc = -1;
     }
   }
