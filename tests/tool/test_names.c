@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "read/limits.h"
 #include "read/names.h"
 
 static hop_event table(hop_event_kind kind, const char *host, int64_t vpid, uint32_t id,
@@ -165,11 +166,49 @@ static void a_side_waits_for_its_process(void **state) {
   names_free(n);
 }
 
+/* A host longer than --max-string is kept cut, and found again under
+ * its full name: its names are cut like any string, not lost. */
+static void a_long_host_keeps_its_names(void **state) {
+  (void)state;
+  uint64_t string_bytes = ht_limits.string_bytes, cut = ht_drops.strings;
+  ht_limits.string_bytes = 2;
+  names *n = names_new();
+  put(n, table(HOP_PROCESS, "longhost", 3, 0, "osd.3"));
+  put(n, table(HOP_DESC, "longhost", 3, 1, "op"));
+  put(n, table(HOP_DESC, "longhost", 3, 1, "op")); /* written again: replaces */
+  hop_event e = side("longhost", 3, 1, 0, 3);
+  assert_int_equal(names_apply(n, &e), 1);
+  assert_string_equal(e.name, "op");
+  assert_string_equal(e.procname, "os");
+  assert_int_equal(names_unresolved(n), 0);
+  assert_true(ht_drops.strings > cut); /* the cut counted */
+  names_free(n);
+  ht_limits.string_bytes = string_bytes;
+}
+
+/* Times far apart (a clock offset below zero, a time near the end of
+ * int64): a held side has waited, without a signed overflow. */
+static void far_apart_times_release(void **state) {
+  (void)state;
+  names *n = names_new();
+  n_collected = 0;
+  hop_event e = side("h", 9, 1, 0, 3);
+  e.ts_ns = -10;
+  assert_int_equal(names_apply(n, &e), 0);
+  assert_false(names_waiting(n, -20)); /* before it: not yet */
+  assert_true(names_waiting(n, INT64_MAX));
+  assert_int_equal(names_release(n, INT64_MAX, false, collect, NULL), 0);
+  assert_int_equal(n_collected, 1);
+  names_free(n);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ids_resolve_per_host_and_process),
       cmocka_unit_test(many_entries_are_kept),
       cmocka_unit_test(a_side_waits_for_its_process),
+      cmocka_unit_test(a_long_host_keeps_its_names),
+      cmocka_unit_test(far_apart_times_release),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

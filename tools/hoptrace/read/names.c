@@ -73,24 +73,40 @@ void names_free(names *s) {
   free(s);
 }
 
-static uint64_t key_hash(const char *host, int64_t vpid, uint8_t table, uint32_t id) {
+/* The length kept of a string of the run (ht_limits.string_bytes, cut
+ * where a UTF-8 sequence starts): a table entry keeps its host cut so, and
+ * every lookup keys on the same cut host, or a long host's entries would
+ * never be found again. */
+static size_t cut_len(const char *t) {
+  size_t n = strnlen(t, ht_limits.string_bytes + 1);
+  if (n <= ht_limits.string_bytes)
+    return n;
+  n = ht_limits.string_bytes;
+  while (n > 0 && ((unsigned char)t[n] & 0xc0) == 0x80)
+    n--;
+  return n;
+}
+
+static uint64_t key_hash(const char *host, size_t host_len, int64_t vpid, uint8_t table,
+                         uint32_t id) {
   uint64_t h = 1469598103934665603u;
-  for (const char *p = host; *p; p++)
-    h = (h ^ (uint8_t)*p) * 1099511628211u;
+  for (size_t i = 0; i < host_len; i++)
+    h = (h ^ (uint8_t)host[i]) * 1099511628211u;
   h = (h ^ (uint64_t)vpid) * 1099511628211u;
   h = (h ^ table) * 1099511628211u;
   return (h ^ id) * 1099511628211u;
 }
 
-/* The slot of (host, vpid, table, id): its entry, or the empty one where
- * it would go. */
+/* The slot of (host as kept, vpid, table, id): its entry, or the empty
+ * one where it would go. */
 static entry **slot_of(names *s, const char *host, int64_t vpid, uint8_t table,
                        uint32_t id) {
-  size_t i = (size_t)key_hash(host, vpid, table, id) & (s->cap - 1);
+  size_t len = cut_len(host);
+  size_t i = (size_t)key_hash(host, len, vpid, table, id) & (s->cap - 1);
   for (;; i = (i + 1) & (s->cap - 1)) {
     entry *e = s->slots[i];
     if (e == NULL || (e->vpid == vpid && e->table == table && e->id == id &&
-                      strcmp(e->host, host) == 0))
+                      strncmp(e->host, host, len) == 0 && e->host[len] == '\0'))
       return &s->slots[i];
   }
 }
@@ -116,16 +132,12 @@ static int grow(names *s) {
   return 0;
 }
 
-/* Text of at most ht_limits.string_bytes (cut where a UTF-8 sequence
- * starts, counted): a table entry lives the whole run. */
+/* Text of at most ht_limits.string_bytes (counted when cut): a table
+ * entry lives the whole run. */
 static char *bounded_dup(const char *t) {
-  size_t n = strnlen(t, ht_limits.string_bytes + 1);
-  if (n <= ht_limits.string_bytes)
-    return strdup(t);
-  ht_drops.strings++;
-  n = ht_limits.string_bytes;
-  while (n > 0 && ((unsigned char)t[n] & 0xc0) == 0x80)
-    n--;
+  size_t n = cut_len(t);
+  if (t[n] != '\0')
+    ht_drops.strings++;
   return strndup(t, n);
 }
 
@@ -233,6 +245,13 @@ static void frames(hop_event *ev) {
   ev->end_annotation = (ev->frames & 2) ? end_frame[k] : "";
 }
 
+/* A side of time ts_ns has waited NAMES_HOLD_NS by now_ns: in unsigned
+ * arithmetic, as both times are the trace's (a signed difference of two
+ * far apart overflows). */
+static bool held_enough(int64_t ts_ns, int64_t now_ns) {
+  return ts_ns <= now_ns && (uint64_t)now_ns - (uint64_t)ts_ns > (uint64_t)NAMES_HOLD_NS;
+}
+
 int names_release(names *s, int64_t now_ns, bool all,
                   int (*emit)(void *arg, const hop_event *ev), void *arg) {
   size_t kept = 0;
@@ -240,7 +259,7 @@ int names_release(names *s, int64_t now_ns, bool all,
   for (size_t i = 0; i < s->n_held; i++) {
     held *h = &s->held[i];
     bool ready = resolvable(s, &h->ev);
-    if (rc != 0 || (!ready && !all && now_ns - h->ev.ts_ns <= NAMES_HOLD_NS)) {
+    if (rc != 0 || (!ready && !all && !held_enough(h->ev.ts_ns, now_ns))) {
       s->held[kept++] = *h; /* still waiting (or the run stopped) */
       continue;
     }
@@ -255,7 +274,7 @@ int names_release(names *s, int64_t now_ns, bool all,
 }
 
 bool names_waiting(const names *s, int64_t now_ns) {
-  return s->n_held > 0 && now_ns - s->held[0].ev.ts_ns > NAMES_HOLD_NS;
+  return s->n_held > 0 && held_enough(s->held[0].ev.ts_ns, now_ns);
 }
 
 int names_apply(names *s, hop_event *ev) {
