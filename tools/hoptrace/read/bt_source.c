@@ -147,8 +147,9 @@ static int named_event(void *arg, const hop_event *ev) {
   }
   if (rc == 1 && (rc = w->cb->on_event(w->user, &named)) != 0)
     return rc;
-  /* a table entry may name held sides; the oldest may have waited enough */
-  if (ev->kind == HOP_DESC || ev->kind == HOP_PEER || names_waiting(w->names, ev->ts_ns))
+  /* a table entry may have named held sides; the oldest may have waited
+   * enough */
+  if (names_waiting(w->names, ev->ts_ns))
     return names_release(w->names, ev->ts_ns, false, pass_on, w);
   return 0;
 }

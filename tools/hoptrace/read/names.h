@@ -29,17 +29,30 @@ void names_free(names *n);
  * the next call. */
 int names_apply(names *n, hop_event *ev);
 
-/* Passes on, through emit, the held span sides whose names are now known,
- * those held longer than NAMES_HOLD_NS before now_ns (unnamed, counted),
- * or with all every one. emit's non-zero stops it and is returned. */
+/* Passes on, through emit, the held span sides whose names are now known
+ * (a table event examines only the sides waiting for its entry), those
+ * held longer than NAMES_HOLD_NS before now_ns (unnamed, counted), or
+ * with all every one. A held side is named as at its time: an entry
+ * written again with other text later does not rename it. emit's
+ * non-zero stops it and is returned. */
 int names_release(names *n, int64_t now_ns, bool all,
                   int (*emit)(void *arg, const hop_event *ev), void *arg);
 
-/* true when a held side has waited long enough for names_release. */
+/* true when names_release has a side to pass on: named since, or held
+ * long enough. */
 bool names_waiting(const names *n, int64_t now_ns);
 
 /* Span sides whose name or peer id had no table entry: the process wrote
  * its tables before this session recorded it, or LTTng lost them. */
 uint64_t names_unresolved(const names *n);
+
+/* Entries written again with other text under the same (host, vpid, id):
+ * a new process with a reused pid (a restarted container's), or one
+ * writing names for another. */
+uint64_t names_redefined(const names *n);
+
+/* Held sides examined for their names so far: once when held and once
+ * per entry each waited for, however many table events come (tests). */
+uint64_t names_examined(const names *n);
 
 #endif
