@@ -144,6 +144,7 @@ static void add_stats(bt_source_stats *sum, const bt_source_stats *s) {
   sum->discarded_packets += s->discarded_packets;
   sum->trace_dirs += s->trace_dirs;
   sum->unresolved_names += s->unresolved_names;
+  sum->redefined_names += s->redefined_names;
   sum->duplicate_events += s->duplicate_events;
   sum->flight = true;
 }

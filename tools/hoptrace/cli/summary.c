@@ -52,6 +52,12 @@ static void counts(const bt_source_stats *src, const assembler_stats *st,
             "hoptrace: %" PRIu64 " span sides unnamed: their process's name tables "
             "(desc/peer events) are not in this trace\n",
             src->unresolved_names);
+  if (src->redefined_names > 0)
+    fprintf(stderr,
+            "hoptrace: %" PRIu64 " name table entries (process/desc/peer) written again with"
+            " other text under the same id and vpid (a reused pid, or a process naming"
+            " another's): each span keeps the names of its time\n",
+            src->redefined_names);
   if (src->foreign_names > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " name events (process/desc/peer) naming another process than"

@@ -211,6 +211,10 @@ static int report_close(output *o, const bt_source_stats *src, const assembler_s
   if (ht_drops.trace_spans > 0)
     ob_printf(out, "  span events past a trace's limit: %" PRIu64 " (--max-trace-spans)\n",
               ht_drops.trace_spans);
+  if (src->redefined_names > 0)
+    ob_printf(out, "  name entries written again:       %" PRIu64 " (other text, same id and"
+                   " vpid: a reused pid, or a process naming another's)\n",
+              src->redefined_names);
   if (src->foreign_names > 0)
     ob_printf(out, "  name events for another process:  %" PRIu64 " (ignored)\n",
               src->foreign_names);

@@ -196,6 +196,7 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
   naming w = {s->names ? s->names : names_new(), s->flight ? &dedupe : NULL, s, callbacks,
               user, false};
   uint64_t unresolved = w.names ? names_unresolved(w.names) : 0;
+  uint64_t redefined = w.names ? names_redefined(w.names) : 0;
   if (w.names == NULL) {
     snprintf(err, err_len, "out of memory");
     return -1;
@@ -214,6 +215,7 @@ int bt_source_read(bt_source *s, const bt_source_callbacks *callbacks, void *use
   if (rc == 0) /* the end: whatever still waits, named or not */
     rc = names_release(w.names, 0, true, pass_on, &w);
   stats->unresolved_names = names_unresolved(w.names) - unresolved;
+  stats->redefined_names = names_redefined(w.names) - redefined;
   stats->duplicate_events = dedupe.duplicates;
   stats->flight = s->flight;
   event_dedupe_free(&dedupe);

@@ -29,6 +29,9 @@ typedef struct bt_source_stats {
   uint64_t trace_dirs;        /* CTF traces found (file input) */
   uint64_t unresolved_names;  /* span sides whose name or peer id had no
                                  table entry (names.h) */
+  uint64_t redefined_names;   /* table entries written again with other
+                                 text (a reused vpid, or a hostile
+                                 process): each side keeps its time's */
   uint64_t duplicate_events;  /* flight snapshots: copies of an event that
                                  overlapping snapshots both held, skipped
                                  (dedupe.h) */
