@@ -26,16 +26,20 @@ typedef struct fr_slot {
 _Static_assert(sizeof(fr_slot) == 128, "a slot is two cache lines");
 
 typedef struct fr_ring {
-  struct fr_ring *next; /* [fr_lock] the list of every ring */
+  struct fr_ring *next; /* set before the ring is listed, then fixed */
   _Atomic bool owned;   /* a live thread writes it */
+  _Atomic bool stale;   /* a fork's parent wrote it: not read, cleared when taken */
   uint32_t mask;
   uint64_t head; /* the owner's only */
   fr_slot *slots;
 } fr_ring;
 
-static pthread_mutex_t fr_lock = PTHREAD_MUTEX_INITIALIZER;
-static fr_ring *fr_rings;    /* [fr_lock] */
-static size_t fr_ring_count; /* [fr_lock] */
+/* No lock: rings are never freed and only added at the front, so a scan
+ * walks the list from the head it loads, and a fork finds no lock held
+ * for its child (a scan used to hold one throughout, and a child forked
+ * meanwhile hung at its first new thread's record and in exit). */
+static _Atomic(fr_ring *) fr_rings;
+static _Atomic size_t fr_ring_count;
 static _Atomic uint32_t fr_slots = FR_DEFAULT_SLOTS;
 static _Atomic uint64_t fr_lost;
 static HT_TLS_HOT fr_ring *fr_mine; /* read for every record */
@@ -48,7 +52,23 @@ static void fr_release(void *ring) {
   atomic_store_explicit(&((fr_ring *)ring)->owned, false, memory_order_release);
 }
 
-static void fr_make_key(void) { (void)pthread_key_create(&fr_key, fr_release); }
+/* A fork's child: the parent's threads are gone, and the records every
+ * ring holds are the parent's (the forking thread's too), for the
+ * parent to replay. Each ring is freed for the child's threads and not
+ * read until one takes it; the child is one thread here. */
+static void fr_forget_parent(void) {
+  for (fr_ring *r = atomic_load(&fr_rings); r != NULL; r = r->next) {
+    atomic_store(&r->stale, true);
+    atomic_store(&r->owned, false);
+  }
+  fr_mine = NULL;
+  (void)pthread_setspecific(fr_key, NULL);
+}
+
+static void fr_init(void) {
+  if (pthread_key_create(&fr_key, fr_release) == 0)
+    (void)pthread_atfork(NULL, NULL, fr_forget_parent);
+}
 
 void ht_fr_set_slots(uint32_t slots) {
   uint32_t s = FR_MIN_SLOTS;
@@ -57,36 +77,49 @@ void ht_fr_set_slots(uint32_t slots) {
   atomic_store_explicit(&fr_slots, slots == 0 ? FR_DEFAULT_SLOTS : s, memory_order_relaxed);
 }
 
-/* The calling thread's ring: a released one of the current size, else a
- * new one; NULL when out of memory. */
-__attribute__((noinline, cold)) static fr_ring *fr_acquire(void) {
-  pthread_once(&fr_key_once, fr_make_key);
-  uint32_t slots = atomic_load_explicit(&fr_slots, memory_order_relaxed);
-  fr_ring *g = NULL;
-  pthread_mutex_lock(&fr_lock);
-  for (fr_ring *r = fr_rings; r != NULL && g == NULL; r = r->next) {
+static void fr_clear(fr_ring *g) {
+  for (uint32_t i = 0; i <= g->mask; i++)
+    atomic_store_explicit(&g->slots[i].seq, 0, memory_order_relaxed);
+}
+
+/* A released ring of the current size, else a new one (listed at the
+ * front); NULL when out of memory. */
+static fr_ring *fr_take(uint32_t slots) {
+  for (fr_ring *r = atomic_load_explicit(&fr_rings, memory_order_acquire); r != NULL;
+       r = r->next) {
     bool was = false;
     if (r->mask + 1 == slots &&
         atomic_compare_exchange_strong_explicit(&r->owned, &was, true, memory_order_acquire,
-                                                memory_order_relaxed))
-      g = r;
-  }
-  if (g == NULL && (g = calloc(1, sizeof(*g))) != NULL) {
-    g->slots = aligned_alloc(64, (size_t)slots * sizeof(fr_slot));
-    if (g->slots == NULL) {
-      free(g);
-      g = NULL;
-    } else {
-      for (uint32_t i = 0; i < slots; i++)
-        atomic_init(&g->slots[i].seq, 0);
-      g->mask = slots - 1;
-      atomic_init(&g->owned, true);
-      g->next = fr_rings;
-      fr_rings = g;
-      fr_ring_count++;
+                                                memory_order_relaxed)) {
+      if (atomic_load_explicit(&r->stale, memory_order_relaxed)) {
+        fr_clear(r);
+        atomic_store_explicit(&r->stale, false, memory_order_release);
+      }
+      return r;
     }
   }
-  pthread_mutex_unlock(&fr_lock);
+  fr_ring *g = calloc(1, sizeof(*g));
+  if (g == NULL || (g->slots = aligned_alloc(64, (size_t)slots * sizeof(fr_slot))) == NULL) {
+    free(g);
+    return NULL;
+  }
+  g->mask = slots - 1;
+  for (uint32_t i = 0; i < slots; i++)
+    atomic_init(&g->slots[i].seq, 0);
+  atomic_init(&g->owned, true);
+  atomic_init(&g->stale, false);
+  g->next = atomic_load_explicit(&fr_rings, memory_order_relaxed);
+  while (!atomic_compare_exchange_weak_explicit(&fr_rings, &g->next, g, memory_order_release,
+                                                memory_order_relaxed)) {
+  }
+  atomic_fetch_add_explicit(&fr_ring_count, 1, memory_order_relaxed);
+  return g;
+}
+
+/* The calling thread's ring, made its own; NULL when out of memory. */
+__attribute__((noinline, cold)) static fr_ring *fr_acquire(void) {
+  pthread_once(&fr_key_once, fr_init);
+  fr_ring *g = fr_take(atomic_load_explicit(&fr_slots, memory_order_relaxed));
   if (g != NULL) {
     g->head = 0;
     (void)pthread_setspecific(fr_key, g);
@@ -150,14 +183,16 @@ size_t ht_fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
                   void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
   size_t found = 0;
   ht_fr_record rec;
-  pthread_mutex_lock(&fr_lock);
-  for (fr_ring *g = fr_rings; g != NULL; g = g->next)
+  for (fr_ring *g = atomic_load_explicit(&fr_rings, memory_order_acquire); g != NULL;
+       g = g->next) {
+    if (atomic_load_explicit(&g->stale, memory_order_acquire))
+      continue;
     for (uint32_t i = 0; i <= g->mask; i++)
       if (fr_copy(&g->slots[i], want, arg, &rec)) {
         emit(&rec, arg);
         found++;
       }
-  pthread_mutex_unlock(&fr_lock);
+  }
   return found;
 }
 
@@ -186,8 +221,5 @@ size_t ht_fr_collect(uint64_t hi, uint64_t lo,
 uint64_t ht_fr_lost(void) { return atomic_load_explicit(&fr_lost, memory_order_relaxed); }
 
 size_t ht_fr_rings(void) {
-  pthread_mutex_lock(&fr_lock);
-  size_t n = fr_ring_count;
-  pthread_mutex_unlock(&fr_lock);
-  return n;
+  return atomic_load_explicit(&fr_ring_count, memory_order_relaxed);
 }

@@ -15,7 +15,9 @@
  * thread. A reader (ht_fr_collect) copies each slot under its sequence
  * word (odd while written) and keeps only copies the writer did not
  * touch meanwhile: records are never torn, one being overwritten is
- * skipped. Internal to libhoptrace. */
+ * skipped. A fork's child reads none of the parent's records (they are
+ * the parent's to replay) and its threads reuse the parent's rings.
+ * Internal to libhoptrace. */
 #ifndef HT_RECORDING_FLIGHT_RING_H
 #define HT_RECORDING_FLIGHT_RING_H
 
@@ -42,15 +44,14 @@ void ht_fr_set_slots(uint32_t slots);
  * a copy of fixed length is the cheaper one; readers get only n).
  * Returns 0, or HT_ENOMEM when the thread has no ring and none could be
  * made (the record is lost; ht_fr_lost counts it). r->n above
- * HT_FR_WORDS: HT_EINVAL. Any thread; lock-free but for a thread's first
- * record. */
+ * HT_FR_WORDS: HT_EINVAL. Any thread, a thread-exit destructor too;
+ * lock-free (a thread's first record may allocate its ring). */
 int ht_fr_write(const ht_fr_record *r);
 
 /* Calls emit(record, arg) for each record of trace (hi, lo) the rings
  * hold, each once, in no particular order; returns how many. The record
- * passed is a copy, valid for the call. Any thread; writers are never
- * blocked (the list of rings is locked, the rings are not), so emit must
- * not call ht_fr_write (a thread's first record takes that lock). */
+ * passed is a copy, valid for the call. Any thread; takes no lock, so
+ * writers and a fork are never held up by it. */
 size_t ht_fr_collect(uint64_t hi, uint64_t lo,
                      void (*emit)(const ht_fr_record *r, void *arg), void *arg);
 
