@@ -47,8 +47,11 @@ static pthread_key_t fr_key;
 static pthread_once_t fr_key_once = PTHREAD_ONCE_INIT;
 
 /* A thread exits: its ring goes to the next new thread (its records stay
- * until overwritten). */
+ * until overwritten). fr_mine is cleared too: a later key's destructor
+ * that records then takes a ring again (setspecific brings this
+ * destructor back for it) rather than write one a new thread may own. */
 static void fr_release(void *ring) {
+  fr_mine = NULL;
   atomic_store_explicit(&((fr_ring *)ring)->owned, false, memory_order_release);
 }
 

@@ -162,12 +162,80 @@ static void test_a_reader_never_sees_a_torn_record(void **state) {
   assert_true(atomic_load(&r.written) > 64);
 }
 
+/* A host's thread-exit destructor that records after the ring's own
+ * (a key made later: glibc runs them in key order), when a new thread
+ * has taken the ring released: the late record goes to a ring of its
+ * own, not into that thread's (two writers would tear records). */
+static pthread_key_t late_key;
+static pthread_barrier_t taken;
+static pthread_t late_b;
+
+static void *take_released(void *unused) {
+  (void)unused;
+  ht_fr_record r = rec(5, 501, 0, HT_FR_WORDS);
+  ht_fr_write(&r);
+  pthread_barrier_wait(&taken);
+  pthread_barrier_wait(&taken);
+  return NULL;
+}
+
+static void late_record(void *unused) {
+  (void)unused;
+  if (pthread_create(&late_b, NULL, take_released, NULL) != 0)
+    return;
+  pthread_barrier_wait(&taken);
+  ht_fr_record r = rec(5, 502, 0, HT_FR_WORDS);
+  ht_fr_write(&r);
+}
+
+static void *record_then_exit(void *unused) {
+  (void)unused;
+  ht_fr_record r = rec(5, 500, 0, HT_FR_WORDS);
+  ht_fr_write(&r); /* the ring's key made by now */
+  pthread_setspecific(late_key, (void *)1);
+  return NULL;
+}
+
+static void test_a_record_after_the_release_takes_its_own_ring(void **state) {
+  (void)state;
+  ht_fr_set_slots(128); /* a size no other test's rings have */
+  assert_int_equal(pthread_barrier_init(&taken, NULL, 2), 0);
+  assert_int_equal(pthread_key_create(&late_key, late_record), 0);
+  size_t rings = ht_fr_rings();
+  pthread_t a;
+  assert_int_equal(pthread_create(&a, NULL, record_then_exit, NULL), 0);
+  assert_int_equal(pthread_join(a, NULL), 0);
+  /* a's ring (b took it) and the late record's */
+  assert_int_equal(ht_fr_rings(), rings + 2);
+  pthread_barrier_wait(&taken);
+  assert_int_equal(pthread_join(late_b, NULL), 0);
+  seen s = {0};
+  assert_int_equal(ht_fr_collect(5, 502, on_record, &s), 1);
+  assert_int_equal(s.torn, 0);
+  /* the late ring was released too (its destructor ran again): both go
+   * to the next threads */
+  pthread_barrier_destroy(&taken);
+  assert_int_equal(pthread_barrier_init(&taken, NULL, 3), 0);
+  pthread_t c[2];
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_create(&c[i], NULL, take_released, NULL), 0);
+  pthread_barrier_wait(&taken);
+  pthread_barrier_wait(&taken);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_join(c[i], NULL), 0);
+  assert_int_equal(ht_fr_rings(), rings + 2);
+  pthread_key_delete(late_key);
+  pthread_barrier_destroy(&taken);
+  ht_fr_set_slots(0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_collects_by_trace),
       cmocka_unit_test(test_scans_for_many_traces),
       cmocka_unit_test(test_a_wrapped_ring_keeps_its_newest),
       cmocka_unit_test(test_a_reader_never_sees_a_torn_record),
+      cmocka_unit_test(test_a_record_after_the_release_takes_its_own_ring),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
