@@ -143,7 +143,7 @@ static void *replay_thread(void *unused) {
       }
     if (any) {
       ht_recorder_replay_begin();
-      ht_fr_scan(set_wants, replay_one, &set);
+      ht_fr_take(set_wants, replay_one, &set);
       atomic_fetch_add_explicit(&n_scans, 1, memory_order_relaxed);
     }
     for (size_t i = 0; i < n; i++)

@@ -14,7 +14,11 @@
  * reads every slot: 0.04-0.07 ms for 16,384, warm in cache): it is
  * queued for the replay thread (started at the first capture), which
  * scans at most every HT_FM_SCAN_GAP_MS for all the traces queued
- * meanwhile, writes their records, then their capture events. A side or
+ * meanwhile, writes their records, then their capture events. Each
+ * record is replayed once (ht_fr_take): a trace captured again once it
+ * is no longer recent (another trace took its place in the table, or
+ * HT_FM_RECENT_NS went by) or by two threads at once gets only the
+ * records written since, not its sides and key-values twice. A side or
  * key-value of a trace captured in the last HT_FM_RECENT_NS that comes
  * afterwards goes to LTTng at once (ht_fm_recent), so a snapshot taken
  * after the capture has it.

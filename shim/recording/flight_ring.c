@@ -18,12 +18,18 @@
 
 /* 128 bytes: seq, meta (type << 8 | n), trace id, payload. */
 typedef struct fr_slot {
-  _Atomic uint32_t seq; /* odd while written; 0: never written */
+  _Atomic uint32_t seq; /* FR_WRITING, FR_TAKEN, a count of 4s; 0: never written */
   uint32_t meta;
   uint64_t hi, lo;
   uint64_t w[HT_FR_WORDS];
 } fr_slot;
 _Static_assert(sizeof(fr_slot) == 128, "a slot is two cache lines");
+/* seq's low bits: the writer's mark, and ht_fr_take's (set by a CAS from
+ * the whole record's seq, so a record is taken once, and a write under
+ * way makes the CAS fail); a write clears both. */
+#define FR_WRITING 1u
+#define FR_TAKEN 2u
+#define FR_FLAGS (FR_WRITING | FR_TAKEN)
 
 typedef struct fr_ring {
   struct fr_ring *next; /* set before the ring is listed, then fixed */
@@ -143,8 +149,8 @@ int ht_fr_write(const ht_fr_record *r) {
     return HT_ENOMEM;
   }
   fr_slot *s = &g->slots[g->head++ & g->mask];
-  uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
-  atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+  uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed) & ~FR_FLAGS;
+  atomic_store_explicit(&s->seq, q + FR_WRITING, memory_order_relaxed);
   atomic_thread_fence(memory_order_release); /* odd before any data */
   STORE(&s->meta, r->type << 8 | r->n);
   STORE(&s->hi, r->trace_hi);
@@ -155,16 +161,16 @@ int ht_fr_write(const ht_fr_record *r) {
 #pragma GCC unroll 13
   for (uint32_t i = 0; i < HT_FR_WORDS; i++)
     STORE(&s->w[i], r->w[i]);
-  atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+  atomic_store_explicit(&s->seq, q + 4, memory_order_release);
   return 0;
 }
 
 /* Slot s's record into out when want says its trace is wanted and it is
- * whole. */
+ * whole; take: and not taken before, then marked taken. */
 static bool fr_copy(fr_slot *s, bool (*want)(uint64_t, uint64_t, void *), void *arg,
-                    ht_fr_record *out) {
+                    bool take, ht_fr_record *out) {
   uint32_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
-  if (q == 0 || (q & 1))
+  if (q == 0 || (q & FR_WRITING) || (take && (q & FR_TAKEN)))
     return false;
   uint64_t hi = LOAD(&s->hi), lo = LOAD(&s->lo);
   if (!want(hi, lo, arg))
@@ -179,11 +185,15 @@ static bool fr_copy(fr_slot *s, bool (*want)(uint64_t, uint64_t, void *), void *
   for (uint32_t i = 0; i < out->n; i++)
     out->w[i] = LOAD(&s->w[i]);
   atomic_thread_fence(memory_order_acquire); /* the data before the recheck */
-  return atomic_load_explicit(&s->seq, memory_order_relaxed) == q;
+  if (take)
+    return atomic_compare_exchange_strong_explicit(&s->seq, &q, q | FR_TAKEN,
+                                                   memory_order_relaxed, memory_order_relaxed);
+  /* a taker's mark meanwhile leaves the record whole */
+  return (atomic_load_explicit(&s->seq, memory_order_relaxed) & ~FR_TAKEN) == (q & ~FR_TAKEN);
 }
 
-size_t ht_fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
-                  void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
+static size_t fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
+                      void (*emit)(const ht_fr_record *r, void *arg), void *arg, bool take) {
   size_t found = 0;
   ht_fr_record rec;
   for (fr_ring *g = atomic_load_explicit(&fr_rings, memory_order_acquire); g != NULL;
@@ -191,12 +201,22 @@ size_t ht_fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
     if (atomic_load_explicit(&g->stale, memory_order_acquire))
       continue;
     for (uint32_t i = 0; i <= g->mask; i++)
-      if (fr_copy(&g->slots[i], want, arg, &rec)) {
+      if (fr_copy(&g->slots[i], want, arg, take, &rec)) {
         emit(&rec, arg);
         found++;
       }
   }
   return found;
+}
+
+size_t ht_fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
+                  void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
+  return fr_scan(want, emit, arg, false);
+}
+
+size_t ht_fr_take(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
+                  void (*emit)(const ht_fr_record *r, void *arg), void *arg) {
+  return fr_scan(want, emit, arg, true);
 }
 
 typedef struct fr_one {

@@ -61,6 +61,13 @@ size_t ht_fr_collect(uint64_t hi, uint64_t lo,
 size_t ht_fr_scan(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
                   void (*emit)(const ht_fr_record *r, void *arg), void *arg);
 
+/* As ht_fr_scan, but each record is passed to one take only, ever: one
+ * taken is marked in its slot, and later takes skip it (ht_fr_scan and
+ * ht_fr_collect still pass it). A record overwritten meanwhile is
+ * skipped, as by a scan. */
+size_t ht_fr_take(bool (*want)(uint64_t hi, uint64_t lo, void *arg),
+                  void (*emit)(const ht_fr_record *r, void *arg), void *arg);
+
 /* Records not written for want of memory. */
 uint64_t ht_fr_lost(void);
 

@@ -1,8 +1,9 @@
 /* Flight mode in process memory (shim/recording/flight_memory.h): a
  * captured trace is remembered for a while (its later sides go to LTTng
  * at once), the replay thread finds the captured trace's sides and
- * key-values in the rings and only those, a trace captured again is not replayed twice,
- * and a full queue refuses a capture rather than block, every capture
+ * key-values in the rings and only those, a trace captured again is not
+ * replayed twice (while recent: not scanned for; later: its records
+ * replayed before are skipped), and a full queue refuses a capture rather than block, every capture
  * counted once. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,16 +33,24 @@ static ht_fm_capture capture_of(uint64_t hi, uint64_t lo) {
   return c;
 }
 
-/* Waits (5 s at most) until the replay thread has replayed `sides`. */
-static ht_fm_stats wait_sides(uint64_t sides) {
+/* Waits (5 s at most) until the stats' field at `at` (offsetof) is at
+ * least n. */
+static ht_fm_stats wait_stat(size_t at, uint64_t n) {
   ht_fm_stats st;
   for (int i = 0; i < 500; i++) {
     ht_fm_stats_get(&st);
-    if (st.sides >= sides)
+    uint64_t v;
+    memcpy(&v, (const char *)&st + at, sizeof(v));
+    if (v >= n)
       break;
     nanosleep(&(struct timespec){0, 10000000}, NULL);
   }
   return st;
+}
+
+/* ... until the replay thread has replayed `sides`. */
+static ht_fm_stats wait_sides(uint64_t sides) {
+  return wait_stat(offsetof(ht_fm_stats, sides), sides);
 }
 
 static void test_recent_and_replayed_once(void **state) {
@@ -86,6 +95,36 @@ static void test_recent_and_replayed_once(void **state) {
   assert_int_equal(st.scans, 2);
 }
 
+/* A trace captured again once no longer recent (another trace took its
+ * slot in the recent table, or HT_FM_RECENT_NS went by): only the
+ * records written since are replayed, not its sides twice. */
+static ht_fm_stats capture_and_wait(uint64_t hi, uint64_t lo, uint64_t now) {
+  ht_fm_stats st;
+  ht_fm_stats_get(&st);
+  ht_fm_capture c = capture_of(hi, lo);
+  assert_int_equal(ht_fm_capture_later(&c, now), 0);
+  assert_true(c.replay);
+  return wait_stat(offsetof(ht_fm_stats, scans), st.scans + 1);
+}
+
+static void test_captured_again_replays_only_the_new(void **state) {
+  (void)state;
+  const ht_intern_entry *d = ht_intern_desc(2, "osd_write", "osd.0", "");
+  side(6, 60, 1, d);
+  side(6, 60, 2, d);
+  ht_fm_stats before;
+  ht_fm_stats_get(&before);
+  ht_fm_stats st = capture_and_wait(6, 60, ht_clock_now());
+  assert_int_equal(st.sides - before.sides, 2);
+  capture_and_wait(5, 60 + 1024, ht_clock_now()); /* takes 6/60's slot */
+  st = capture_and_wait(6, 60, ht_clock_now());
+  assert_int_equal(st.sides - before.sides, 2);
+  side(6, 60, 3, d);
+  st = capture_and_wait(6, 60, ht_clock_now() + HT_FM_RECENT_NS);
+  assert_int_equal(st.sides - before.sides, 3);
+  assert_int_equal(st.tags, before.tags);
+}
+
 static void test_a_full_queue_refuses(void **state) {
   (void)state;
   ht_fm_stats before, after;
@@ -110,6 +149,7 @@ int main(void) {
   ht_fm_enable(64);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_recent_and_replayed_once),
+      cmocka_unit_test(test_captured_again_replays_only_the_new),
       cmocka_unit_test(test_a_full_queue_refuses),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

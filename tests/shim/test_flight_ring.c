@@ -124,6 +124,71 @@ static void test_a_wrapped_ring_keeps_its_newest(void **state) {
   ht_fr_set_slots(0);
 }
 
+/* A take passes each record once, ever; a scan passes it still; a slot
+ * written again is a new record to take. */
+static bool want_310(uint64_t hi, uint64_t lo, void *arg) {
+  (void)arg;
+  return hi == 3 && lo == 310;
+}
+
+static void *write_310s(void *arg) {
+  uint64_t count = *(uint64_t *)arg;
+  for (uint64_t k = 0; k < count; k++) {
+    ht_fr_record r = rec(3, 310, k, 4);
+    ht_fr_write(&r);
+  }
+  return NULL;
+}
+
+static void test_a_record_is_taken_once(void **state) {
+  (void)state;
+  ht_fr_set_slots(256); /* a ring of its own */
+  pthread_t t;
+  uint64_t count = 256;
+  assert_int_equal(pthread_create(&t, NULL, write_310s, &count), 0);
+  assert_int_equal(pthread_join(t, NULL), 0);
+  seen first = {0}, again = {0}, scanned = {0};
+  assert_int_equal(ht_fr_take(want_310, on_record, &first), 256);
+  assert_int_equal(first.torn, 0);
+  assert_int_equal(ht_fr_take(want_310, on_record, &again), 0);
+  assert_int_equal(ht_fr_collect(3, 310, on_record, &scanned), 256);
+  count = 10; /* the next thread takes the ring over: ten slots anew */
+  assert_int_equal(pthread_create(&t, NULL, write_310s, &count), 0);
+  assert_int_equal(pthread_join(t, NULL), 0);
+  seen fresh = {0};
+  assert_int_equal(ht_fr_take(want_310, on_record, &fresh), 10);
+  assert_int_equal(fresh.min_w0, 0);
+  assert_int_equal(fresh.max_w0, 9);
+  ht_fr_set_slots(0);
+}
+
+/* Two takes at once (two captures of one trace in two batches) pass
+ * each record to one of them. */
+static pthread_barrier_t takers;
+static void *take_310s(void *arg) {
+  pthread_barrier_wait(&takers);
+  *(size_t *)arg = ht_fr_take(want_310, on_record, &(seen){0});
+  return NULL;
+}
+
+static void test_two_takes_at_once_share_the_records(void **state) {
+  (void)state;
+  ht_fr_set_slots(4096);
+  pthread_t t[2];
+  uint64_t count = 4096;
+  assert_int_equal(pthread_create(&t[0], NULL, write_310s, &count), 0);
+  assert_int_equal(pthread_join(t[0], NULL), 0);
+  size_t got[2];
+  assert_int_equal(pthread_barrier_init(&takers, NULL, 2), 0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, take_310s, &got[i]), 0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_join(t[i], NULL), 0);
+  pthread_barrier_destroy(&takers);
+  assert_int_equal(got[0] + got[1], 4096);
+  ht_fr_set_slots(0);
+}
+
 typedef struct race {
   atomic_int stop;
   _Atomic uint64_t written;
@@ -234,6 +299,8 @@ int main(void) {
       cmocka_unit_test(test_collects_by_trace),
       cmocka_unit_test(test_scans_for_many_traces),
       cmocka_unit_test(test_a_wrapped_ring_keeps_its_newest),
+      cmocka_unit_test(test_a_record_is_taken_once),
+      cmocka_unit_test(test_two_takes_at_once_share_the_records),
       cmocka_unit_test(test_a_reader_never_sees_a_torn_record),
       cmocka_unit_test(test_a_record_after_the_release_takes_its_own_ring),
   };
