@@ -108,9 +108,10 @@ typedef struct ht_traced_stats {
   uint64_t captures_fired;  /* flight-recorder triggers fired here (capture.h) */
   uint64_t captures_unrecorded; /* ... while no session recorded hoptrace:capture */
   /* Capture notices (capture.h): sent down to peers this process called
-   * for the trace, or not (past the rate, queue full, peer gone);
-   * received (a notice, or a reply's HT_FLAG_CAPTURE) and honoured, or
-   * refused (a trace this process took no part in, past the rate). */
+   * for the trace, or not (past the rate or the hop bound, queue full,
+   * peer gone); received (a notice, or a reply's HT_FLAG_CAPTURE) and
+   * honoured, or refused (a trace this process took no part in, past the
+   * rate, a notice's hops out of range). */
   uint64_t notices_sent, notices_dropped, notices_received, notices_refused;
   /* Automatic triggers (slow, error, a notice) past the process's capture
    * rate (HT_CAPTURE_RATE, capture.h): no capture event, no notices. */

@@ -20,6 +20,7 @@
 #define TS_CRUMB_URLS 64      /* distinct outgoing peers remembered */
 #define TS_NOTICE_RATE 500    /* notices sent, and honoured, a second ... */
 #define TS_NOTICE_BURST 100   /* ... with bursts up to this */
+#define TS_NOTICE_HOPS_MAX 32 /* a notice's hops: more are refused, not forwarded */
 
 typedef struct ts_crumbs ts_crumbs;
 

@@ -45,8 +45,9 @@ static void spread_capture(ts_state *st, const ht_trace_context *ctx, int rc,
   notice.flags &= ~HT_FLAG_CAPTURE;
   uint64_t now = n > 0 ? ht_clock_now() : 0;
   for (int i = 0; i < n; i++) {
-    bool sent = ht_shim_crumbs_rate(st->crumbs, 0, now) &&
-                ht_transport_notice(m, urls[i], &notice, (int32_t)hops + 1) == 0;
+    /* hops <= TS_NOTICE_HOPS_MAX (ht_shim_on_notice): no overflow */
+    bool sent = hops < TS_NOTICE_HOPS_MAX && ht_shim_crumbs_rate(st->crumbs, 0, now) &&
+                ht_transport_notice(m, urls[i], &notice, (int32_t)(hops + 1)) == 0;
     ht_counter_add(sent ? HT_CTR_NOTICES_SENT : HT_CTR_NOTICES_DROPPED, 1);
   }
   flag_open_servers(st, ctx);
@@ -84,11 +85,12 @@ void ht_shim_captured_there(ts_state *st, const ht_trace_context *ctx, unsigned 
 }
 
 /* A capture notice from a process that called this one: its trace, and
- * the hops it came (the envelope's status). Honoured only for a trace
- * this messenger took part in, within the rate. */
+ * the hops it came (the envelope's status, any int32 a peer sends: bound
+ * before it is forwarded as hops + 1). Honoured only for a trace this
+ * messenger took part in, within the rate. */
 void ht_shim_on_notice(void *arg, const ht_envelope *env, const ht_hook_origin *from) {
   (void)from;
-  if (!env->has_trace || env->status < 1) {
+  if (!env->has_trace || env->status < 1 || env->status > TS_NOTICE_HOPS_MAX) {
     ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
     return;
   }

@@ -34,9 +34,9 @@ typedef enum ht_counter {
   HT_CTR_CAPTURES_FIRED, /* flight-recorder triggers of this process */
   HT_CTR_CAPTURES_UNRECORDED, /* ... that found no session recording them */
   HT_CTR_NOTICES_SENT,     /* capture notices sent to peers called */
-  HT_CTR_NOTICES_DROPPED,  /* ... not sent (rate, queue full, peer gone) */
+  HT_CTR_NOTICES_DROPPED,  /* ... not sent (rate, hops, queue full, peer gone) */
   HT_CTR_NOTICES_RECEIVED, /* capture notices and reply flags honoured */
-  HT_CTR_NOTICES_REFUSED,  /* ... refused: a trace not ours, or past the rate */
+  HT_CTR_NOTICES_REFUSED,  /* ... refused: a trace not ours, past the rate, bad hops */
   HT_CTR_CAPTURES_LIMITED, /* triggers past the process's capture rate */
   HT_CTR_COUNT
 } ht_counter;

@@ -26,26 +26,11 @@
 #include "hoptrace_schema.h"
 #include "transport/hooks.h"
 
+#include "capture_chain.h"
 #include "capture_recorder.h"
 
-typedef struct chain {
-  ht_messenger *client, *primary, *replica;
-  ht_peer *to_primary, *to_replica, *to_nobody;
-  char primary_url[128], replica_url[128];
-} chain;
-
 static chain *the_chain; /* the primary's handler calls on */
-
-static ht_messenger *traced(const char *name) {
-  ht_messenger_options o;
-  ht_messenger_options_init(&o);
-  o.flavour = HT_MESSENGER_TRACED;
-  o.name = name;
-  o.request_timeout_ms = 3000;
-  ht_messenger *m = NULL;
-  assert_int_equal(ht_messenger_new(&o, &m), 0);
-  return m;
-}
+static ht_peer *to_nobody; /* the primary's, to a port nobody listens on */
 
 static int replica_delay_us;
 static int32_t primary_status;
@@ -94,49 +79,22 @@ static void on_primary(void *arg, ht_request *req, const ht_envelope *msg) {
     return;
   }
   primary_ctx = ht_context_capture();
-  if (ht_peer_request(the_chain->to_nobody, "replica_write", NULL, NULL, on_nobody_reply,
+  if (ht_peer_request(to_nobody, "replica_write", NULL, NULL, on_nobody_reply,
                       req) != 0)
     to_replica(req); /* refused at once: the span ended in error all the same */
 }
 
 static int setup(void **state) {
-  ht_tracing_init();
-  ht_events_install(&capture_recorder);
-  ht_sampling_config cfg;
-  ht_sampling_config_default(&cfg);
-  assert_int_equal(ht_sampling_config_set(&cfg, "sampler", "never"), 0);
-  assert_int_equal(ht_sampling_set(&cfg), 0);
-  ht_flight_set(1);
-  chain *c = calloc(1, sizeof(*c));
+  chain *c = chain_start(on_primary, on_replica);
   the_chain = c;
-  c->client = traced("client");
-  c->primary = traced("primary");
-  c->replica = traced("replica");
-  assert_int_equal(ht_messenger_listen(c->replica, "tcp://127.0.0.1:0", c->replica_url,
-                                       sizeof(c->replica_url)), 0);
-  assert_int_equal(ht_messenger_listen(c->primary, "tcp://127.0.0.1:0", c->primary_url,
-                                       sizeof(c->primary_url)), 0);
-  assert_int_equal(ht_messenger_handle(c->replica, "replica_write", on_replica, NULL), 0);
-  assert_int_equal(ht_messenger_handle(c->primary, "write", on_primary, NULL), 0);
-  assert_int_equal(ht_messenger_connect(c->primary, c->replica_url, &c->to_replica), 0);
-  assert_int_equal(ht_messenger_connect(c->client, c->primary_url, &c->to_primary), 0);
   /* port 1 on loopback: nobody listens (connections refused) */
-  assert_int_equal(ht_messenger_connect(c->primary, "tcp://127.0.0.1:1", &c->to_nobody), 0);
-  for (int i = 0; i < 300 && !(ht_peer_connected(c->to_primary) &&
-                               ht_peer_connected(c->to_replica)); i++)
-    usleep(10000);
+  assert_int_equal(ht_messenger_connect(c->primary, "tcp://127.0.0.1:1", &to_nobody), 0);
   *state = c;
   return 0;
 }
 
 static int teardown(void **state) {
-  chain *c = *state;
-  assert_int_equal(ht_messenger_close(c->client, 1000), 0);
-  assert_int_equal(ht_messenger_close(c->primary, 1000), 0);
-  assert_int_equal(ht_messenger_close(c->replica, 1000), 0);
-  free(c);
-  ht_flight_set(0);
-  ht_events_install(NULL);
+  chain_stop(*state);
   return 0;
 }
 

@@ -1,0 +1,173 @@
+/* Capture notices against what a peer or a thread can do to them (review
+ * 1): hop counts out of range, clock readings out of order, notices queued
+ * but never sent, a capture refused by the process's rate. The
+ * three-messenger loopback chain of test_traced_capture_spread.c (client
+ * -> primary -> replica), its chain kept from test to test. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hoptrace/capture.h"
+#include "hoptrace/context.h"
+#include "hoptrace/error.h"
+#include "hoptrace/messenger.h"
+#include "hoptrace/sampler.h"
+#include "hoptrace/tracing.h"
+#include "hoptrace/traced.h"
+#include "hoptrace_schema.h"
+#include "messenger/traced_crumbs.h"
+#include "transport/hooks.h"
+
+#include "capture_chain.h"
+#include "capture_recorder.h"
+
+static ht_request *volatile held; /* hold mode: the primary's request, unanswered */
+static volatile int hold_mode;
+
+static void on_replica(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)arg, (void)msg;
+  ht_request_reply(req, 0, NULL);
+}
+
+static void on_replica_reply(void *arg, int status, const ht_envelope *reply) {
+  (void)reply, (void)status;
+  if (hold_mode) {
+    __atomic_store_n(&held, (ht_request *)arg, __ATOMIC_SEQ_CST);
+    return;
+  }
+  ht_request_reply(arg, 0, NULL);
+}
+
+static void on_primary(void *arg, ht_request *req, const ht_envelope *msg) {
+  (void)msg;
+  assert_int_equal(ht_peer_request(((chain *)arg)->to_replica, "replica_write", NULL, NULL,
+                                   on_replica_reply, req),
+                   0);
+}
+
+static int setup(void **state) {
+  *state = chain_start(on_primary, on_replica);
+  return 0;
+}
+
+static int teardown(void **state) {
+  chain_stop(*state);
+  return 0;
+}
+
+static int answered;
+static void on_write_reply(void *arg, int status, const ht_envelope *reply) {
+  (void)arg, (void)status, (void)reply;
+  __atomic_store_n(&answered, 1, __ATOMIC_SEQ_CST);
+}
+
+static ht_trace_context side_ctx(ht_span_kind kind, const char *name) {
+  for (size_t i = 0; i < recorder_count(&n_sides); i++)
+    if (sides[i].kind == kind && strcmp(sides[i].name, name) == 0)
+      return sides[i].ctx;
+  fail_msg("no span");
+  return sides[0].ctx;
+}
+
+/* One write down the chain, answered: its trace (recorded, flight mode). */
+static ht_trace_context write_once(chain *c) {
+  recorder_reset();
+  answered = 0;
+  assert_int_equal(ht_peer_request(c->to_primary, "write", NULL, NULL, on_write_reply, NULL), 0);
+  for (int i = 0; i < 500 && !__atomic_load_n(&answered, __ATOMIC_SEQ_CST); i++)
+    usleep(10000);
+  assert_int_equal(answered, 1);
+  recorder_wait(&n_sides, 4);
+  return side_ctx(HT_SPAN_CLIENT, "client");
+}
+
+static ht_traced_stats stats(void) {
+  ht_traced_stats s = {.size = sizeof(s)};
+  ht_traced_get_stats(&s);
+  return s;
+}
+
+static uint64_t field(const ht_traced_stats *s, size_t offset) {
+  return *(const uint64_t *)((const char *)s + offset);
+}
+
+/* Notices travel on their own: waits (at most 5 s) until fields a + b of
+ * the stats (offsets) grew by n since `before`, so that counts are final. */
+static ht_traced_stats grown(const ht_traced_stats *before, size_t a, size_t b, uint64_t n) {
+  ht_traced_stats now = stats();
+  for (int i = 0; i < 500 && field(&now, a) + field(&now, b) <
+                                 field(before, a) + field(before, b) + n;
+       i++) {
+    usleep(10000);
+    now = stats();
+  }
+  return now;
+}
+/* n more notices arrived (honoured or not) / were sent or dropped */
+#define ARRIVED(before, n)                                                              \
+  grown((before), offsetof(ht_traced_stats, notices_received),                          \
+        offsetof(ht_traced_stats, notices_refused), (n))
+#define GONE_OUT(before, n)                                                             \
+  grown((before), offsetof(ht_traced_stats, notices_sent),                              \
+        offsetof(ht_traced_stats, notices_dropped), (n))
+
+static void set_policy(const char *text) {
+  ht_capture_policy p;
+  assert_int_equal(ht_capture_policy_parse(text, &p), 0);
+  assert_int_equal(ht_capture_policy_set(&p), 0);
+}
+
+/* Captures of t whose origin is `who`. */
+static int captures_at(const ht_trace_context *t, const char *who) {
+  int n = 0;
+  for (size_t i = 0; i < recorder_count(&n_captures); i++)
+    if (captures[i].ctx.trace_id_lo == t->trace_id_lo &&
+        captures[i].ctx.trace_id_hi == t->trace_id_hi &&
+        strcmp(captures[i].note.origin, who) == 0)
+      n++;
+  return n;
+}
+
+/* The hops of a notice are any int32 a peer sends: past
+ * TS_NOTICE_HOPS_MAX the notice is refused (INT32_MAX + 1 overflowed when
+ * forwarded), and a process a notice reached TS_NOTICE_HOPS_MAX hops away
+ * captures but forwards it no further (counted dropped). */
+static void test_hops_past_the_bound_refused(void **state) {
+  chain *c = *state;
+  set_policy("off");
+  ht_trace_context t = write_once(c);
+  const int32_t hostile[] = {INT32_MAX, TS_NOTICE_HOPS_MAX + 1};
+  for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+    ht_traced_stats before = stats();
+    assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, hostile[i]), 0);
+    ht_traced_stats after = ARRIVED(&before, 1);
+    assert_int_equal(after.notices_refused - before.notices_refused, 1);
+    assert_int_equal(after.notices_received - before.notices_received, 0);
+    assert_int_equal(captures_at(&t, "primary"), 0);
+  }
+  ht_traced_stats before = stats();
+  assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, TS_NOTICE_HOPS_MAX), 0);
+  ARRIVED(&before, 1);
+  /* the client's notice, not counted by the client (sent past the
+   * messenger), and the primary's to the replica: not sent, counted */
+  ht_traced_stats after = GONE_OUT(&before, 1);
+  assert_int_equal(after.notices_received - before.notices_received, 1);
+  assert_int_equal(after.notices_dropped - before.notices_dropped, 1);
+  assert_int_equal(captures_at(&t, "primary"), 1);
+  assert_int_equal(captures[0].note.hops, TS_NOTICE_HOPS_MAX);
+  assert_int_equal(captures_at(&t, "replica"), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hops_past_the_bound_refused),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
