@@ -117,7 +117,10 @@ int ht_shim_crumbs_claim(ts_crumbs *c, const ht_trace_context *ctx, bool known_o
 bool ht_shim_crumbs_rate(ts_crumbs *c, int which, uint64_t now_ns) {
   ht_spin_lock(&c->lock);
   bucket *b = &c->rate[which != 0];
-  uint64_t refill = (now_ns - b->at_ns) / (1000000000ull / TS_NOTICE_RATE);
+  /* now_ns was read before the lock: another thread's later reading may
+   * have come first (now_ns - at_ns would wrap: a full bucket) */
+  uint64_t refill =
+      now_ns > b->at_ns ? (now_ns - b->at_ns) / (1000000000ull / TS_NOTICE_RATE) : 0;
   if (refill > 0) {
     uint64_t t = b->tokens + refill;
     b->tokens = t > TS_NOTICE_BURST ? TS_NOTICE_BURST : (uint32_t)t;

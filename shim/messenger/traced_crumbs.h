@@ -43,7 +43,7 @@ int ht_shim_crumbs_claim(ts_crumbs *c, const ht_trace_context *ctx, bool known_o
                     const char *urls[TS_CRUMB_PEERS], int *n);
 
 /* A token of the notice rate (sent: 0, honoured: 1): true when one is
- * left at now_ns. */
+ * left at now_ns (a reading older than one used before refills nothing). */
 bool ht_shim_crumbs_rate(ts_crumbs *c, int which, uint64_t now_ns);
 
 #endif /* HT_SHIM_TRACED_CRUMBS_H */

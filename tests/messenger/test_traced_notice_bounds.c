@@ -165,8 +165,30 @@ static void test_hops_past_the_bound_refused(void **state) {
   assert_int_equal(captures_at(&t, "replica"), 0);
 }
 
+/* The notice rate's clock is read before its lock: a thread whose
+ * reading is older than the one another thread used first must get no
+ * refill (now_ns - at_ns wrapped, and gave a second full burst). */
+static void test_rate_not_refilled_by_an_earlier_reading(void **state) {
+  (void)state;
+  ts_crumbs *c = ht_shim_crumbs_new();
+  assert_non_null(c);
+  const uint64_t t = 10ull * 1000000000ull;
+  int granted = 0;
+  for (int i = 0; i < 2 * TS_NOTICE_BURST; i++)
+    granted += ht_shim_crumbs_rate(c, 0, t);
+  assert_int_equal(granted, TS_NOTICE_BURST);
+  for (int i = 0; i < 2 * TS_NOTICE_BURST; i++)
+    granted += ht_shim_crumbs_rate(c, 0, t - 1); /* read 1 ns earlier */
+  assert_int_equal(granted, TS_NOTICE_BURST);
+  /* a later reading refills as before: one token an interval */
+  granted += ht_shim_crumbs_rate(c, 0, t + 1000000000ull / TS_NOTICE_RATE);
+  assert_int_equal(granted, TS_NOTICE_BURST + 1);
+  ht_shim_crumbs_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rate_not_refilled_by_an_earlier_reading),
       cmocka_unit_test(test_hops_past_the_bound_refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
