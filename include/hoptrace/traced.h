@@ -108,8 +108,9 @@ typedef struct ht_traced_stats {
   uint64_t captures_fired;  /* flight-recorder triggers fired here (capture.h) */
   uint64_t captures_unrecorded; /* ... while no session recorded hoptrace:capture */
   /* Capture notices (capture.h): sent down to peers this process called
-   * for the trace, or not (past the rate or the hop bound, queue full,
-   * peer gone); received (a notice, or a reply's HT_FLAG_CAPTURE) and
+   * for the trace (accepted on the connection), or not (past the rate or
+   * the hop bound, queue full, peer gone): each counted once, when its
+   * messenger's loop knows which; received (a notice, or a reply's HT_FLAG_CAPTURE) and
    * honoured, or refused (a trace this process took no part in, past the
    * rate, a notice's hops out of range). */
   uint64_t notices_sent, notices_dropped, notices_received, notices_refused;

@@ -45,10 +45,13 @@ static void spread_capture(ts_state *st, const ht_trace_context *ctx, int rc,
   notice.flags &= ~HT_FLAG_CAPTURE;
   uint64_t now = n > 0 ? ht_clock_now() : 0;
   for (int i = 0; i < n; i++) {
-    /* hops <= TS_NOTICE_HOPS_MAX (ht_shim_on_notice): no overflow */
-    bool sent = hops < TS_NOTICE_HOPS_MAX && ht_shim_crumbs_rate(st->crumbs, 0, now) &&
-                ht_transport_notice(m, urls[i], &notice, (int32_t)(hops + 1)) == 0;
-    ht_counter_add(sent ? HT_CTR_NOTICES_SENT : HT_CTR_NOTICES_DROPPED, 1);
+    /* hops <= TS_NOTICE_HOPS_MAX (ht_shim_on_notice): no overflow. The
+     * transport counts a notice it was given, sent or not (queued from
+     * another thread, only the loop knows): here, those never given. */
+    if (hops < TS_NOTICE_HOPS_MAX && ht_shim_crumbs_rate(st->crumbs, 0, now))
+      (void)ht_transport_notice(m, urls[i], &notice, (int32_t)(hops + 1));
+    else
+      ht_counter_add(HT_CTR_NOTICES_DROPPED, 1);
   }
   flag_open_servers(st, ctx);
 }

@@ -191,7 +191,10 @@ typedef struct ht_transport_hooks {
  * also from inside a hook (it calls none, and never blocks: from another
  * thread the send is queued to the loop). HT_ENOENT when no peer has that
  * URL, HT_ENOTCONN / HT_EQUEUEFULL as a send; from another thread 0 once
- * queued (the outcome is then not known). */
+ * queued (the outcome is then not known to the caller). Each call counts
+ * its notice once, when its outcome is known (on the loop for a queued
+ * one): HT_CTR_NOTICES_SENT when the frame was accepted for sending (as
+ * count_frames counts a frame), else HT_CTR_NOTICES_DROPPED. */
 int ht_transport_notice(ht_messenger *m, const char *peer_url,
                         const ht_trace_context *ctx, int32_t value);
 

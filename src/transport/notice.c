@@ -1,12 +1,14 @@
 /* Notices: one-ways the transport sends for a layer above it (hooks.h),
  * to an outgoing peer named by its URL, over the connection already
  * there. The peer list is the loop's: a call from another thread is
- * queued (one allocation) and looked up there.
- * Must never: block the caller, call a hook, or send past a peer's write
- * budget. */
+ * queued (one allocation) and looked up there, so the outcome is known,
+ * and counted, only there.
+ * Must never: block the caller, call a hook, send past a peer's write
+ * budget, or count a notice other than once (sent or dropped). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counters.h"
 #include "hoptrace/error.h"
 #include "transport/internal.h"
 
@@ -40,25 +42,30 @@ static int send_now(ht_messenger *m, const char *url, const ht_trace_context *ct
   return HT_ENOENT;
 }
 
+/* A notice's outcome, once known. */
+static int counted(int rc) {
+  ht_counter_add(rc == 0 ? HT_CTR_NOTICES_SENT : HT_CTR_NOTICES_DROPPED, 1);
+  return rc;
+}
+
 void ht_tr_notice_run(ht_messenger *m, ht_tr_cmd *cmd, int fail) {
   ht_tr_notice *n = (ht_tr_notice *)cmd;
-  if (fail == 0)
-    send_now(m, n->url, &n->ctx, n->value);
+  counted(fail == 0 ? send_now(m, n->url, &n->ctx, n->value) : HT_ESHUTDOWN);
   free(n);
 }
 
 int ht_transport_notice(ht_messenger *m, const char *peer_url,
                         const ht_trace_context *ctx, int32_t value) {
   if (m == NULL || peer_url == NULL || ctx == NULL)
-    return HT_EINVAL;
+    return counted(HT_EINVAL);
   size_t len = strlen(peer_url);
   if (len >= TR_NAME_MAX)
-    return HT_ENOENT; /* no peer has a name that long */
+    return counted(HT_ENOENT); /* no peer has a name that long */
   if (ht_tr_on_loop(m))
-    return send_now(m, peer_url, ctx, value);
+    return counted(send_now(m, peer_url, ctx, value));
   ht_tr_notice *n = malloc(sizeof(*n));
   if (n == NULL)
-    return HT_ENOMEM;
+    return counted(HT_ENOMEM);
   n->cmd.kind = TR_CMD_NOTICE;
   n->ctx = *ctx;
   n->value = value;
@@ -66,7 +73,9 @@ int ht_transport_notice(ht_messenger *m, const char *peer_url,
   int rc = ht_tr_enter(m);
   if (rc == 0)
     rc = ht_tr_leave_push(m, &n->cmd);
-  if (rc != 0)
+  if (rc != 0) {
     free(n);
+    counted(rc);
+  }
   return rc;
 }

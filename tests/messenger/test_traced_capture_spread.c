@@ -262,7 +262,8 @@ static void test_notices_only_for_our_traces_and_once(void **state) {
   WAIT_STAT(notices_received, before.notices_received + 3);
   ht_traced_get_stats(&after);
   assert_int_equal(after.notices_received - before.notices_received, 3);
-  assert_int_equal(after.notices_sent - before.notices_sent, 1);
+  /* the transport counts every notice it sends: this test's two too */
+  assert_int_equal(after.notices_sent - before.notices_sent, 3);
   int fired, noticed;
   count(&t, 0, &fired, &noticed);
   assert_int_equal(noticed, 2);

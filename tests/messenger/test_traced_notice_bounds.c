@@ -98,13 +98,16 @@ static uint64_t field(const ht_traced_stats *s, size_t offset) {
   return *(const uint64_t *)((const char *)s + offset);
 }
 
+static uint64_t sum(const ht_traced_stats *s, size_t a, size_t b) {
+  return field(s, a) + (b != a ? field(s, b) : 0);
+}
+
 /* Notices travel on their own: waits (at most 5 s) until fields a + b of
- * the stats (offsets) grew by n since `before`, so that counts are final. */
+ * the stats (offsets; b == a: a alone) grew by n since `before`, so that
+ * the counts are final. */
 static ht_traced_stats grown(const ht_traced_stats *before, size_t a, size_t b, uint64_t n) {
   ht_traced_stats now = stats();
-  for (int i = 0; i < 500 && field(&now, a) + field(&now, b) <
-                                 field(before, a) + field(before, b) + n;
-       i++) {
+  for (int i = 0; i < 500 && sum(&now, a, b) < sum(before, a, b) + n; i++) {
     usleep(10000);
     now = stats();
   }
@@ -116,6 +119,9 @@ static ht_traced_stats grown(const ht_traced_stats *before, size_t a, size_t b, 
         offsetof(ht_traced_stats, notices_refused), (n))
 #define GONE_OUT(before, n)                                                             \
   grown((before), offsetof(ht_traced_stats, notices_sent),                              \
+        offsetof(ht_traced_stats, notices_dropped), (n))
+#define DROPPED(before, n)                                                              \
+  grown((before), offsetof(ht_traced_stats, notices_dropped),                           \
         offsetof(ht_traced_stats, notices_dropped), (n))
 
 static void set_policy(const char *text) {
@@ -155,9 +161,8 @@ static void test_hops_past_the_bound_refused(void **state) {
   ht_traced_stats before = stats();
   assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, TS_NOTICE_HOPS_MAX), 0);
   ARRIVED(&before, 1);
-  /* the client's notice, not counted by the client (sent past the
-   * messenger), and the primary's to the replica: not sent, counted */
-  ht_traced_stats after = GONE_OUT(&before, 1);
+  /* the primary's notice to the replica: not sent, counted */
+  ht_traced_stats after = DROPPED(&before, 1);
   assert_int_equal(after.notices_received - before.notices_received, 1);
   assert_int_equal(after.notices_dropped - before.notices_dropped, 1);
   assert_int_equal(captures_at(&t, "primary"), 1);
@@ -186,10 +191,43 @@ static void test_rate_not_refilled_by_an_earlier_reading(void **state) {
   ht_shim_crumbs_free(c);
 }
 
+/* A notice queued from another thread is counted when the loop knows
+ * its outcome: the primary answers (in error) from this thread after its
+ * peer to the replica was closed, so its notice to the replica is not
+ * sent (dropped), and only the client's to the primary is (sent). Last:
+ * the chain has no replica peer afterwards. */
+static void test_queued_notice_counted_by_its_outcome(void **state) {
+  chain *c = *state;
+  set_policy("error");
+  recorder_reset();
+  hold_mode = 1;
+  held = NULL;
+  answered = 0;
+  assert_int_equal(ht_peer_request(c->to_primary, "write", NULL, NULL, on_write_reply, NULL), 0);
+  for (int i = 0; i < 500 && __atomic_load_n(&held, __ATOMIC_SEQ_CST) == NULL; i++)
+    usleep(10000);
+  ht_request *req = __atomic_load_n(&held, __ATOMIC_SEQ_CST);
+  assert_non_null(req);
+  assert_int_equal(ht_peer_close(c->to_replica), 0);
+  c->to_replica = NULL;
+  ht_traced_stats before = stats();
+  assert_int_equal(ht_request_reply(req, 5, NULL), 0); /* the primary fires here */
+  ARRIVED(&before, 1); /* the client's notice: a repeat at the primary */
+  ht_traced_stats after = GONE_OUT(&before, 2);
+  hold_mode = 0;
+  assert_int_equal(after.notices_received - before.notices_received, 1);
+  assert_int_equal(after.notices_sent - before.notices_sent, 1);
+  assert_int_equal(after.notices_dropped - before.notices_dropped, 1);
+  ht_trace_context t = side_ctx(HT_SPAN_CLIENT, "client");
+  assert_int_equal(captures_at(&t, "primary"), 1);
+  set_policy("off");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rate_not_refilled_by_an_earlier_reading),
       cmocka_unit_test(test_hops_past_the_bound_refused),
+      cmocka_unit_test(test_queued_notice_counted_by_its_outcome), /* last */
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
