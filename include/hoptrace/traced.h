@@ -111,8 +111,10 @@ typedef struct ht_traced_stats {
    * for the trace (accepted on the connection), or not (past the rate or
    * the hop bound, queue full, peer gone): each counted once, when its
    * messenger's loop knows which; received (a notice, or a reply's HT_FLAG_CAPTURE) and
-   * honoured, or refused (a trace this process took no part in, past the
-   * rate, a notice's hops out of range). */
+   * honoured (captured here, or a repeat of a capture here), or refused
+   * (a trace this process took no part in, past the notices' rate or the
+   * capture rate (also in captures_limited), a notice's hops out of
+   * range). */
   uint64_t notices_sent, notices_dropped, notices_received, notices_refused;
   /* Automatic triggers (slow, error, a notice) past the process's capture
    * rate (HT_CAPTURE_RATE, capture.h): no capture event, no notices. */

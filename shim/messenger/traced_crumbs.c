@@ -114,6 +114,14 @@ int ht_shim_crumbs_claim(ts_crumbs *c, const ht_trace_context *ctx, bool known_o
   return rc;
 }
 
+void ht_shim_crumbs_unclaim(ts_crumbs *c, const ht_trace_context *ctx) {
+  ht_spin_lock(&c->lock);
+  crumb *k = slot_of(c, ctx);
+  if (k->lo == ctx->trace_id_lo && k->hi == ctx->trace_id_hi)
+    k->claimed = 0;
+  ht_spin_unlock(&c->lock);
+}
+
 bool ht_shim_crumbs_rate(ts_crumbs *c, int which, uint64_t now_ns) {
   ht_spin_lock(&c->lock);
   bucket *b = &c->rate[which != 0];

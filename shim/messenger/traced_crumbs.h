@@ -42,6 +42,11 @@ bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const ht_hoo
 int ht_shim_crumbs_claim(ts_crumbs *c, const ht_trace_context *ctx, bool known_only,
                     const char *urls[TS_CRUMB_PEERS], int *n);
 
+/* Undoes a claim (1 above) whose capture did not fire, so that a later
+ * notice or flag may still capture the trace; meanwhile one counts as a
+ * repeat. */
+void ht_shim_crumbs_unclaim(ts_crumbs *c, const ht_trace_context *ctx);
+
 /* A token of the notice rate (sent: 0, honoured: 1): true when one is
  * left at now_ns (a reading older than one used before refills nothing). */
 bool ht_shim_crumbs_rate(ts_crumbs *c, int which, uint64_t now_ns);

@@ -66,7 +66,8 @@ void ht_shim_captured_here(ts_state *st, const ht_trace_context *ctx) {
 
 /* Another process captured ctx's trace and told us (a notice from a
  * caller, hops away; or a reply's flag, known_only false: we called it):
- * captured here too, once, if it is ours and within the rate. */
+ * captured here too, once, if it is ours and within the rates (the
+ * notices', then the process's captures'). */
 void ht_shim_captured_there(ts_state *st, const ht_trace_context *ctx, unsigned hops,
                             bool known_only) {
   const char *urls[TS_CRUMB_PEERS];
@@ -76,15 +77,14 @@ void ht_shim_captured_there(ts_state *st, const ht_trace_context *ctx, unsigned 
     return;
   }
   int rc = ht_shim_crumbs_claim(st->crumbs, ctx, known_only, urls, &n);
-  if (rc < 0) {
-    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
-    return;
+  if (rc == 1 && !ht_shim_capture_noticed(ctx, hops, st->service)) {
+    /* past the process's capture rate (counted): not captured, so not
+     * claimed either */
+    ht_shim_crumbs_unclaim(st->crumbs, ctx);
+    rc = -1;
   }
-  ht_counter_add(HT_CTR_NOTICES_RECEIVED, 1);
-  if (rc == 0)
-    return; /* captured here already: no loop */
-  if (ht_shim_capture_noticed(ctx, hops, st->service))
-    spread_capture(st, ctx, rc, urls, n, hops);
+  ht_counter_add(rc < 0 ? HT_CTR_NOTICES_REFUSED : HT_CTR_NOTICES_RECEIVED, 1);
+  spread_capture(st, ctx, rc, urls, n, hops); /* rc 0: captured here already, no loop */
 }
 
 /* A capture notice from a process that called this one: its trace, and

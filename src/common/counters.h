@@ -36,7 +36,7 @@ typedef enum ht_counter {
   HT_CTR_NOTICES_SENT,     /* capture notices sent to peers called */
   HT_CTR_NOTICES_DROPPED,  /* ... not sent (rate, hops, queue full, peer gone) */
   HT_CTR_NOTICES_RECEIVED, /* capture notices and reply flags honoured */
-  HT_CTR_NOTICES_REFUSED,  /* ... refused: a trace not ours, past the rate, bad hops */
+  HT_CTR_NOTICES_REFUSED,  /* ... refused: a trace not ours, past a rate, bad hops */
   HT_CTR_CAPTURES_LIMITED, /* triggers past the process's capture rate */
   HT_CTR_COUNT
 } ht_counter;

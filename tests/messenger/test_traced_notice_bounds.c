@@ -22,11 +22,16 @@
 #include "hoptrace/tracing.h"
 #include "hoptrace/traced.h"
 #include "hoptrace_schema.h"
+#include "common/clock.h"
 #include "messenger/traced_crumbs.h"
 #include "transport/hooks.h"
 
 #include "capture_chain.h"
 #include "capture_recorder.h"
+
+#define CAPTURE_RATE 4 /* HT_CAPTURE_RATE, automatic captures a second */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static ht_request *volatile held; /* hold mode: the primary's request, unanswered */
 static volatile int hold_mode;
@@ -124,6 +129,15 @@ static ht_traced_stats grown(const ht_traced_stats *before, size_t a, size_t b, 
   grown((before), offsetof(ht_traced_stats, notices_dropped),                           \
         offsetof(ht_traced_stats, notices_dropped), (n))
 
+/* The capture rate's window (a second of the tracer's clock) has just
+ * begun: a test's captures all fit in it (HT_CAPTURE_RATE, main). */
+static void fresh_window(void) {
+  uint64_t s = ht_clock_now() / 1000000000u;
+  for (int i = 0; i < 300 && ht_clock_now() / 1000000000u == s; i++)
+    usleep(10000);
+  assert_int_not_equal(ht_clock_now() / 1000000000u, s);
+}
+
 static void set_policy(const char *text) {
   ht_capture_policy p;
   assert_int_equal(ht_capture_policy_parse(text, &p), 0);
@@ -149,6 +163,7 @@ static void test_hops_past_the_bound_refused(void **state) {
   chain *c = *state;
   set_policy("off");
   ht_trace_context t = write_once(c);
+  fresh_window();
   const int32_t hostile[] = {INT32_MAX, TS_NOTICE_HOPS_MAX + 1};
   for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
     ht_traced_stats before = stats();
@@ -191,6 +206,43 @@ static void test_rate_not_refilled_by_an_earlier_reading(void **state) {
   ht_shim_crumbs_free(c);
 }
 
+/* A notice the process's capture rate refuses leaves its trace
+ * unclaimed: a later notice, in the next second, captures it (it was
+ * claimed, and so every later one a repeat, never captured). Notices go
+ * to the replica straight, which called no one for the traces: nothing
+ * is forwarded. */
+static void test_capture_rate_refusal_not_a_claim(void **state) {
+  chain *c = *state;
+  set_policy("off");
+  ht_peer *to_replica = NULL;
+  assert_int_equal(ht_messenger_connect(c->client, c->replica_url, &to_replica), 0);
+  for (int i = 0; i < 300 && !ht_peer_connected(to_replica); i++)
+    usleep(10000);
+  ht_trace_context t = {0};
+  ht_traced_stats before, after;
+  bool limited = false;
+  /* until one is past the rate: CAPTURE_RATE of them at most a window */
+  for (int i = 0; i < 10 * CAPTURE_RATE && !limited; i++) {
+    t = write_once(c);
+    before = stats();
+    assert_int_equal(ht_transport_notice(c->client, c->replica_url, &t, 1), 0);
+    after = ARRIVED(&before, 1);
+    limited = after.captures_limited != before.captures_limited;
+  }
+  assert_true(limited);
+  assert_int_equal(after.captures_limited - before.captures_limited, 1);
+  assert_int_equal(after.notices_refused - before.notices_refused, 1);
+  assert_int_equal(after.notices_received - before.notices_received, 0);
+  assert_int_equal(captures_at(&t, "replica"), 0);
+  fresh_window();
+  before = stats();
+  assert_int_equal(ht_transport_notice(c->client, c->replica_url, &t, 1), 0);
+  after = ARRIVED(&before, 1);
+  assert_int_equal(after.notices_received - before.notices_received, 1);
+  assert_int_equal(captures_at(&t, "replica"), 1);
+  assert_int_equal(ht_peer_close(to_replica), 0);
+}
+
 /* A notice queued from another thread is counted when the loop knows
  * its outcome: the primary answers (in error) from this thread after its
  * peer to the replica was closed, so its notice to the replica is not
@@ -199,6 +251,7 @@ static void test_rate_not_refilled_by_an_earlier_reading(void **state) {
 static void test_queued_notice_counted_by_its_outcome(void **state) {
   chain *c = *state;
   set_policy("error");
+  fresh_window();
   recorder_reset();
   hold_mode = 1;
   held = NULL;
@@ -224,9 +277,12 @@ static void test_queued_notice_counted_by_its_outcome(void **state) {
 }
 
 int main(void) {
+  /* read once, by the first traced messenger: small enough to reach */
+  setenv("HT_CAPTURE_RATE", STR(CAPTURE_RATE), 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rate_not_refilled_by_an_earlier_reading),
       cmocka_unit_test(test_hops_past_the_bound_refused),
+      cmocka_unit_test(test_capture_rate_refusal_not_a_claim),
       cmocka_unit_test(test_queued_notice_counted_by_its_outcome), /* last */
   };
   return cmocka_run_group_tests(tests, setup, teardown);
