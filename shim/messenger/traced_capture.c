@@ -26,6 +26,7 @@
 static _Atomic uint64_t slow_client_ns, slow_server_ns;
 static atomic_int errors_fire, adaptive_client, adaptive_server;
 atomic_bool ht_shim_capture_armed_;
+atomic_uint ht_shim_reply_gate_;
 
 /* Automatic captures a second, per process (HT_CAPTURE_RATE; 0: no
  * limit): a storm where every span fires would otherwise send the
@@ -67,10 +68,13 @@ static void policy_store(const ht_capture_policy *p) {
     ht_shim_adaptive_reset(); /* a minute from now, not from the last time */
   atomic_store_explicit(&adaptive_client, client, memory_order_relaxed);
   atomic_store_explicit(&adaptive_server, server, memory_order_relaxed);
-  atomic_store_explicit(&ht_shim_capture_armed_,
-                        p->errors != 0 || p->slow_client_ns != 0 ||
-                            p->slow_server_ns != 0 || client || server,
-                        memory_order_relaxed);
+  bool armed =
+      p->errors != 0 || p->slow_client_ns != 0 || p->slow_server_ns != 0 || client || server;
+  atomic_store_explicit(&ht_shim_capture_armed_, armed, memory_order_relaxed);
+  if (armed)
+    atomic_fetch_or_explicit(&ht_shim_reply_gate_, HT_SHIM_GATE_ARMED, memory_order_relaxed);
+  else
+    atomic_fetch_and_explicit(&ht_shim_reply_gate_, ~HT_SHIM_GATE_ARMED, memory_order_relaxed);
 }
 
 /* HT_CAPTURE, as capture.h says; a bad value is reported and ignored, as

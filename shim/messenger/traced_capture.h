@@ -20,6 +20,13 @@ void ht_shim_capture_env(void);
  * about 50 instructions a span side). */
 extern atomic_bool ht_shim_capture_armed_;
 
+/* The traced messenger's before_reply gate (hooks.h): bit 0 while the
+ * policy is armed, plus 2 for each open server span whose reply is to
+ * carry HT_FLAG_CAPTURE (ts_slot.capture, traced_spread.c). */
+extern atomic_uint ht_shim_reply_gate_;
+#define HT_SHIM_GATE_ARMED 1u
+#define HT_SHIM_GATE_FLAGGED 2u
+
 bool ht_shim_capture_check_(const ht_trace_context *ctx, bool client, uint64_t start_ns,
                             int32_t status, const char *service, const void *desc);
 

@@ -74,6 +74,7 @@ static void slot_fill(ts_slot *s, ts_state *st, bool owned) {
   s->owned = owned;
   s->sent = false;
   s->oneway = false;
+  atomic_store_explicit(&s->capture, false, memory_order_relaxed);
   s->kv.count = 0;
   s->name = NULL;
   s->kv.key[0] = '\0';
@@ -139,6 +140,9 @@ static inline void slot_release(ts_slot *s) {
   ht_spin_lock(&st->lock);
   s->prev->next = s->next;
   s->next->prev = s->prev;
+  if (__builtin_expect(atomic_load_explicit(&s->capture, memory_order_relaxed), 0))
+    atomic_fetch_sub_explicit(&ht_shim_reply_gate_, HT_SHIM_GATE_FLAGGED,
+                              memory_order_relaxed); /* flag_open_servers' */
   if (!keep && st->n_spares < TS_SPARES_MAX) {
     s->next = st->spares;
     st->spares = s;
@@ -402,13 +406,18 @@ static void h_request_done(void *arg, void *dispatch_slot, int status,
 }
 
 /* A recorded server span is about to be answered: a trigger fires now,
- * so that the reply carries HT_FLAG_CAPTURE to the caller. Called only
- * while a trigger is set (before_reply_gate: the policy's armed flag). */
+ * and the reply carries HT_FLAG_CAPTURE to the caller when this process
+ * captured the trace (now, or while the request was open). Called only
+ * while a trigger is set or a reply is to be flagged (before_reply_gate:
+ * ht_shim_reply_gate_). */
 static void h_before_reply(void *arg, void *dispatch_slot, int32_t status) {
   ts_slot *s = dispatch_slot; /* sampled: the only ones with a slot */
   if (ht_shim_capture_check(&s->span.ctx, false, s->start_ns, status, s->st->service,
                             s->desc))
     ht_shim_captured_here(arg, &s->span.ctx);
+  /* the one thread that writes the context the transport copies */
+  if (atomic_load_explicit(&s->capture, memory_order_relaxed))
+    s->span.ctx.flags |= HT_FLAG_CAPTURE;
 }
 
 /* --- message events and counters */
@@ -483,7 +492,7 @@ const ht_transport_hooks ht_shim_traced_hooks = {
     .on_reply = h_on_reply,
     .on_message = h_on_message,
     .before_reply = h_before_reply,
-    .before_reply_gate = &ht_shim_capture_armed_,
+    .before_reply_gate = &ht_shim_reply_gate_,
     .on_notice = ht_shim_on_notice, /* traced_spread.c */
     .conn_init = h_conn_init,
     .conn_fini = h_words_fini,

@@ -23,13 +23,19 @@
 #include "transport/hooks.h"
 
 /* Marks the open server spans of ctx's trace: their replies carry
- * HT_FLAG_CAPTURE up to the caller. */
+ * HT_FLAG_CAPTURE up to the caller. Not in the span's context: the thread
+ * that answers copies that without the lock (h_before_reply sets the
+ * flag there); each mark opens the before_reply gate until its slot goes. */
 static void flag_open_servers(ts_state *st, const ht_trace_context *ctx) {
   ht_spin_lock(&st->lock);
   for (ts_slot *s = st->live.next; s != &st->live; s = s->next)
     if (!s->owned && s->span.ctx.trace_id_lo == ctx->trace_id_lo &&
-        s->span.ctx.trace_id_hi == ctx->trace_id_hi)
-      s->span.ctx.flags |= HT_FLAG_CAPTURE;
+        s->span.ctx.trace_id_hi == ctx->trace_id_hi &&
+        !atomic_load_explicit(&s->capture, memory_order_relaxed)) {
+      atomic_store_explicit(&s->capture, true, memory_order_relaxed);
+      atomic_fetch_add_explicit(&ht_shim_reply_gate_, HT_SHIM_GATE_FLAGGED,
+                                memory_order_relaxed);
+    }
   ht_spin_unlock(&st->lock);
 }
 

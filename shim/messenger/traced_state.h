@@ -35,6 +35,10 @@ typedef struct ts_slot {
   const void *desc;    /* the span's names (ht_span_desc_ref) ... */
   char *name;          /* ... or, when none could be kept, a copy */
   const void *peer;    /* ht_span_peer_ref of the connection, or NULL */
+  /* server: its reply is to carry HT_FLAG_CAPTURE. Set under the lock by
+   * whichever thread spread a capture, read by the one that answers
+   * (h_before_reply), which alone writes the span's context. */
+  atomic_bool capture;
   ts_kvs kv;           /* what the application added (traced_kv.c) */
   ts_state *st;
   struct ts_slot *prev, *next;

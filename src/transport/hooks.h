@@ -127,11 +127,11 @@ typedef struct ht_transport_hooks {
    * hook may still change the context *reply_trace points at (the
    * reply's flags, say). Not for a request dropped unanswered. */
   void (*before_reply)(void *arg, void *dispatch_slot, int32_t status);
-  /* NULL: before_reply as above. Else it is called only while this flag
-   * is true (read once a reply, relaxed): a layer whose before_reply has
-   * something to do only sometimes (a capture trigger set, say) spares
-   * every other reply the call. */
-  const atomic_bool *before_reply_gate;
+  /* NULL: before_reply as above. Else it is called only while this word
+   * is nonzero (read once a reply, relaxed): a layer whose before_reply
+   * has something to do only sometimes (a capture trigger set, or a reply
+   * to flag, say) spares every other reply the call. */
+  const atomic_uint *before_reply_gate;
 
   /* Loop thread: a notice (a one-way of operation HT_NOTICE_OP, sent by
    * ht_transport_notice) arrived from `from`. No handler sees it; a plain

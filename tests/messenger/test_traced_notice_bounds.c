@@ -23,6 +23,7 @@
 #include "hoptrace/traced.h"
 #include "hoptrace_schema.h"
 #include "common/clock.h"
+#include "messenger/traced_capture.h"
 #include "messenger/traced_crumbs.h"
 #include "transport/hooks.h"
 
@@ -243,6 +244,58 @@ static void test_capture_rate_refusal_not_a_claim(void **state) {
   assert_int_equal(ht_peer_close(to_replica), 0);
 }
 
+/* A write the primary holds, unanswered (its call to the replica done),
+ * sent with the capture policy `policy` at the start of a rate window:
+ * the primary's request. */
+static ht_request *hold_a_write(chain *c, const char *policy, ht_reply_fn on_reply) {
+  set_policy(policy);
+  fresh_window();
+  recorder_reset();
+  hold_mode = 1;
+  held = NULL;
+  assert_int_equal(ht_peer_request(c->to_primary, "write", NULL, NULL, on_reply, NULL), 0);
+  for (int i = 0; i < 500 && __atomic_load_n(&held, __ATOMIC_SEQ_CST) == NULL; i++)
+    usleep(10000);
+  ht_request *req = __atomic_load_n(&held, __ATOMIC_SEQ_CST);
+  assert_non_null(req);
+  return req;
+}
+
+/* A capture told while a request is open flags its reply, also with no
+ * trigger set: the mark is made on the loop thread (the notice's), the
+ * flag set by the thread that answers, here this one (it copied the
+ * span's context while the loop wrote it: a data race, under TSan). */
+static int reply_flagged; /* 1: a reply without the flag, 2: with */
+static void on_flag_reply(void *arg, int status, const ht_envelope *reply) {
+  (void)arg, (void)status;
+  bool flag = reply != NULL && reply->has_trace && (reply->trace.flags & HT_FLAG_CAPTURE);
+  __atomic_store_n(&reply_flagged, flag ? 2 : 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_flag_set_by_the_answering_thread(void **state) {
+  chain *c = *state;
+  reply_flagged = 0;
+  ht_request *req = hold_a_write(c, "off", on_flag_reply);
+  recorder_wait(&n_sides, 2);
+  ht_trace_context t = side_ctx(HT_SPAN_CLIENT, "primary");
+  assert_int_equal(atomic_load(&ht_shim_reply_gate_), 0); /* off: closed */
+  /* the second a repeat: once it arrived, the primary's loop is done with
+   * the first (it marked the request's span); and the replica's */
+  ht_traced_stats before = stats();
+  assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, 1), 0);
+  assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, 1), 0);
+  ht_traced_stats after = ARRIVED(&before, 3);
+  assert_int_equal(after.notices_received - before.notices_received, 3);
+  /* the gate opened for the marked reply */
+  assert_int_equal(atomic_load(&ht_shim_reply_gate_), HT_SHIM_GATE_FLAGGED);
+  assert_int_equal(ht_request_reply(req, 0, NULL), 0);
+  assert_int_equal(atomic_load(&ht_shim_reply_gate_), 0); /* its slot gone */
+  for (int i = 0; i < 500 && !__atomic_load_n(&reply_flagged, __ATOMIC_SEQ_CST); i++)
+    usleep(10000);
+  hold_mode = 0;
+  assert_int_equal(reply_flagged, 2);
+}
+
 /* A notice queued from another thread is counted when the loop knows
  * its outcome: the primary answers (in error) from this thread after its
  * peer to the replica was closed, so its notice to the replica is not
@@ -250,17 +303,8 @@ static void test_capture_rate_refusal_not_a_claim(void **state) {
  * the chain has no replica peer afterwards. */
 static void test_queued_notice_counted_by_its_outcome(void **state) {
   chain *c = *state;
-  set_policy("error");
-  fresh_window();
-  recorder_reset();
-  hold_mode = 1;
-  held = NULL;
   answered = 0;
-  assert_int_equal(ht_peer_request(c->to_primary, "write", NULL, NULL, on_write_reply, NULL), 0);
-  for (int i = 0; i < 500 && __atomic_load_n(&held, __ATOMIC_SEQ_CST) == NULL; i++)
-    usleep(10000);
-  ht_request *req = __atomic_load_n(&held, __ATOMIC_SEQ_CST);
-  assert_non_null(req);
+  ht_request *req = hold_a_write(c, "error", on_write_reply);
   assert_int_equal(ht_peer_close(c->to_replica), 0);
   c->to_replica = NULL;
   ht_traced_stats before = stats();
@@ -283,6 +327,7 @@ int main(void) {
       cmocka_unit_test(test_rate_not_refilled_by_an_earlier_reading),
       cmocka_unit_test(test_hops_past_the_bound_refused),
       cmocka_unit_test(test_capture_rate_refusal_not_a_claim),
+      cmocka_unit_test(test_flag_set_by_the_answering_thread),
       cmocka_unit_test(test_queued_notice_counted_by_its_outcome), /* last */
   };
   return cmocka_run_group_tests(tests, setup, teardown);

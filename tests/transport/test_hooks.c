@@ -261,9 +261,9 @@ static void test_transport_keeps_slot_storage(void **state) {
 }
 
 /* --- before_reply behind its gate (before_reply_gate): called for the
- * replies encoded while the flag is true, and only those */
+ * replies encoded while the word is nonzero, and only those */
 
-static atomic_bool reply_gate;
+static atomic_uint reply_gate;
 static atomic_int gated_calls;
 
 static void gated_before_reply(void *arg, void *slot, int32_t status) {
@@ -287,10 +287,10 @@ static void test_before_reply_waits_for_its_gate(void **state) {
   enum { N = 20 };
   echo_round(p, N); /* closed: no call */
   assert_int_equal(atomic_load(&gated_calls), 0);
-  atomic_store(&reply_gate, true);
+  atomic_store(&reply_gate, 1u);
   echo_round(p, N); /* open: one a reply */
   assert_int_equal(atomic_load(&gated_calls), N);
-  atomic_store(&reply_gate, false);
+  atomic_store(&reply_gate, 0u);
   echo_round(p, N);
   assert_int_equal(atomic_load(&gated_calls), N);
   assert_int_equal(ht_messenger_close(cli, 0), 0);
