@@ -47,8 +47,9 @@ int ht_shim_crumbs_claim(ts_crumbs *c, const ht_trace_context *ctx, bool known_o
  * repeat. */
 void ht_shim_crumbs_unclaim(ts_crumbs *c, const ht_trace_context *ctx);
 
-/* A token of the notice rate (sent: 0, honoured: 1): true when one is
- * left at now_ns (a reading older than one used before refills nothing). */
+/* A token of the notice rate (sent: 0, honoured: 1, taken by a first
+ * claim only): true when one is left at now_ns (a reading older than one
+ * used before refills nothing). */
 bool ht_shim_crumbs_rate(ts_crumbs *c, int which, uint64_t now_ns);
 
 #endif /* HT_SHIM_TRACED_CRUMBS_H */

@@ -73,19 +73,19 @@ void ht_shim_captured_here(ts_state *st, const ht_trace_context *ctx) {
 /* Another process captured ctx's trace and told us (a notice from a
  * caller, hops away; or a reply's flag, known_only false: we called it):
  * captured here too, once, if it is ours and within the rates (the
- * notices', then the process's captures'). */
+ * notices', then the process's captures'). Only a first claim spends a
+ * notice token, the work the rate bounds: a notice for a trace not ours
+ * or told already spends none (else any connected peer sending made-up
+ * trace ids would starve the real notices). */
 void ht_shim_captured_there(ts_state *st, const ht_trace_context *ctx, unsigned hops,
                             bool known_only) {
   const char *urls[TS_CRUMB_PEERS];
   int n = 0;
-  if (st->crumbs == NULL || !ht_shim_crumbs_rate(st->crumbs, 1, ht_clock_now())) {
-    ht_counter_add(HT_CTR_NOTICES_REFUSED, 1);
-    return;
-  }
-  int rc = ht_shim_crumbs_claim(st->crumbs, ctx, known_only, urls, &n);
-  if (rc == 1 && !ht_shim_capture_noticed(ctx, hops, st->service)) {
-    /* past the process's capture rate (counted): not captured, so not
-     * claimed either */
+  int rc = st->crumbs != NULL ? ht_shim_crumbs_claim(st->crumbs, ctx, known_only, urls, &n) : -1;
+  if (rc == 1 && (!ht_shim_crumbs_rate(st->crumbs, 1, ht_clock_now()) ||
+                  !ht_shim_capture_noticed(ctx, hops, st->service))) {
+    /* past the notices' rate, or the process's capture rate (counted):
+     * not captured, so not claimed either */
     ht_shim_crumbs_unclaim(st->crumbs, ctx);
     rc = -1;
   }

@@ -1,8 +1,9 @@
 /* Capture notices against what a peer or a thread can do to them (review
- * 1): hop counts out of range, clock readings out of order, notices queued
- * but never sent, a capture refused by the process's rate. The
- * three-messenger loopback chain of test_traced_capture_spread.c (client
- * -> primary -> replica), its chain kept from test to test. */
+ * 1): hop counts out of range, made-up trace ids, clock readings out of
+ * order, notices queued but never sent, a capture refused by the
+ * process's rate. The three-messenger loopback chain of
+ * test_traced_capture_spread.c (client -> primary -> replica), its chain
+ * kept from test to test. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -186,6 +187,33 @@ static void test_hops_past_the_bound_refused(void **state) {
   assert_int_equal(captures_at(&t, "replica"), 0);
 }
 
+/* Notices for traces the process never saw spend no notice token: a
+ * connected peer sending four bursts' worth of made-up trace ids must
+ * not silence the next real notice (each took a token before its trace
+ * was looked up: 401 refused, the real one among them, no capture, none
+ * passed on to the replica). */
+static void test_unknown_notices_spend_no_token(void **state) {
+  chain *c = *state;
+  set_policy("off");
+  ht_trace_context t = write_once(c);
+  fresh_window();
+  ht_traced_stats before = stats();
+  const int bogus = 4 * TS_NOTICE_BURST;
+  for (int i = 0; i < bogus; i++) {
+    ht_trace_context made_up = t;
+    made_up.trace_id_hi ^= 0x5a5a5a5a00000000ull + (uint64_t)i + 1;
+    assert_int_equal(ht_transport_notice(c->client, c->primary_url, &made_up, 1), 0);
+  }
+  assert_int_equal(ht_transport_notice(c->client, c->primary_url, &t, 1), 0);
+  /* and the primary's notice to the replica (the counts are the
+   * process's, all three messengers') */
+  ht_traced_stats after = ARRIVED(&before, (uint64_t)bogus + 2);
+  assert_int_equal(after.notices_refused - before.notices_refused, bogus);
+  assert_int_equal(after.notices_received - before.notices_received, 2);
+  assert_int_equal(captures_at(&t, "primary"), 1);
+  assert_int_equal(captures_at(&t, "replica"), 1);
+}
+
 /* The notice rate's clock is read before its lock: a thread whose
  * reading is older than the one another thread used first must get no
  * refill (now_ns - at_ns wrapped, and gave a second full burst). */
@@ -326,6 +354,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rate_not_refilled_by_an_earlier_reading),
       cmocka_unit_test(test_hops_past_the_bound_refused),
+      cmocka_unit_test(test_unknown_notices_spend_no_token),
       cmocka_unit_test(test_capture_rate_refusal_not_a_claim),
       cmocka_unit_test(test_flag_set_by_the_answering_thread),
       cmocka_unit_test(test_queued_notice_counted_by_its_outcome), /* last */
