@@ -39,7 +39,10 @@ extern "C" {
  * captured the trace: the caller captures its part too; on a request,
  * the caller had captured the trace before this call (a failover's next
  * attempt, a replica sent after a failed one): the server captures its
- * part too. Honoured within the capture rate, once a trace. */
+ * part too. Honoured within the capture rate, once a trace. A span
+ * started from a remote context does not inherit it (the traced messenger
+ * reads it from the envelope and sets it on the calls and replies of a
+ * trace this process captured). */
 #define HT_FLAG_CAPTURE 0x10u
 /* Every other bit is reserved: carried and preserved unchanged by the
  * binary envelope codec and by child spans, dropped by the text bridges. */

@@ -330,13 +330,16 @@ HT_SPAN_INLINE const ht_event_ops *ht_span_child_(ht_span *span,
 }
 
 /* A child of a remote context: the local policy decides, and a remote
- * RECORDED counts only in flight mode (ht_span_child_ adds it then). */
+ * RECORDED counts only in flight mode (ht_span_child_ adds it then). A
+ * remote CAPTURE is the caller's word, read from its envelope (traced
+ * messenger): not inherited, or the span's calls and reply would pass
+ * it on though this process refused the capture (past a rate). */
 HT_SPAN_INLINE const ht_event_ops *ht_span_remote_(ht_span *span,
                                                   const ht_trace_context *remote) {
   return ht_span_child_(span, remote,
                  ht_active_decide_remote(remote->trace_id_hi, remote->trace_id_lo,
                                          remote->flags) &
-                     ~HT_FLAG_RECORDED);
+                     ~(HT_FLAG_RECORDED | HT_FLAG_CAPTURE));
 }
 
 /* 7. Quiet starts and the one-event span end --------------------------- */

@@ -1,9 +1,9 @@
 /* Capture notices against what a peer or a thread can do to them (review
  * 1): hop counts out of range, made-up trace ids, clock readings out of
  * order, notices queued but never sent, a capture refused by the
- * process's rate. The three-messenger loopback chain of
- * test_traced_capture_spread.c (client -> primary -> replica), its chain
- * kept from test to test. */
+ * process's rate (not claimed, not passed on). The three-messenger
+ * loopback chain of test_traced_capture_spread.c (client -> primary ->
+ * replica), its chain kept from test to test. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -240,25 +240,39 @@ static void test_rate_not_refilled_by_an_earlier_reading(void **state) {
  * claimed, and so every later one a repeat, never captured). Notices go
  * to the replica straight, which called no one for the traces: nothing
  * is forwarded. */
-static void test_capture_rate_refusal_not_a_claim(void **state) {
-  chain *c = *state;
-  set_policy("off");
+/* The client's own peer to the replica, connected. */
+static ht_peer *connect_replica(chain *c) {
   ht_peer *to_replica = NULL;
   assert_int_equal(ht_messenger_connect(c->client, c->replica_url, &to_replica), 0);
   for (int i = 0; i < 300 && !ht_peer_connected(to_replica); i++)
     usleep(10000);
+  return to_replica;
+}
+
+/* Spends the process's capture rate: writes, each told to the replica
+ * by a notice, until one is past the rate (CAPTURE_RATE of them at most a
+ * window); that one's trace, and the stats around its notice. */
+static ht_trace_context spend_capture_rate(chain *c, ht_traced_stats *before,
+                                           ht_traced_stats *after) {
   ht_trace_context t = {0};
-  ht_traced_stats before, after;
   bool limited = false;
-  /* until one is past the rate: CAPTURE_RATE of them at most a window */
   for (int i = 0; i < 10 * CAPTURE_RATE && !limited; i++) {
     t = write_once(c);
-    before = stats();
+    *before = stats();
     assert_int_equal(ht_transport_notice(c->client, c->replica_url, &t, 1), 0);
-    after = ARRIVED(&before, 1);
-    limited = after.captures_limited != before.captures_limited;
+    *after = ARRIVED(before, 1);
+    limited = after->captures_limited != before->captures_limited;
   }
   assert_true(limited);
+  return t;
+}
+
+static void test_capture_rate_refusal_not_a_claim(void **state) {
+  chain *c = *state;
+  set_policy("off");
+  ht_peer *to_replica = connect_replica(c);
+  ht_traced_stats before, after;
+  ht_trace_context t = spend_capture_rate(c, &before, &after);
   assert_int_equal(after.captures_limited - before.captures_limited, 1);
   assert_int_equal(after.notices_refused - before.notices_refused, 1);
   assert_int_equal(after.notices_received - before.notices_received, 0);
@@ -269,6 +283,49 @@ static void test_capture_rate_refusal_not_a_claim(void **state) {
   after = ARRIVED(&before, 1);
   assert_int_equal(after.notices_received - before.notices_received, 1);
   assert_int_equal(captures_at(&t, "replica"), 1);
+  assert_int_equal(ht_peer_close(to_replica), 0);
+}
+
+/* A capture this process refused goes no further: a write whose
+ * caller's context carries HT_FLAG_CAPTURE, while the process's capture
+ * rate is spent, is refused at the primary (one capture limited), and
+ * neither its call to the replica nor its reply carry the flag (it was
+ * inherited by the server span: the replica, the primary again by the
+ * replica's reply, and the client were asked too, four limited). The window is checked afterwards: a rate window
+ * that turned meanwhile is tried again. */
+static void test_refused_capture_not_passed_on(void **state) {
+  chain *c = *state;
+  set_policy("off");
+  ht_peer *to_replica = connect_replica(c);
+  bool done = false;
+  for (int attempt = 0; attempt < 5 && !done; attempt++) {
+    fresh_window();
+    uint64_t window = ht_clock_now() / 1000000000u;
+    ht_traced_stats before, after;
+    (void)spend_capture_rate(c, &before, &after);
+    ht_trace_context t = write_once(c);
+    t.flags |= HT_FLAG_CAPTURE;
+    before = stats();
+    ht_trace_context prev = ht_context_restore(&t);
+    answered = 0;
+    assert_int_equal(ht_peer_request(c->to_primary, "write", NULL, NULL, on_write_reply, NULL),
+                     0);
+    ht_context_restore(&prev);
+    for (int i = 0; i < 500 && !__atomic_load_n(&answered, __ATOMIC_SEQ_CST); i++)
+      usleep(10000);
+    /* the replica's dispatch, the primary's and the client's reply hooks
+     * all ran before the client's reply callback */
+    assert_int_equal(answered, 1);
+    after = stats();
+    if (ht_clock_now() / 1000000000u != window)
+      continue; /* the rate's window turned: not a test of it */
+    assert_int_equal(after.captures_limited - before.captures_limited, 1);
+    assert_int_equal(captures_at(&t, "primary") + captures_at(&t, "replica") +
+                         captures_at(&t, "client"),
+                     0);
+    done = true;
+  }
+  assert_true(done);
   assert_int_equal(ht_peer_close(to_replica), 0);
 }
 
@@ -356,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_hops_past_the_bound_refused),
       cmocka_unit_test(test_unknown_notices_spend_no_token),
       cmocka_unit_test(test_capture_rate_refusal_not_a_claim),
+      cmocka_unit_test(test_refused_capture_not_passed_on),
       cmocka_unit_test(test_flag_set_by_the_answering_thread),
       cmocka_unit_test(test_queued_notice_counted_by_its_outcome), /* last */
   };
