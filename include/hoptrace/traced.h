@@ -119,6 +119,10 @@ typedef struct ht_traced_stats {
   /* Automatic triggers (slow, error, a notice) past the process's capture
    * rate (HT_CAPTURE_RATE, capture.h): no capture event, no notices. */
   uint64_t captures_limited;
+  /* Recorded calls whose peer the breadcrumbs could not keep (more than
+   * 4 peers called for one trace, or more than 64 peer URLs a messenger):
+   * a capture of their trace is not passed down to that peer. */
+  uint64_t crumb_peers_dropped;
 } ht_traced_stats;
 
 /* Fills the fields of *out that out->size covers. HT_EINVAL for NULL or

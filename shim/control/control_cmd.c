@@ -219,12 +219,12 @@ static void put_capture_state(answer *a) {
     text[0] = '\0';
   put(a, " flight=%s capture=%s captures_fired=%llu captures_unrecorded=%llu"
       " notices_sent=%llu notices_dropped=%llu notices_received=%llu"
-      " notices_refused=%llu captures_limited=%llu",
+      " notices_refused=%llu captures_limited=%llu crumb_peers_dropped=%llu",
       ht_flight_enabled() ? "on" : "off", text,
       (unsigned long long)t.captures_fired, (unsigned long long)t.captures_unrecorded,
       (unsigned long long)t.notices_sent, (unsigned long long)t.notices_dropped,
       (unsigned long long)t.notices_received, (unsigned long long)t.notices_refused,
-      (unsigned long long)t.captures_limited);
+      (unsigned long long)t.captures_limited, (unsigned long long)t.crumb_peers_dropped);
   if (!ht_fm_on())
     return;
   ht_fm_stats m;

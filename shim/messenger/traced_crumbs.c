@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/counters.h"
 #include "common/spin.h"
 #include "messenger/traced_crumbs.h"
 
@@ -84,13 +85,18 @@ bool ht_shim_crumbs_note(ts_crumbs *c, const ht_trace_context *ctx, const ht_hoo
   ht_spin_lock(&c->lock);
   crumb *k = take(c, ctx);
   uint8_t p = to != NULL ? url_index(c, to) : 0;
+  bool lost = to != NULL && p == 0; /* the URL table full (or no memory) */
   bool known = p == 0;
   for (uint8_t i = 0; i < k->n && !known; i++)
     known = k->peer[i] == p;
   if (!known && k->n < TS_CRUMB_PEERS)
     k->peer[k->n++] = p;
+  else if (!known)
+    lost = true; /* the trace's peers full */
   bool claimed = k->claimed;
   ht_spin_unlock(&c->lock);
+  if (__builtin_expect(lost, 0)) /* never silent: its capture stops here */
+    ht_counter_add(HT_CTR_CRUMB_PEERS_DROPPED, 1);
   return claimed;
 }
 

@@ -4,8 +4,10 @@
  * that a capture fired anywhere in a trace reaches every process of it:
  * down the calls by notices (ht_transport_notice), up by the reply's
  * HT_FLAG_CAPTURE. Bounded: a direct-mapped table (a newer trace takes an
- * older one's place), at most TS_CRUMB_PEERS peers a trace, and notices
- * sent or honoured within a rate. Internal to libhoptrace. */
+ * older one's place), at most TS_CRUMB_PEERS peers a trace and
+ * TS_CRUMB_URLS a messenger (a call past either counted:
+ * crumb_peers_dropped), and notices sent or honoured within a rate.
+ * Internal to libhoptrace. */
 #ifndef HT_SHIM_TRACED_CRUMBS_H
 #define HT_SHIM_TRACED_CRUMBS_H
 

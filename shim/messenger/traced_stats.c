@@ -9,7 +9,7 @@
 
 int ht_traced_get_stats(ht_traced_stats *caller) {
   ht_traced_stats all = {.size = sizeof(all)}, *out = &all;
-  uint64_t v[HT_CTR_CAPTURES_LIMITED - HT_CTR_MSGS_SENT + 1];
+  uint64_t v[HT_CTR_CRUMB_PEERS_DROPPED - HT_CTR_MSGS_SENT + 1];
   ht_counters_read(HT_CTR_MSGS_SENT, (int)(sizeof(v) / sizeof(v[0])), v);
   out->msgs_sent = v[HT_CTR_MSGS_SENT - HT_CTR_MSGS_SENT];
   out->msgs_received = v[HT_CTR_MSGS_RECEIVED - HT_CTR_MSGS_SENT];
@@ -28,6 +28,7 @@ int ht_traced_get_stats(ht_traced_stats *caller) {
   out->notices_received = v[HT_CTR_NOTICES_RECEIVED - HT_CTR_MSGS_SENT];
   out->notices_refused = v[HT_CTR_NOTICES_REFUSED - HT_CTR_MSGS_SENT];
   out->captures_limited = v[HT_CTR_CAPTURES_LIMITED - HT_CTR_MSGS_SENT];
+  out->crumb_peers_dropped = v[HT_CTR_CRUMB_PEERS_DROPPED - HT_CTR_MSGS_SENT];
   return ht_sized_copy_out(caller, &all, sizeof(all),
                            offsetof(ht_traced_stats, msgs_sent) +
                                sizeof(all.msgs_sent)) == 0

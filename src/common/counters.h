@@ -38,6 +38,7 @@ typedef enum ht_counter {
   HT_CTR_NOTICES_RECEIVED, /* capture notices and reply flags honoured */
   HT_CTR_NOTICES_REFUSED,  /* ... refused: a trace not ours, past a rate, bad hops */
   HT_CTR_CAPTURES_LIMITED, /* triggers past the process's capture rate */
+  HT_CTR_CRUMB_PEERS_DROPPED, /* calls whose peer the breadcrumbs could not keep */
   HT_CTR_COUNT
 } ht_counter;
 

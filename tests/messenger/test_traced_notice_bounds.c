@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -235,6 +236,43 @@ static void test_rate_not_refilled_by_an_earlier_reading(void **state) {
   ht_shim_crumbs_free(c);
 }
 
+/* A call whose peer the breadcrumbs cannot keep is counted, never
+ * silent (its trace's capture is not passed down to it): past
+ * TS_CRUMB_PEERS peers for one trace, and past TS_CRUMB_URLS peer URLs a
+ * messenger. */
+static void note_call(ts_crumbs *c, uint64_t trace_lo, int peer) {
+  char url[64];
+  snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", 20000 + peer);
+  const ht_trace_context t = {.trace_id_hi = 7, .trace_id_lo = trace_lo, .span_id = 1};
+  const ht_hook_peer to = {url, (uint64_t)peer + 1};
+  (void)ht_shim_crumbs_note(c, &t, &to);
+}
+
+static void test_peers_past_the_bounds_counted(void **state) {
+  (void)state;
+  ts_crumbs *c = ht_shim_crumbs_new();
+  assert_non_null(c);
+  ht_traced_stats before = stats();
+  for (int i = 0; i < TS_CRUMB_PEERS; i++)
+    note_call(c, 1, i);
+  note_call(c, 1, 0); /* one kept already */
+  assert_int_equal(stats().crumb_peers_dropped - before.crumb_peers_dropped, 0);
+  note_call(c, 1, TS_CRUMB_PEERS); /* one peer too many for the trace */
+  assert_int_equal(stats().crumb_peers_dropped - before.crumb_peers_dropped, 1);
+  const char *urls[TS_CRUMB_PEERS];
+  int n = 0;
+  const ht_trace_context t = {.trace_id_hi = 7, .trace_id_lo = 1, .span_id = 1};
+  assert_int_equal(ht_shim_crumbs_claim(c, &t, true, urls, &n), 1);
+  assert_int_equal(n, TS_CRUMB_PEERS);
+  /* TS_CRUMB_PEERS + 1 URLs so far: the table fills, a trace a URL */
+  for (int i = TS_CRUMB_PEERS + 1; i < TS_CRUMB_URLS; i++)
+    note_call(c, 100 + (uint64_t)i, i);
+  assert_int_equal(stats().crumb_peers_dropped - before.crumb_peers_dropped, 1);
+  note_call(c, 1000, TS_CRUMB_URLS); /* one URL too many */
+  assert_int_equal(stats().crumb_peers_dropped - before.crumb_peers_dropped, 2);
+  ht_shim_crumbs_free(c);
+}
+
 /* A notice the process's capture rate refuses leaves its trace
  * unclaimed: a later notice, in the next second, captures it (it was
  * claimed, and so every later one a repeat, never captured). Notices go
@@ -410,6 +448,7 @@ int main(void) {
   setenv("HT_CAPTURE_RATE", STR(CAPTURE_RATE), 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rate_not_refilled_by_an_earlier_reading),
+      cmocka_unit_test(test_peers_past_the_bounds_counted),
       cmocka_unit_test(test_hops_past_the_bound_refused),
       cmocka_unit_test(test_unknown_notices_spend_no_token),
       cmocka_unit_test(test_capture_rate_refusal_not_a_claim),
