@@ -7,6 +7,8 @@
 #     are counted and the run exits 3 (not whole), never silently
 #   back: the stream's time goes back (2000 then 1000 ns), so a copy
 #     comes after the other snapshot's later event: 2 spans, 2 copies
+#   renamed: 100 sides, the snapshot directories renamed: read twice
+#     (flagged, with a hint), each once with --snapshots
 # usage: tool_snapshot_copies.sh HOPTRACE WORKDIR SRCDIR
 set -euo pipefail
 hoptrace=$1 work=$2 src=$3
@@ -49,4 +51,14 @@ grep -q "forgotten past 1000 remembered (--max-open-spans)" "$work/same.log"
 python3 "$src/snapshot_copies.py" "$work/back" back
 export_spans back 0
 spans back 2 2
+
+# the same snapshots copied under other names: read twice (each span
+# flagged, the hint given), once with --snapshots
+python3 "$src/snapshot_copies.py" "$work/renamed" same-time 100
+for d in "$work"/renamed/snapshot-*; do mv "$d" "$work/renamed/copy-${d##*-}"; done
+export_spans renamed 0
+grep -q "share their span id.*--snapshots" "$work/renamed.log" ||
+  { echo "renamed: no hint of --snapshots" >&2; exit 1; }
+export_spans renamed 0 --snapshots
+spans renamed 100 100
 echo "tool_snapshot_copies: ok"

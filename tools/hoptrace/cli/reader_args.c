@@ -13,6 +13,7 @@
 #include "cli/usage.h"
 #include "read/limits.h"
 #include "read/stream_split.h"
+#include "read/trace_dirs.h"
 
 /* Exactly 16 or 32 hex digits: no sign, no 0x, no spaces (strtoull
  * alone takes all three). */
@@ -117,7 +118,7 @@ int reader_args_parse(int argc, char **argv, const char *command, unsigned decod
       {"max-names", required_argument, NULL, 'L'}, {"max-string", required_argument, NULL, 'L'},
       {"give-up-after", required_argument, NULL, 'G'},
       {"max-page-mib", required_argument, NULL, 'L'},
-      {"relay-dir", required_argument, NULL, 'r'},
+      {"relay-dir", required_argument, NULL, 'r'}, {"snapshots", no_argument, NULL, 'Z'},
       {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
   int c, at;
   optind = 1;
@@ -182,6 +183,7 @@ int reader_args_parse(int argc, char **argv, const char *command, unsigned decod
     }
     case 'q': o->quiet = true; break;
     case 'a': o->all = true; break;
+    case 'Z': bt_inputs_snapshots = true; break;
     case 'U': push->to = optarg; break;
     case 'P': push->format = optarg; break;
     case 'H': push->headers_file = optarg; break;

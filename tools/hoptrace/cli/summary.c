@@ -71,8 +71,10 @@ static void counts(const bt_source_stats *src, const assembler_stats *st,
   if (st->duplicate_id_spans > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " spans share their span id with another span of their trace:"
-            " kept apart, flagged " SPAN_ID_DUPLICATE_KEY "\n",
-            st->duplicate_id_spans);
+            " kept apart, flagged " SPAN_ID_DUPLICATE_KEY "%s\n",
+            st->duplicate_id_spans,
+            src->flight ? "" : " (overlapping flight-recorder snapshots under other names?"
+                               " --snapshots reads each of their events once)");
   if (st->malformed_traces > 0)
     fprintf(stderr,
             "hoptrace: %" PRIu64 " traces lost %" PRIu64 " events dropped as malformed:"

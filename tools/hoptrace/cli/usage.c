@@ -35,6 +35,8 @@ void hoptrace_usage(FILE *out) {
         "                      (default: the one with the most RPC partners)\n"
         "  --warmup SECONDS    live: traces wait at least this long for the first clock fit,\n"
         "                      until it aligns every host seen or 4x as long (default 5)\n"
+        "  --snapshots         the inputs are flight-recorder snapshots, whatever their\n"
+        "                      directories' names (each event of overlapping ones once)\n"
         "  --all               flight-recorder snapshots: every trace they hold, not only\n"
         "                      the captured ones; a recording: also the traces recorded\n"
         "                      by a flight-mode process and not kept by its sampler\n"

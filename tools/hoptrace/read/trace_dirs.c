@@ -151,11 +151,14 @@ static bool below_a_snapshot(const char *path, size_t prefix) {
   return false;
 }
 
+bool bt_inputs_snapshots;
+
 bool bt_inputs_are_flight(const char *const *inputs, size_t n_inputs) {
-  bool flight = false;
-  for (size_t i = 0; !flight && i < n_inputs; i++) {
+  bool flight = bt_inputs_snapshots && n_inputs > 0;
+  for (size_t i = 0; i < n_inputs; i++)
     if (strncmp(inputs[i], "net://", 6) == 0)
       return false;
+  for (size_t i = 0; !flight && i < n_inputs; i++) {
     char file[4096];
     struct stat sb;
     snprintf(file, sizeof(file), "%s/capture.json", inputs[i]);

@@ -36,9 +36,13 @@ bool bt_is_snapshot_name(const char *name);
 
 /* Flight-recorder snapshots: some input holds a capture.json (what
  * `hoptrace record --flight` writes beside its snapshots) or a trace
- * below it lies in a directory named as a snapshot. Their traces overlap
- * (each snapshot is the whole ring at its moment) and only the captured
- * ones are exported by default. Live inputs never are. */
+ * below it lies in a directory named as a snapshot, or
+ * bt_inputs_snapshots is set (--snapshots: snapshots copied under other
+ * names, which would otherwise be read as many times as they overlap).
+ * Their traces overlap (each snapshot is the whole ring at its moment)
+ * and only the captured ones are exported by default. Live inputs never
+ * are. */
+extern bool bt_inputs_snapshots;
 bool bt_inputs_are_flight(const char *const *inputs, size_t n_inputs);
 
 /* What a TRACE_DIRS_* error means, for a message. */
