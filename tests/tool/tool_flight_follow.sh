@@ -36,9 +36,13 @@ def alive():
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    # a zombie (exited, not reaped by the shell yet) is not running
-    with open("/proc/%d/stat" % pid) as f:
-        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    # a zombie (exited, not reaped by the shell yet) is not running; nor
+    # is one reaped between the two looks
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
 deadline = time.time() + 120
 while alive() and time.time() < deadline:
     now = time.time()
@@ -170,15 +174,22 @@ rm "$work/copy/capture.json"
   2> "$work/int.log" &
 follower=$!
 # every snapshot read (the settle time is 60 s: nothing written yet): its
-# CPU time still for 1 s (it polls every 200 ms); a fixed sleep was too
-# short for a loaded machine under ASan
-cpu_last=-1 still=0
+# threads asleep for 1 s, that is, in each 0.1 s less than 10 ms on a CPU
+# or waiting for one (schedstat, ns: a reader starved by a loaded machine
+# waits on the run queue, and counts busy). Its clock ticks could not
+# tell: polling every 200 ms costs a tick now and then, every 0.2 s under
+# ASan on a loaded machine; a fixed sleep was too short there.
+busy_ns() {
+  cat /proc/"$follower"/task/*/schedstat 2> /dev/null | awk '{n += $1 + $2} END {print n + 0}'
+}
+busy_last=$(busy_ns) still=0
 for ((i = 0; i < 600 && still < 10; i++)); do
-  cpu=$(awk '{print $14 + $15}' "/proc/$follower/stat")
-  if [[ $cpu == "$cpu_last" ]]; then still=$((still + 1)); else still=0 cpu_last=$cpu; fi
   sleep 0.1
+  busy=$(busy_ns)
+  if ((busy - busy_last < 10000000)); then still=$((still + 1)); else still=0; fi
+  busy_last=$busy
 done
-(( still >= 10 )) || { echo "the follower still busy after 60 s" >&2; exit 1; }
+(( still >= 10 )) || { kill "$follower"; echo "the follower still busy after 60 s" >&2; exit 1; }
 if grep -q '"traceId"' "$work/int.json"; then
   echo "a trace written before its settle time" >&2
   exit 1
